@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import type { App } from '../../program.js';
+import { register as registerList } from './list.js';
+import { register as registerCreate } from './create.js';
+import { register as registerRevoke } from './revoke.js';
+import { register as registerEnable } from './enable.js';
+import { register as registerDisable } from './disable.js';
+import { register as registerPing } from './ping.js';
+
+export function register(program: Command, app: App): Command {
+  const keys = program.command('keys').description('list, create, revoke, enable and disable API keys');
+  registerList(keys, app);
+  registerCreate(keys, app);
+  registerRevoke(keys, app);
+  registerEnable(keys, app);
+  registerDisable(keys, app);
+  registerPing(keys, app);
+  return keys;
+}

@@ -1,0 +1,96 @@
+import type { Command } from 'commander';
+import { keyHint } from '../../../contract/key-format.js';
+import type { KeyRecord, RevokeResult } from '../../../contract/types.js';
+import type { Context } from '../../context.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { printJson } from '../../output.js';
+import type { App } from '../../program.js';
+import { checkKeyId, isNotFound, keyNotFound } from './common.js';
+
+export interface RevokeOptions {
+  yes?: boolean;
+  ifExists?: boolean;
+}
+
+export function register(keys: Command, app: App): void {
+  keys
+    .command('revoke')
+    .alias('rm')
+    .description('revoke keys for good (asks first on a terminal; --yes otherwise)')
+    .argument('[ids...]', 'key ids (a pick-list is offered on a terminal when none is given)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--if-exists', 'treat a key that is already gone as success')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ svc keys revoke key_0123abcd\n  $ svc keys revoke key_0123abcd key_4567efgh --yes --if-exists',
+    )
+    .action(app.action(run));
+}
+
+/** Outcome for one id: the API's answer, or `revoked: false` for a gone key under --if-exists. */
+type Outcome = RevokeResult | { id: string; revoked: false };
+
+export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): Promise<void> {
+  const client = await ctx.client();
+  const ids = idArgs.length > 0 ? idArgs.map(checkKeyId) : await pickKeys(ctx);
+  if (!opts.yes) await confirm(ctx, ids);
+
+  const outcomes: Outcome[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    try {
+      outcomes.push(await client.revokeKey(id));
+      ctx.msg.success(`Revoked ${id}.`);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      if (opts.ifExists) {
+        outcomes.push({ id, revoked: false });
+        ctx.msg.info(`${id} was already gone.`);
+        continue;
+      }
+      // Carry on with the other ids, like rm does, and fail at the end.
+      missing.push(id);
+    }
+  }
+  if (ctx.globals.json && outcomes.length > 0) printJson(ctx.io, idArgs.length === 1 ? outcomes[0] : outcomes);
+  if (missing.length > 0) throw keyNotFound(missing.join(', '));
+}
+
+async function pickKeys(ctx: Context): Promise<string[]> {
+  if (!ctx.canPrompt) throw new UsageError('Missing the key id: svc keys revoke <id>… (see `svc keys list`)');
+  const { body } = await (await ctx.client()).listKeys();
+  if (body.keys.length === 0) throw new UsageError('There are no keys to revoke.');
+  const inUse = ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
+  const prompts = await ctx.prompts();
+  const ids = await prompts.pickMany(
+    'Keys to revoke (space to select, enter to confirm):',
+    body.keys.map((k) => ({ name: describeKey(k, inUse), value: k.id })),
+  );
+  if (ids.length === 0) throw new UsageError('No key selected.');
+  return ids;
+}
+
+async function confirm(ctx: Context, ids: string[]): Promise<void> {
+  if (!ctx.canPrompt) {
+    throw new UsageError('Refusing to revoke without confirmation: pass --yes (or run on a terminal to be asked).');
+  }
+  const [prompts, { body }] = await Promise.all([ctx.prompts(), (await ctx.client()).listKeys()]);
+  const inUse = ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
+  const known = new Map(body.keys.map((k) => [k.id, k]));
+  for (const id of ids) {
+    const key = known.get(id);
+    ctx.msg.info(`  ${key ? describeKey(key, inUse) : `${id}  (not found)`}`);
+  }
+  if (ids.some((id) => known.get(id)?.hint === inUse)) {
+    ctx.msg.warn('One of these is the key svc is using: once revoked, svc will answer 401 until you log in with another key.');
+  }
+  const what = ids.length === 1 ? ids[0] : `these ${ids.length} keys`;
+  if (!(await prompts.confirm(`Revoke ${what}? This cannot be undone.`))) {
+    throw new CliError('Cancelled; nothing was revoked.', ExitCode.failure);
+  }
+}
+
+function describeKey(k: KeyRecord, inUse: string | undefined): string {
+  const mark = k.hint === inUse ? '  (the key in use)' : '';
+  return `${k.id}  ${k.name}  ${k.hint}  ${k.status}${mark}`;
+}

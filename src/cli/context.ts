@@ -1,0 +1,131 @@
+import type { ApiClient, WaitEvent } from '../client/api.js';
+import { DEFAULT_POLICY } from '../client/policy.js';
+import { DEFAULT_BASE_URL } from '../contract/paths.js';
+import { NotAuthenticatedError } from './errors.js';
+import type { ConfigStore } from './config/store.js';
+import type { IO } from './io.js';
+import { Messages } from './output.js';
+import type { Prompter } from './prompt.js';
+
+/** The program-wide options of CONTRACT §C2, as commander hands them over. */
+export interface GlobalOptions {
+  json: boolean;
+  quiet: boolean;
+  input: boolean;
+  baseUrl?: string;
+  profile?: string;
+  timeout?: number;
+  wait: boolean;
+  maxWait: number;
+  verbose: boolean;
+}
+
+/** Where the key came from; `login` is a key being checked before it is saved. */
+export type KeySource = 'env' | 'profile' | 'login';
+export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'default';
+
+export interface Credentials {
+  apiKey: string;
+  source: KeySource;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * What a command runs with: the terminal, the options, and lazily the config
+ * store, credentials, HTTP client and prompts, so a command pays only for
+ * what it touches.
+ */
+export class Context {
+  readonly msg: Messages;
+  readonly profileName: string;
+  /** Set once credentials are resolved, so a 401 can say which key failed. */
+  credentialsUsed: Credentials | undefined;
+  baseUrlUsed: string | undefined;
+  private configStore: ConfigStore | undefined;
+
+  constructor(
+    readonly io: IO,
+    readonly globals: GlobalOptions,
+  ) {
+    this.msg = new Messages(io, globals.quiet);
+    this.profileName = globals.profile || io.env.SVC_PROFILE || 'default';
+  }
+
+  /** Prompts need a person: TTYs both ways, no --no-input, not CI. */
+  get canPrompt(): boolean {
+    const { io, globals } = this;
+    return io.stdinIsTTY && io.stderrIsTTY && globals.input !== false && !io.env.CI;
+  }
+
+  get timeoutMs(): number {
+    return this.globals.timeout ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  async config(): Promise<ConfigStore> {
+    if (!this.configStore) {
+      const { openConfig } = await import('./config/store.js');
+      this.configStore = openConfig(this.io.env);
+    }
+    return this.configStore;
+  }
+
+  async baseUrl(): Promise<string> {
+    return (await this.resolveBaseUrl()).url;
+  }
+
+  /** CONTRACT §C1: flag, then env, then profile, then the local reference server. */
+  async resolveBaseUrl(): Promise<{ url: string; source: BaseUrlSource }> {
+    if (this.globals.baseUrl) return { url: this.globals.baseUrl, source: 'flag' };
+    if (this.io.env.SVC_BASE_URL) return { url: this.io.env.SVC_BASE_URL, source: 'env' };
+    const saved = (await this.config()).getProfile(this.profileName).baseUrl;
+    return saved ? { url: saved, source: 'profile' } : { url: DEFAULT_BASE_URL, source: 'default' };
+  }
+
+  /** The key in use, or null when none is configured. */
+  async findCredentials(): Promise<Credentials | null> {
+    const fromEnv = this.io.env.SVC_API_KEY;
+    if (fromEnv) return { apiKey: fromEnv, source: 'env' };
+    const apiKey = (await this.config()).getProfile(this.profileName).apiKey;
+    return apiKey ? { apiKey, source: 'profile' } : null;
+  }
+
+  async credentials(): Promise<Credentials> {
+    const found = await this.findCredentials();
+    if (!found) throw new NotAuthenticatedError(`No API key is configured for profile '${this.profileName}'.`);
+    return found;
+  }
+
+  /** An API client for the configured key, or for `credentials` when given (login). */
+  async client(credentials?: Credentials): Promise<ApiClient> {
+    const creds = credentials ?? (await this.credentials());
+    this.credentialsUsed = creds;
+    const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }, baseUrl] = await Promise.all([
+      import('../client/api.js'),
+      import('../client/transport.js'),
+      import('./wait.js'),
+      this.baseUrl(),
+    ]);
+    const { globals, io } = this;
+    this.baseUrlUsed = baseUrl;
+    return new ApiClient({
+      baseUrl,
+      apiKey: creds.apiKey,
+      timeoutMs: this.timeoutMs,
+      policy: { ...DEFAULT_POLICY, waitOnRateLimit: globals.wait !== false, maxWaitSeconds: globals.maxWait },
+      transport: createUndiciTransport(),
+      userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
+      wait: (event: WaitEvent) => waitWithCountdown(io, this.msg, event),
+      log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+    });
+  }
+
+  async prompts(): Promise<Prompter> {
+    const { createPrompter } = await import('./prompt.js');
+    return createPrompter(this.io);
+  }
+}
+
+export function createContext(io: IO, globals: GlobalOptions): Context {
+  return new Context(io, globals);
+}

@@ -1,0 +1,44 @@
+/** Exit codes of CONTRACT §C5. */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  unauthenticated: 3,
+  notFound: 4,
+  rateLimited: 5,
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** An expected failure: its message is for the operator, never a stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = ExitCode.failure,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, ExitCode.usage);
+    this.name = 'UsageError';
+  }
+}
+
+export class InterruptedError extends CliError {
+  constructor() {
+    super('Interrupted.', ExitCode.interrupted);
+    this.name = 'InterruptedError';
+  }
+}
+
+/** No key at all: says how to get one. */
+export class NotAuthenticatedError extends CliError {
+  constructor(message: string) {
+    super(`${message}\nRun \`svc login\` to save a key, or set SVC_API_KEY.`, ExitCode.unauthenticated);
+    this.name = 'NotAuthenticatedError';
+  }
+}

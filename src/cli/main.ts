@@ -1,0 +1,39 @@
+import { CommanderError } from 'commander';
+import { ExitCode } from './errors.js';
+import type { IO } from './io.js';
+import { createProgram } from './program.js';
+import { reportFailure } from './report.js';
+import { register as registerLogin } from './commands/login.js';
+import { register as registerLogout } from './commands/logout.js';
+import { register as registerStatus } from './commands/status.js';
+import { register as registerKeys } from './commands/keys/index.js';
+import { register as registerServe } from './commands/serve.js';
+
+export { processIO } from './io.js';
+
+/** Runs one `svc` invocation and returns its exit code; only bin/ exits. */
+export async function main(argv: string[], io: IO): Promise<number> {
+  const { program, app, context } = createProgram(io);
+  registerLogin(program, app);
+  registerLogout(program, app);
+  registerStatus(program, app);
+  registerKeys(program, app);
+  registerServe(program, app);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already printed its message or the help text.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    const ctx = context();
+    return reportFailure(io, error, {
+      credentials: ctx?.credentialsUsed,
+      profileName: ctx?.profileName ?? 'default',
+      baseUrl: ctx?.baseUrlUsed,
+      verbose: ctx?.globals.verbose ?? argv.includes('--verbose'),
+    });
+  }
+}

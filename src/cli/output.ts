@@ -1,0 +1,102 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { IO } from './io.js';
+
+export function styleFor(enabled: boolean): ChalkInstance {
+  return new Chalk({ level: enabled ? 1 : 0 });
+}
+
+/** Everything that is not data goes to stderr; `--quiet` silences all but warnings. */
+export class Messages {
+  readonly style: ChalkInstance;
+
+  constructor(
+    private readonly io: IO,
+    private readonly quiet: boolean,
+  ) {
+    this.style = styleFor(io.colorStderr);
+  }
+
+  info(text: string): void {
+    if (!this.quiet) this.io.stderr.write(`${text}\n`);
+  }
+
+  success(text: string): void {
+    if (!this.quiet) this.io.stderr.write(`${this.style.green('✓')} ${text}\n`);
+  }
+
+  /** One line rewritten in place on a terminal: countdowns. */
+  progress(text: string): void {
+    if (!this.quiet && this.io.stderrIsTTY) this.io.stderr.write(`\r\x1b[2K${text}`);
+  }
+
+  clearProgress(): void {
+    if (!this.quiet && this.io.stderrIsTTY) this.io.stderr.write('\r\x1b[2K');
+  }
+
+  warn(text: string): void {
+    this.io.stderr.write(`${this.style.yellow('!')} ${text}\n`);
+  }
+}
+
+export function printJson(io: IO, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export interface Column<T> {
+  header: string;
+  /** For people: may be coloured or relative. */
+  human: (row: T, style: ChalkInstance) => string;
+  /** For scripts when piped: stable, no colour, no tabs or newlines. */
+  plain: (row: T) => string;
+  /** Left out of the table on terminals narrower than WIDE_TERMINAL. */
+  wide?: boolean;
+}
+
+const WIDE_TERMINAL = 120;
+
+/** A table on a TTY; tab-separated rows under a header line when piped. */
+export async function printRows<T>(io: IO, columns: Column<T>[], rows: T[]): Promise<void> {
+  if (!io.stdoutIsTTY) {
+    const clean = (s: string) => s.replace(/[\t\r\n]+/g, ' ');
+    const lines = [columns.map((c) => c.header), ...rows.map((r) => columns.map((c) => clean(c.plain(r))))];
+    io.stdout.write(lines.map((cells) => cells.join('\t')).join('\n') + '\n');
+    return;
+  }
+  const { default: Table } = await import('cli-table3');
+  const style = styleFor(io.colorStdout);
+  if (io.columns < WIDE_TERMINAL) columns = columns.filter((c) => !c.wide);
+  const table = new Table({
+    head: columns.map((c) => style.bold(c.header)),
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 },
+    chars: {
+      top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+      bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+      left: '', 'left-mid': '', mid: '', 'mid-mid': '',
+      right: '', 'right-mid': '', middle: '',
+    },
+    wordWrap: true,
+  });
+  for (const row of rows) table.push(columns.map((c) => c.human(row, style)));
+  io.stdout.write(`${table.toString()}\n`);
+}
+
+const UNITS: [number, string][] = [
+  [365 * 86_400, 'year'],
+  [30 * 86_400, 'month'],
+  [7 * 86_400, 'week'],
+  [86_400, 'day'],
+  [3_600, 'hour'],
+  [60, 'minute'],
+  [1, 'second'],
+];
+
+/** "3 minutes ago", "in 29 days", "just now". */
+export function relativeTime(iso: string, nowMs: number): string {
+  const deltaSeconds = Math.round((Date.parse(iso) - nowMs) / 1000);
+  const abs = Math.abs(deltaSeconds);
+  if (abs < 5) return 'just now';
+  const [size, unit] = UNITS.find(([s]) => abs >= s)!;
+  const n = Math.floor(abs / size);
+  const phrase = `${n} ${unit}${n === 1 ? '' : 's'}`;
+  return deltaSeconds < 0 ? `${phrase} ago` : `in ${phrase}`;
+}

@@ -1,0 +1,56 @@
+import { checkbox, confirm, input, password, search, select } from '@inquirer/prompts';
+import { InterruptedError } from './errors.js';
+import type { IO } from './io.js';
+
+export interface Choice<T> {
+  name: string;
+  value: T;
+  description?: string;
+  disabled?: boolean | string;
+}
+
+/** The questions commands may ask; prompts draw on stderr, never stdout. */
+export interface Prompter {
+  text(message: string, validate?: (value: string) => true | string): Promise<string>;
+  secret(message: string, validate?: (value: string) => true | string): Promise<string>;
+  confirm(message: string, defaultValue?: boolean): Promise<boolean>;
+  select<T>(message: string, choices: Choice<T>[]): Promise<T>;
+  /** A list filtered as the person types. */
+  search<T>(message: string, choices: Choice<T>[]): Promise<T>;
+  pickMany<T>(message: string, choices: Choice<T>[]): Promise<T[]>;
+}
+
+export function createPrompter(io: IO): Prompter {
+  const context = { input: io.stdin, output: io.stderr, clearPromptOnDone: false };
+  return {
+    text: (message, validate) => ask(input({ message, validate }, context)),
+    secret: (message, validate) => ask(password({ message, mask: '*', validate }, context)),
+    confirm: (message, defaultValue = false) => ask(confirm({ message, default: defaultValue }, context)),
+    select: (message, choices) => ask(select({ message, choices, pageSize: 12, loop: false }, context)),
+    search: (message, choices) =>
+      ask(
+        search(
+          {
+            message,
+            pageSize: 12,
+            source: (term) => {
+              const needle = (term ?? '').toLowerCase();
+              return choices.filter((c) => `${c.name} ${c.description ?? ''}`.toLowerCase().includes(needle));
+            },
+          },
+          context,
+        ),
+      ),
+    pickMany: (message, choices) => ask(checkbox({ message, choices, pageSize: 12, loop: false }, context)),
+  };
+}
+
+/** Ctrl-C inside a prompt arrives as ExitPromptError; it means exit 130. */
+async function ask<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    if ((error as Error).name === 'ExitPromptError') throw new InterruptedError();
+    throw error;
+  }
+}

@@ -1,0 +1,23 @@
+import { header, type ApiResponse } from '../client/api.js';
+import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
+
+export interface RateLimitReading {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/** The RateLimit-* headers of a response, or null when the server sent none. */
+export function readRateLimit(res: Pick<ApiResponse<unknown>, 'headers'>): RateLimitReading | null {
+  const limit = Number(header(res, RATE_LIMIT_HEADERS.limit));
+  const remaining = Number(header(res, RATE_LIMIT_HEADERS.remaining));
+  const resetSeconds = Number(header(res, RATE_LIMIT_HEADERS.reset));
+  if (![limit, remaining, resetSeconds].every(Number.isFinite) || header(res, RATE_LIMIT_HEADERS.limit) === null) {
+    return null;
+  }
+  return { limit, remaining, resetSeconds };
+}
+
+export function describeRateLimit(r: RateLimitReading | null): string {
+  return r ? `${r.remaining} of ${r.limit} requests left this minute (resets in ${r.resetSeconds} s)` : 'rate limit not reported';
+}

@@ -1,0 +1,105 @@
+import { keyHint } from '../contract/key-format.js';
+import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from '../client/errors.js';
+import type { Credentials } from './context.js';
+import { CliError, ExitCode } from './errors.js';
+import type { IO } from './io.js';
+import { styleFor } from './output.js';
+
+export interface FailureContext {
+  credentials?: Credentials;
+  profileName: string;
+  baseUrl?: string;
+  verbose: boolean;
+}
+
+interface Report {
+  exitCode: ExitCode;
+  lines: string[];
+}
+
+/** The one place an error becomes an operator message and an exit code. */
+export function describeFailure(error: unknown, ctx: FailureContext): Report {
+  if (error instanceof CliError) return { exitCode: error.exitCode, lines: error.message.split('\n') };
+  if (error instanceof RateLimitedError) {
+    const why =
+      error.reason === 'no-wait'
+        ? '--no-wait was given'
+        : `waiting longer would pass --max-wait (${error.waitedSeconds} s waited already)`;
+    return {
+      exitCode: ExitCode.rateLimited,
+      lines: [
+        `Rate limited: this workspace has used its requests for the current minute; ${why}.`,
+        `Try again in ${error.retryAfterSeconds} s, or raise --max-wait.`,
+      ],
+    };
+  }
+  if (error instanceof ApiError) return describeApiError(error, ctx);
+  if (error instanceof NetworkError) {
+    const where = ctx.baseUrl ? ` ${ctx.baseUrl}` : '';
+    const lines = [`Could not get an answer from${where}: ${error.message}.`];
+    if (error.method === 'POST' && error.mayHaveReachedServer) {
+      lines.push(
+        'The request may have reached the server, so it was not retried (a repeated create could leave a second live key).',
+        'Run `svc keys list` to see whether it took effect before trying again.',
+      );
+    } else if (!error.mayHaveReachedServer) {
+      lines.push('Is the server running? `svc serve --local` starts the reference server; --base-url or SVC_BASE_URL points elsewhere.');
+    } else if (error.attempts > 1) {
+      lines.push(`Gave up after ${error.attempts} attempts.`);
+    }
+    return { exitCode: ExitCode.failure, lines };
+  }
+  if (error instanceof UnexpectedResponseError) {
+    return { exitCode: ExitCode.failure, lines: [`Unexpected response: ${error.message}.`] };
+  }
+  const bug = error instanceof Error ? error : new Error(String(error));
+  return {
+    exitCode: ExitCode.failure,
+    lines: [
+      `Unexpected error: ${bug.message}`,
+      ...(ctx.verbose && bug.stack ? bug.stack.split('\n').slice(1) : ['Run again with --verbose for details.']),
+    ],
+  };
+}
+
+function describeApiError(error: ApiError, ctx: FailureContext): Report {
+  const serverText = error.body?.error ?? `HTTP ${error.status}`;
+  if (error.status === 401) {
+    const creds = ctx.credentials;
+    const source = !creds
+      ? 'no key'
+      : creds.source === 'env'
+        ? 'from the SVC_API_KEY environment variable'
+        : creds.source === 'login'
+          ? '(the key given to svc login; nothing was saved)'
+          : `from profile '${ctx.profileName}' in the config store`;
+    return {
+      exitCode: ExitCode.unauthenticated,
+      lines: [
+        `Authentication failed (401): ${serverText}.`,
+        'The key is unknown, disabled, expired or revoked.',
+        `  key:    ${creds ? keyHint(creds.apiKey) : '(none)'} ${source}`,
+        ...(ctx.baseUrl ? [`  server: ${ctx.baseUrl}`] : []),
+        creds?.source === 'env'
+          ? 'Next: put a working key in SVC_API_KEY, or unset it to use the saved profile.'
+          : 'Next: run `svc login` with a working key (create one where you still have access, or re-enable this one).',
+      ],
+    };
+  }
+  const exitCode =
+    error.status === 404
+      ? ExitCode.notFound
+      : error.status === 400 || error.status === 413
+        ? ExitCode.usage
+        : ExitCode.failure;
+  const code = error.code ? ` ${error.code}` : '';
+  return { exitCode, lines: [`${error.method} ${error.path} failed (${error.status}${code}): ${serverText}`] };
+}
+
+export function reportFailure(io: IO, error: unknown, ctx: FailureContext): ExitCode {
+  const { exitCode, lines } = describeFailure(error, ctx);
+  if (exitCode === ExitCode.interrupted) return exitCode;
+  const style = styleFor(io.colorStderr);
+  io.stderr.write(`${style.red('error:')} ${lines.join('\n')}\n`);
+  return exitCode;
+}

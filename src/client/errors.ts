@@ -1,0 +1,53 @@
+import type { ErrorBody } from '../contract/errors.js';
+
+/** The server answered with a status the caller did not ask to handle. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody | null,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(body?.error ?? `HTTP ${status}`);
+    this.name = 'ApiError';
+  }
+
+  get code(): string | undefined {
+    return this.body?.code;
+  }
+}
+
+/** A 429 RATE_LIMITED the policy chose not to (or could no longer) wait out. */
+export class RateLimitedError extends Error {
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly waitedSeconds: number,
+    readonly reason: 'no-wait' | 'budget',
+  ) {
+    super('Rate limit exceeded');
+    this.name = 'RateLimitedError';
+  }
+}
+
+/** No usable answer: refused, reset, timed out, or not HTTP/JSON at all. */
+export class NetworkError extends Error {
+  constructor(
+    message: string,
+    /** False only when the request certainly never reached the server. */
+    readonly mayHaveReachedServer: boolean,
+    readonly method: string,
+    readonly path: string,
+    readonly attempts: number,
+  ) {
+    super(message);
+    this.name = 'NetworkError';
+  }
+}
+
+/** A 2xx whose body is not the JSON the contract promises. */
+export class UnexpectedResponseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnexpectedResponseError';
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The retry rules of CONTRACT §C4 as pure functions: no timers, no I/O, so
+ * every branch is tested directly.
+ */
+
+export interface RetryPolicy {
+  /** Sleep through 429 RATE_LIMITED; false fails at once (`--no-wait`). */
+  waitOnRateLimit: boolean;
+  /** Longest total time spent sleeping for rate limits, in seconds. */
+  maxWaitSeconds: number;
+  /** Retries after a network error or 5xx. */
+  maxRetries: number;
+  baseDelayMs: number;
+  capDelayMs: number;
+}
+
+export const DEFAULT_POLICY: RetryPolicy = {
+  waitOnRateLimit: true,
+  maxWaitSeconds: 300,
+  maxRetries: 4,
+  baseDelayMs: 500,
+  capDelayMs: 30_000,
+};
+
+/** What one attempt produced, as far as the policy cares. */
+export type Attempt =
+  | { kind: 'response'; status: number; code?: string; retryAfter?: string | null }
+  | { kind: 'network'; reachedServerMaybe: boolean };
+
+export interface RetryState {
+  method: string;
+  /** Network/5xx retries made so far. */
+  retries: number;
+  /** Seconds already slept for rate limits. */
+  waitedSeconds: number;
+}
+
+export type Step =
+  | { action: 'accept' }
+  | { action: 'wait-rate-limit'; seconds: number }
+  | { action: 'backoff'; delayMs: number }
+  | { action: 'give-up'; reason: 'no-wait' | 'wait-budget' | 'retries-exhausted' | 'not-idempotent' };
+
+/** min(cap, base·2ⁿ) times a factor in [0.8, 1.2]. */
+export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () => number): number {
+  const exponential = Math.min(policy.capDelayMs, policy.baseDelayMs * 2 ** retry);
+  return Math.round(exponential * (0.8 + 0.4 * random()));
+}
+
+/**
+ * Seconds to wait from a Retry-After header: delta-seconds or an HTTP date;
+ * 1 when missing or unparsable, as the spec recommends.
+ */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number {
+  if (value == null) return 1;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.max(1, Math.ceil(Number(text)));
+  const date = Date.parse(text);
+  if (/[a-z]/i.test(text) && Number.isFinite(date)) {
+    return Math.max(1, Math.ceil((date - nowMs) / 1000));
+  }
+  return 1;
+}
+
+export function nextStep(
+  attempt: Attempt,
+  state: RetryState,
+  policy: RetryPolicy,
+  env: { nowMs: number; random: () => number },
+): Step {
+  if (attempt.kind === 'response') {
+    if (attempt.status === 429 && attempt.code === 'RATE_LIMITED') {
+      if (!policy.waitOnRateLimit) return { action: 'give-up', reason: 'no-wait' };
+      const seconds = parseRetryAfter(attempt.retryAfter, env.nowMs);
+      if (state.waitedSeconds + seconds > policy.maxWaitSeconds) {
+        return { action: 'give-up', reason: 'wait-budget' };
+      }
+      return { action: 'wait-rate-limit', seconds };
+    }
+    if (attempt.status < 500) return { action: 'accept' };
+  }
+  const reached = attempt.kind === 'response' || attempt.reachedServerMaybe;
+  // A created key whose response was lost is still live; retrying would make
+  // a second one whose secret nobody saw.
+  if (state.method === 'POST' && reached) return { action: 'give-up', reason: 'not-idempotent' };
+  if (state.retries >= policy.maxRetries) return { action: 'give-up', reason: 'retries-exhausted' };
+  return { action: 'backoff', delayMs: backoffDelayMs(state.retries, policy, env.random) };
+}

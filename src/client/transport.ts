@@ -1,0 +1,78 @@
+import { Agent, request } from 'undici';
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export type Transport = (req: HttpRequest) => Promise<HttpResponse>;
+
+/** The request failed below HTTP. */
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    /** False only when no byte of the request can have reached the server. */
+    readonly reachedServerMaybe: boolean,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+const NEVER_CONNECTED: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name look-up failed',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
+};
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function classifyTransportError(error: unknown, timeoutMs: number): TransportError {
+  const name = (error as { name?: string }).name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new TransportError(`no answer within ${timeoutMs} ms`, true);
+  }
+  const code = errorCode(error);
+  if (code && code in NEVER_CONNECTED) return new TransportError(NEVER_CONNECTED[code]!, false);
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
+    return new TransportError('the connection was closed before an answer came', true);
+  }
+  const detail = (error as Error).message || String(error);
+  return new TransportError(code ? `${detail} (${code})` : detail, true);
+}
+
+export function createUndiciTransport(): Transport {
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
+  return async (req) => {
+    try {
+      const res = await request(req.url, {
+        method: req.method as 'GET',
+        headers: req.headers,
+        body: req.body,
+        dispatcher,
+        signal: AbortSignal.timeout(req.timeoutMs),
+      });
+      return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+    } catch (error) {
+      throw classifyTransportError(error, req.timeoutMs);
+    }
+  };
+}

@@ -1,0 +1,12 @@
+export const API_PREFIX = '/api/service';
+export const LOCAL_PREFIX = '/_local';
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
+
+export const apiPaths = {
+  keys: '/user/api-keys',
+  key: (id: string) => `/user/api-keys/${encodeURIComponent(id)}`,
+  workspace: '/workspace',
+} as const;
+
+/** Key ids are `[a-z0-9_]` only; anything else can never name a key. */
+export const KEY_ID_PATTERN = /^[a-z0-9_]+$/;
