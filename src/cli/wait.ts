@@ -1,7 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { WaitEvent } from '../client/api.js';
 import type { IO } from './io.js';
 import type { Messages } from './output.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sleeps for the client's retry policy and tells the person why: a live

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { ApiClient, type WaitEvent } from '../../src/client/api.js';
+import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from '../../src/client/errors.js';
+import { DEFAULT_POLICY, type RetryPolicy } from '../../src/client/policy.js';
+import { TransportError, type HttpRequest, type HttpResponse } from '../../src/client/transport.js';
+
+const KEY = `sk_${'a'.repeat(60)}WXYZ`;
+type Scripted = HttpResponse | TransportError;
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers, text: body === undefined ? '' : JSON.stringify(body) };
+}
+
+function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}) {
+  const requests: HttpRequest[] = [];
+  const waits: WaitEvent[] = [];
+  const log: string[] = [];
+  const client = new ApiClient({
+    baseUrl: 'http://svc.test/',
+    apiKey: KEY,
+    timeoutMs: 1234,
+    policy: { ...DEFAULT_POLICY, ...policy },
+    userAgent: 'svc/test',
+    transport: async (req) => {
+      requests.push(req);
+      const next = script.shift();
+      if (!next) throw new Error('transport called more often than scripted');
+      if (next instanceof TransportError) throw next;
+      return next;
+    },
+    wait: async (event) => {
+      waits.push(event);
+    },
+    log: (line) => log.push(line),
+    random: () => 0.5,
+  });
+  return { client, requests, waits, log };
+}
+
+const rateLimited = (retryAfter?: string) =>
+  json(429, { error: 'Rate limit exceeded: try later', code: 'RATE_LIMITED' }, retryAfter ? { 'retry-after': retryAfter } : {});
+
+describe('ApiClient under the §C4 policies', () => {
+  it('sends the bearer key, JSON headers and the timeout', async () => {
+    const { client, requests } = harness([json(201, { id: 'key_1', secret: KEY })]);
+    await client.createKey({ name: 'ci' });
+    expect(requests[0]).toMatchObject({
+      method: 'POST',
+      url: 'http://svc.test/api/service/user/api-keys',
+      body: '{"name":"ci"}',
+      timeoutMs: 1234,
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json' },
+    });
+  });
+
+  it('never retries a 401', async () => {
+    const { client, requests, waits } = harness([json(401, { error: 'Unauthorized: authentication failed', code: 'UNAUTHORIZED' })]);
+    const error = await client.listKeys().catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(401);
+    expect(requests).toHaveLength(1);
+    expect(waits).toHaveLength(0);
+  });
+
+  it('sleeps through Retry-After on 429 RATE_LIMITED, then succeeds', async () => {
+    const { client, waits } = harness([rateLimited('12'), rateLimited(), json(200, { keys: [] })]);
+    const res = await client.listKeys();
+    expect(res.body).toEqual({ keys: [] });
+    expect(waits).toEqual([
+      { reason: 'rate-limit', ms: 12_000, cause: '429' },
+      { reason: 'rate-limit', ms: 1_000, cause: '429' },
+    ]);
+  });
+
+  it('fails with RateLimitedError at once under --no-wait', async () => {
+    const { client, waits } = harness([rateLimited('7')], { waitOnRateLimit: false });
+    const error = await client.listKeys().catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ reason: 'no-wait', retryAfterSeconds: 7, waitedSeconds: 0 });
+    expect(waits).toHaveLength(0);
+  });
+
+  it('gives up when the next wait would pass --max-wait', async () => {
+    const { client, waits } = harness([rateLimited('40'), rateLimited('40')], { maxWaitSeconds: 60 });
+    const error = await client.listKeys().catch((e) => e);
+    expect(error).toMatchObject({ reason: 'budget', waitedSeconds: 40 });
+    expect(waits).toHaveLength(1);
+  });
+
+  it('treats a 429 without RATE_LIMITED as an ordinary error', async () => {
+    const { client, waits } = harness([json(429, { error: 'Too many', code: 'QUOTA' }, { 'retry-after': '1' })]);
+    const error = await client.listKeys().catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(waits).toHaveLength(0);
+  });
+
+  it('backs off on 5xx for reads: 500 ms doubling, four retries at most', async () => {
+    const { client, waits, requests } = harness(Array.from({ length: 5 }, () => json(503, { error: 'down', code: 'INTERNAL' })));
+    const error = await client.listKeys().catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(503);
+    expect(requests).toHaveLength(5);
+    expect(waits.map((w) => w.ms)).toEqual([500, 1000, 2000, 4000]);
+  });
+
+  it('recovers from a reset connection on a read', async () => {
+    const { client, waits } = harness([new TransportError('reset', true), json(200, { keys: [] })]);
+    await expect(client.listKeys()).resolves.toMatchObject({ status: 200 });
+    expect(waits).toEqual([{ reason: 'backoff', ms: 500, cause: 'reset' }]);
+  });
+
+  it('does not retry a POST that may have reached the server', async () => {
+    const { client, requests } = harness([new TransportError('no answer within 1234 ms', true)]);
+    const error = await client.createKey({ name: 'x' }).catch((e) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ mayHaveReachedServer: true, method: 'POST' });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('does not retry a POST answered 500', async () => {
+    const { client, requests } = harness([json(500, { error: 'boom', code: 'INTERNAL' })]);
+    await expect(client.createKey({ name: 'x' })).rejects.toBeInstanceOf(ApiError);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('retries a POST whose connection was refused', async () => {
+    const { client, requests } = harness([new TransportError('connection refused', false), json(201, { id: 'key_1' })]);
+    await expect(client.createKey({ name: 'x' })).resolves.toMatchObject({ id: 'key_1' });
+    expect(requests).toHaveLength(2);
+  });
+
+  it('reports 204 as unchanged with no body', async () => {
+    const { client } = harness([{ status: 204, headers: {}, text: '' }]);
+    await expect(client.setEnabled('key_1', true)).resolves.toEqual({ changed: false, key: null });
+  });
+
+  it('rejects a 200 that is not JSON', async () => {
+    const { client } = harness([{ status: 200, headers: {}, text: '<html>' }]);
+    await expect(client.listKeys()).rejects.toBeInstanceOf(UnexpectedResponseError);
+  });
+
+  it('logs requests for --verbose without the secret', async () => {
+    const { client, log } = harness([json(200, { keys: [] })]);
+    await client.listKeys();
+    expect(log.join('\n')).not.toContain(KEY);
+    expect(log[0]).toContain('Bearer sk_aaaa…WXYZ');
+  });
+});

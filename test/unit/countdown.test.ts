@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Messages } from '../../src/cli/output.js';
+import { waitWithCountdown } from '../../src/cli/wait.js';
+import { memoryIO } from '../helpers/memory-io.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('waitWithCountdown', () => {
+  it('counts down each second on a terminal and clears the line', async () => {
+    vi.useFakeTimers();
+    const { io, stderr } = memoryIO({ stderrIsTTY: true });
+    let done = false;
+    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 3000, cause: '429' }).then(
+      () => (done = true),
+    );
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await waiting;
+    const text = stderr();
+    expect(text).toContain('retrying in 3 s');
+    expect(text).toContain('retrying in 2 s');
+    expect(text).toContain('retrying in 1 s');
+    expect(text.endsWith('\r\x1b[2K')).toBe(true);
+  });
+
+  it('writes one plain line when stderr is not a terminal', async () => {
+    vi.useFakeTimers();
+    const { io, stderr } = memoryIO();
+    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 5000, cause: '429' });
+    await vi.advanceTimersByTimeAsync(5000);
+    await waiting;
+    expect(stderr()).toBe('Rate limited; retrying in 5 s.\n');
+  });
+
+  it('announces a backoff with its cause', async () => {
+    vi.useFakeTimers();
+    const { io, stderr } = memoryIO();
+    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'backoff', ms: 1000, cause: '503' });
+    await vi.advanceTimersByTimeAsync(1000);
+    await waiting;
+    expect(stderr()).toBe('Request failed (503); retrying in 1.0 s.\n');
+  });
+});

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_POLICY,
+  backoffDelayMs,
+  nextStep,
+  parseRetryAfter,
+  type Attempt,
+  type RetryState,
+} from '../../src/client/policy.js';
+
+const env = { nowMs: Date.parse('2026-11-21T10:00:00Z'), random: () => 0.5 };
+const fresh = (method = 'GET'): RetryState => ({ method, retries: 0, waitedSeconds: 0 });
+const response = (status: number, extra: Partial<Extract<Attempt, { kind: 'response' }>> = {}): Attempt => ({
+  kind: 'response',
+  status,
+  ...extra,
+});
+
+describe('backoffDelayMs', () => {
+  it('doubles from 500 ms and caps at 30 s', () => {
+    const mid = () => 0.5;
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelayMs(n, DEFAULT_POLICY, mid))).toEqual([
+      500, 1000, 2000, 4000, 8000, 16000, 30000, 30000,
+    ]);
+  });
+
+  it('stays within ±20% jitter', () => {
+    expect(backoffDelayMs(2, DEFAULT_POLICY, () => 0)).toBe(1600);
+    expect(backoffDelayMs(2, DEFAULT_POLICY, () => 0.999999)).toBe(2400);
+    expect(backoffDelayMs(10, DEFAULT_POLICY, () => 0.999999)).toBe(36000);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds, rounding fractions up', () => {
+    expect(parseRetryAfter('7', env.nowMs)).toBe(7);
+    expect(parseRetryAfter(' 2.1 ', env.nowMs)).toBe(3);
+  });
+
+  it('falls back to 1 s when missing, zero or unparsable', () => {
+    expect(parseRetryAfter(undefined, env.nowMs)).toBe(1);
+    expect(parseRetryAfter(null, env.nowMs)).toBe(1);
+    expect(parseRetryAfter('0', env.nowMs)).toBe(1);
+    expect(parseRetryAfter('soon', env.nowMs)).toBe(1);
+    expect(parseRetryAfter('-5', env.nowMs)).toBe(1);
+  });
+
+  it('reads an HTTP date relative to now', () => {
+    expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:12 GMT', env.nowMs)).toBe(12);
+    expect(parseRetryAfter('Sat, 21 Nov 2026 09:59:00 GMT', env.nowMs)).toBe(1);
+  });
+});
+
+describe('nextStep', () => {
+  it('accepts 2xx and ordinary 4xx without retrying, 401 included', () => {
+    for (const status of [200, 201, 204, 400, 401, 404, 405, 413]) {
+      expect(nextStep(response(status), fresh(), DEFAULT_POLICY, env)).toEqual({ action: 'accept' });
+    }
+  });
+
+  it('waits Retry-After on 429 RATE_LIMITED', () => {
+    expect(nextStep(response(429, { code: 'RATE_LIMITED', retryAfter: '12' }), fresh(), DEFAULT_POLICY, env)).toEqual({
+      action: 'wait-rate-limit',
+      seconds: 12,
+    });
+  });
+
+  it('waits 1 s when the 429 has no Retry-After', () => {
+    expect(nextStep(response(429, { code: 'RATE_LIMITED' }), fresh(), DEFAULT_POLICY, env)).toEqual({
+      action: 'wait-rate-limit',
+      seconds: 1,
+    });
+  });
+
+  it('waits out a rate-limited POST too: the server refused it before doing anything', () => {
+    expect(nextStep(response(429, { code: 'RATE_LIMITED', retryAfter: '3' }), fresh('POST'), DEFAULT_POLICY, env)).toEqual({
+      action: 'wait-rate-limit',
+      seconds: 3,
+    });
+  });
+
+  it('treats a 429 without the RATE_LIMITED code as an ordinary answer', () => {
+    expect(nextStep(response(429, { code: 'SOMETHING_ELSE', retryAfter: '3' }), fresh(), DEFAULT_POLICY, env)).toEqual({
+      action: 'accept',
+    });
+  });
+
+  it('gives up at once with --no-wait', () => {
+    const policy = { ...DEFAULT_POLICY, waitOnRateLimit: false };
+    expect(nextStep(response(429, { code: 'RATE_LIMITED', retryAfter: '3' }), fresh(), policy, env)).toEqual({
+      action: 'give-up',
+      reason: 'no-wait',
+    });
+  });
+
+  it('gives up once the total wait would pass --max-wait', () => {
+    const policy = { ...DEFAULT_POLICY, maxWaitSeconds: 60 };
+    const attempt = response(429, { code: 'RATE_LIMITED', retryAfter: '30' });
+    expect(nextStep(attempt, { ...fresh(), waitedSeconds: 30 }, policy, env).action).toBe('wait-rate-limit');
+    expect(nextStep(attempt, { ...fresh(), waitedSeconds: 31 }, policy, env)).toEqual({
+      action: 'give-up',
+      reason: 'wait-budget',
+    });
+  });
+
+  it('backs off on 5xx and network errors for reads, with growing delays', () => {
+    const attempts: Attempt[] = [response(500), response(503), { kind: 'network', reachedServerMaybe: true }];
+    for (const attempt of attempts) {
+      expect(nextStep(attempt, fresh(), DEFAULT_POLICY, env)).toEqual({ action: 'backoff', delayMs: 500 });
+      expect(nextStep(attempt, { ...fresh(), retries: 3 }, DEFAULT_POLICY, env)).toEqual({ action: 'backoff', delayMs: 4000 });
+    }
+  });
+
+  it('stops after four retries', () => {
+    expect(nextStep(response(502), { ...fresh('DELETE'), retries: 4 }, DEFAULT_POLICY, env)).toEqual({
+      action: 'give-up',
+      reason: 'retries-exhausted',
+    });
+  });
+
+  it('never retries a POST that may have reached the server', () => {
+    for (const attempt of [response(500), { kind: 'network', reachedServerMaybe: true } as Attempt]) {
+      expect(nextStep(attempt, fresh('POST'), DEFAULT_POLICY, env)).toEqual({ action: 'give-up', reason: 'not-idempotent' });
+    }
+  });
+
+  it('retries a POST whose connection was refused', () => {
+    expect(nextStep({ kind: 'network', reachedServerMaybe: false }, fresh('POST'), DEFAULT_POLICY, env)).toEqual({
+      action: 'backoff',
+      delayMs: 500,
+    });
+  });
+});
