@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * A real pseudo-terminal: the command runs in a private tmux server, keys are
+ * typed with send-keys and the screen is read with capture-pane.
+ */
+export class Terminal {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'svc-tty-'));
+  private readonly socket = join(this.dir, 'tmux.sock');
+  private readonly exitFile = join(this.dir, 'exit');
+
+  private constructor() {}
+
+  static async start(
+    command: string[],
+    env: Record<string, string>,
+    size: { columns: number; rows: number } = { columns: 100, rows: 40 },
+  ): Promise<Terminal> {
+    const term = new Terminal();
+    const quoted = command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const script = `${quoted}; echo $? > '${term.exitFile}'; sleep 600`;
+    const envArgs = Object.entries({ TERM: 'xterm-256color', ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    await term.tmux('new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), ...envArgs, 'sh', '-c', script);
+    return term;
+  }
+
+  private async tmux(...args: string[]): Promise<string> {
+    const { stdout } = await run('tmux', ['-S', this.socket, '-f', '/dev/null', ...args]);
+    return stdout;
+  }
+
+  /** The visible screen as text. */
+  screen(): Promise<string> {
+    return this.tmux('capture-pane', '-p', '-J');
+  }
+
+  /** Keys as tmux names them: literal text, or 'Enter', 'Down', 'Space', 'C-c', 'Escape'. */
+  async send(...keys: string[]): Promise<void> {
+    for (const key of keys) {
+      if (/^(Enter|Down|Up|Space|Escape|BSpace|Tab|C-[a-z])$/.test(key)) await this.tmux('send-keys', key);
+      else await this.tmux('send-keys', '-l', key);
+    }
+  }
+
+  async waitFor(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let screen = '';
+    while (Date.now() < deadline) {
+      screen = await this.screen();
+      if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`Timed out waiting for ${pattern}; the screen was:\n${screen}`);
+  }
+
+  /** The command's exit status once it has ended. */
+  async exitCode(timeoutMs = 10_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (existsSync(this.exitFile)) {
+        const text = readFileSync(this.exitFile, 'utf8').trim();
+        if (text) return Number(text);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`The command did not end; the screen was:\n${await this.screen()}`);
+  }
+
+  async close(): Promise<void> {
+    await this.tmux('kill-server').catch(() => undefined);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
