@@ -11,21 +11,30 @@ export function isWellFormedKey(value: string): boolean {
 }
 
 /**
- * 62 does not divide 256, so a byte taken modulo 62 would favour the first
- * eight symbols. Bytes of 248 and above (62 * 4) are thrown away instead.
+ * `length` symbols of `alphabet` drawn from `random` bytes without modulo
+ * bias: when the alphabet size does not divide 256, a byte taken modulo the
+ * size would favour the first symbols, so bytes at or above the largest
+ * multiple of the size (248 for base62, 252 for base36) are thrown away.
  */
-const UNBIASED_LIMIT = 256 - (256 % BASE62.length);
-
-export function generateKey(random: (size: number) => Buffer = randomBytes): string {
-  let body = '';
-  while (body.length < KEY_BODY_LENGTH) {
-    for (const byte of random(KEY_BODY_LENGTH)) {
-      if (byte >= UNBIASED_LIMIT) continue;
-      body += BASE62[byte % BASE62.length];
-      if (body.length === KEY_BODY_LENGTH) break;
+export function randomString(
+  alphabet: string,
+  length: number,
+  random: (size: number) => Buffer = randomBytes,
+): string {
+  const unbiasedLimit = 256 - (256 % alphabet.length);
+  let out = '';
+  while (out.length < length) {
+    for (const byte of random(length)) {
+      if (byte >= unbiasedLimit) continue;
+      out += alphabet[byte % alphabet.length];
+      if (out.length === length) break;
     }
   }
-  return KEY_PREFIX + body;
+  return out;
+}
+
+export function generateKey(random: (size: number) => Buffer = randomBytes): string {
+  return KEY_PREFIX + randomString(BASE62, KEY_BODY_LENGTH, random);
 }
 
 /** `sk_` + first 4 + `…` + last 4 of the body: enough to recognise, not to guess. */

@@ -1,0 +1,106 @@
+import type { ClockReading } from '../contract/types.js';
+import { isoTime, MAX_TIME_MS, type Clock } from './clock.js';
+import { HttpError, type Reply } from './http.js';
+import { Router } from './router.js';
+import { userView, workspaceView, type Store } from './store.js';
+import { has, invalid, onlyFields, validId, validName, validPlan } from './validation.js';
+
+/** One request to the /_local admin area, the admin token already checked. */
+export interface AdminCall {
+  params: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export type AdminHandler = (call: AdminCall) => Promise<Reply>;
+
+export interface AdminDeps {
+  store: Store;
+  clock: Clock;
+  save: () => Promise<void>;
+}
+
+/** The local admin area of CONTRACT §B, paths relative to /_local. */
+export function adminRouter({ store, clock, save }: AdminDeps): Router<AdminHandler> {
+  const clockReading = (): Reply => {
+    const body: ClockReading = { now: isoTime(clock.now()) };
+    return { status: 200, body };
+  };
+  const notFound = (what: string, rawId: string | undefined): HttpError =>
+    new HttpError(404, 'NOT_FOUND', `Not found: no ${what} with id "${safeDecode(rawId)}"`);
+
+  return new Router<AdminHandler>()
+    .add('/users', {
+      POST: async ({ body }) => {
+        onlyFields(body, ['name', 'plan']);
+        const name = has(body, 'name') ? validName(body.name, 'name') : 'User';
+        const plan = has(body, 'plan') ? validPlan(body.plan, 'plan') : 'free';
+        const { user, workspace } = store.createUser(name, plan);
+        const { key, secret } = store.createKey(user, 'default', null);
+        await save();
+        return {
+          status: 201,
+          body: { user: userView(user), workspace: workspaceView(workspace), apiKey: store.createdKey(key, secret) },
+        };
+      },
+    })
+    .add('/workspaces', {
+      POST: async ({ body }) => {
+        onlyFields(body, ['userId', 'name', 'plan']);
+        const userId = validId(body.userId, 'userId');
+        const name = has(body, 'name') ? validName(body.name, 'name') : 'Workspace';
+        const plan = validPlan(body.plan, 'plan');
+        const user = store.user(userId);
+        if (!user) throw invalid(`"userId" names no user: "${userId}"`);
+        const workspace = store.createWorkspace(user, name, plan);
+        await save();
+        return { status: 201, body: workspaceView(workspace) };
+      },
+    })
+    .add('/workspaces/:id', {
+      PATCH: async ({ params, body }) => {
+        onlyFields(body, ['plan']);
+        const plan = validPlan(body.plan, 'plan');
+        const workspace = store.workspace(safeDecode(params.id));
+        if (!workspace) throw notFound('workspace', params.id);
+        store.setPlan(workspace, plan);
+        await save();
+        return { status: 200, body: workspaceView(workspace) };
+      },
+    })
+    .add('/users/:id/active-workspace', {
+      PUT: async ({ params, body }) => {
+        onlyFields(body, ['workspaceId']);
+        const workspaceId = validId(body.workspaceId, 'workspaceId');
+        const user = store.user(safeDecode(params.id));
+        if (!user) throw notFound('user', params.id);
+        const workspace = store.workspace(workspaceId);
+        if (!workspace || !user.workspaceIds.includes(workspace.id)) {
+          throw invalid(`"workspaceId" is not one of this user's workspaces: "${workspaceId}"`);
+        }
+        store.setActiveWorkspace(user, workspace);
+        await save();
+        return { status: 200, body: userView(user) };
+      },
+    })
+    .add('/clock', {
+      GET: async () => clockReading(),
+      POST: async ({ body }) => {
+        onlyFields(body, ['advanceSeconds']);
+        const seconds = body.advanceSeconds;
+        if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+          throw invalid('"advanceSeconds" must be a finite number of seconds, 0 or more');
+        }
+        if (clock.now() + seconds * 1000 > MAX_TIME_MS) throw invalid('"advanceSeconds" would move the clock past year 275760');
+        clock.advance(seconds);
+        return clockReading();
+      },
+    });
+}
+
+function safeDecode(raw: string | undefined): string {
+  try {
+    return decodeURIComponent(raw ?? '');
+  } catch {
+    return raw ?? '';
+  }
+}

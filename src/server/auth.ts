@@ -1,0 +1,50 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isWellFormedKey } from '../contract/key-format.js';
+import { hashKey } from './key-hash.js';
+import type { Store, StoredKey } from './store.js';
+
+/** Scheme matched case-insensitively, then one or more spaces, then the credential. */
+const BEARER = /^bearer +(\S+)$/i;
+
+/**
+ * The credential of a single `Authorization: Bearer` header, or null. Two
+ * Authorization headers are refused rather than picking one: a proxy and
+ * the server could otherwise disagree about who is calling.
+ */
+export function bearerCredential(req: IncomingMessage): string | null {
+  const values = req.headersDistinct.authorization;
+  if (!values || values.length !== 1) return null;
+  return parseBearer(values[0]!);
+}
+
+export function parseBearer(header: string): string | null {
+  const match = BEARER.exec(header.trim());
+  return match ? match[1]! : null;
+}
+
+/**
+ * The key a request authenticates with, or null for every kind of failure
+ * alike. A successful use is recorded as lastUsedAt.
+ */
+export function authenticateKey(store: Store, req: IncomingMessage): StoredKey | null {
+  const credential = bearerCredential(req);
+  if (credential === null || !isWellFormedKey(credential)) return null;
+  const digest = hashKey(credential);
+  const key = store.keyByHash(digest.toString('hex'));
+  // The map lookup already matched; the constant-time compare is the final word, as the contract asks.
+  if (!key || !timingSafeEqual(Buffer.from(key.hash, 'hex'), digest)) return null;
+  if (!key.enabled || store.isExpired(key)) return null;
+  store.recordUse(key);
+  return key;
+}
+
+/**
+ * Compares digests rather than the tokens themselves, so the comparison
+ * takes the same time whatever the length of the guess.
+ */
+export function isAdminToken(req: IncomingMessage, adminToken: string): boolean {
+  const credential = bearerCredential(req);
+  if (credential === null) return false;
+  return timingSafeEqual(hashKey(credential), hashKey(adminToken));
+}

@@ -1,0 +1,160 @@
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { ErrorBody, ErrorCode } from '../contract/errors.js';
+
+export type Headers = Record<string, string | number | string[]>;
+
+/** What a handler answers; app.ts turns it into bytes. */
+export interface Reply {
+  status: number;
+  /** Absent only for 204. */
+  body?: unknown;
+  headers?: Headers;
+}
+
+/** An expected failure, thrown from deep inside a handler and answered as an error body. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Headers = {},
+  ) {
+    super(message);
+  }
+
+  toReply(): Reply {
+    const body: ErrorBody = { error: this.message, code: this.code };
+    return { status: this.status, body, headers: this.headers };
+  }
+}
+
+/** The client went away mid-request; there is nobody left to answer. */
+export class RequestAborted extends Error {}
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Headers every response carries: nothing here may be cached by a proxy or sniffed as HTML. */
+const BASE_HEADERS: Headers = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+export function send(res: ServerResponse, reply: Reply, closeConnection: boolean): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Headers = { ...BASE_HEADERS, ...reply.headers };
+  if (closeConnection) headers.connection = 'close';
+  if (reply.body === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  headers['content-type'] = 'application/json; charset=utf-8';
+  headers['content-length'] = Buffer.byteLength(text);
+  res.writeHead(reply.status, headers);
+  res.end(text);
+}
+
+/** A request that announced a body it has not finished sending. */
+export function hasUnreadBody(req: IncomingMessage): boolean {
+  const announced = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  return announced && !req.readableEnded;
+}
+
+/**
+ * Reads the body, refusing it as soon as it passes `limit` bytes: an
+ * announced Content-Length over the limit is refused before reading
+ * anything, a chunked body the moment the running count passes it. The rest
+ * is left unread; the 413 then closes the connection.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(payloadTooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stop();
+        req.pause();
+        reject(payloadTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onGone = () => {
+      stop();
+      reject(new RequestAborted());
+    };
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      req.off('close', onGone);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onGone);
+    req.on('close', onGone);
+  });
+}
+
+function payloadTooLarge(limit: number): HttpError {
+  return new HttpError(413, 'PAYLOAD_TOO_LARGE', `Payload too large: request bodies are limited to ${limit} bytes`);
+}
+
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  return header.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The request body as a JSON object, by the rules of CONTRACT §A1: without
+ * the JSON content type the bytes are ignored and the body is `{}`, and an
+ * empty body is `{}` too.
+ */
+export function parseJsonObject(req: IncomingMessage, raw: Buffer): Record<string, unknown> {
+  if (!isJsonContentType(req.headers['content-type']) || raw.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(raw));
+  } catch {
+    throw new HttpError(400, 'INVALID_JSON', 'Invalid JSON: the request body is not valid UTF-8 JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError(400, 'INVALID_REQUEST', 'Invalid request: the body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The path of a request target, without query; absolute-form targets (`http://host/path`) are reduced to their path. */
+export function requestPath(url: string | undefined): string {
+  const target = (url ?? '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
+}
+
+/**
+ * A complete HTTP/1.1 error response as raw text, for the moments node
+ * hands us a socket rather than a response object (parse errors, CONNECT).
+ * The connection is closed after it.
+ */
+export function rawErrorResponse(status: number, code: ErrorCode, message: string): string {
+  const body = JSON.stringify({ error: message, code } satisfies ErrorBody);
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIPv6 } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Plan } from '../contract/plans.js';
+import type { LocalServerReady } from '../contract/types.js';
+import { createApp } from './app.js';
+import { Clock } from './clock.js';
+import { rawErrorResponse, send } from './http.js';
+import { FixedWindowLimiter } from './limiter.js';
+import { loadState, StateFile, StateFileError } from './persistence.js';
+import { Store } from './store.js';
+
+export interface ServerTimeouts {
+  /** Longest wait for a request's headers: a client that trickles them (slowloris) is cut off. */
+  headersMs: number;
+  /** Longest wait for a whole request, body included. */
+  requestMs: number;
+  /** How long an idle keep-alive connection is kept. */
+  keepAliveMs: number;
+  /** On shutdown, how long in-flight requests may take before their connections are cut. */
+  shutdownGraceMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  shutdownGraceMs: 10_000,
+};
+
+export interface ServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Plan of the bootstrap workspace; ignored when state is loaded from `dataFile`. */
+  plan?: Plan;
+  /** Load state from this file at start and save every mutation to it; memory only without. */
+  dataFile?: string;
+  /** Bearer token of the /_local admin area; random when absent. */
+  adminToken?: string;
+  timeouts?: Partial<ServerTimeouts>;
+  /** Unexpected errors, stack included; stderr by default. */
+  logError?: (error: unknown) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  /** What `svc serve --local --json` prints; apiKey is null when state was loaded from a file. */
+  ready: LocalServerReady;
+  /** Stops accepting, lets in-flight requests finish, then saves what is unsaved. */
+  close(): Promise<void>;
+}
+
+/** The server could not start; the message is meant for the operator as it is. */
+export class ServerStartError extends Error {}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const logError = options.logError ?? ((error: unknown) => console.error(error));
+  const clock = new Clock();
+
+  const saved = options.dataFile === undefined ? null : await load(options.dataFile);
+  const store = saved ? Store.fromSnapshot(saved, clock) : new Store(clock);
+  let apiKey: string | null = null;
+  if (!saved) {
+    const { user } = store.createUser('Local user', options.plan ?? 'free');
+    apiKey = store.createKey(user, 'bootstrap', null).secret;
+  }
+  const stateFile = options.dataFile === undefined ? null : new StateFile(options.dataFile, store);
+  if (stateFile && !saved) {
+    // The bootstrap key must be on disk before anyone is told about it.
+    await stateFile.save().catch((error: Error) => {
+      throw new ServerStartError(`cannot write state file ${stateFile.path}: ${error.message}`);
+    });
+  }
+
+  let closing = false;
+  const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      // Timeouts are only enforced when the connection list is checked; node's default of 30 s is too coarse.
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
+      // Node would answer a missing Host with an empty 400; let it through and answer in JSON.
+      requireHostHeader: false,
+    },
+    createApp({
+      store,
+      clock,
+      limiter: new FixedWindowLimiter(() => clock.now()),
+      save: stateFile ? () => stateFile.save() : () => Promise.resolve(),
+      adminToken,
+      isClosing: () => closing,
+      logError,
+    }),
+  );
+  answerMalformedRequestsInJson(server);
+
+  await listen(server, options.host, options.port);
+  server.on('error', logError);
+  const port = (server.address() as { port: number }).port;
+  const url = `http://${reachableHost(options.host)}:${port}`;
+  const user = store.primaryUser();
+  const workspace = store.workspace(user.activeWorkspaceId)!;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    ready: { url, apiKey, adminToken, userId: user.id, workspaceId: workspace.id, plan: workspace.plan },
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const force = setTimeout(() => server.closeAllConnections(), timeouts.shutdownGraceMs);
+        await stopped;
+        clearTimeout(force);
+        await stateFile?.flush();
+      })();
+      return closed;
+    },
+  };
+}
+
+/** The address a client on this machine uses: a wildcard bind is reached through loopback. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::' || host === '::0') return '[::1]';
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
+async function load(path: string) {
+  try {
+    return await loadState(path);
+  } catch (error) {
+    if (error instanceof StateFileError) {
+      throw new ServerStartError(`${error.message}. The file was left untouched; repair or move it, or pick another --data file.`);
+    }
+    throw error;
+  }
+}
+
+function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      reject(new ServerStartError(`cannot listen on ${host}:${port}: ${listenProblem(error)}`));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+function listenProblem(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return 'the address is already in use (another svc serve?); choose another --port, or --port 0 for a free one';
+    case 'EACCES':
+      return 'permission denied (ports below 1024 need privileges); choose another --port';
+    case 'EADDRNOTAVAIL':
+      return 'that address does not belong to this machine; check --host';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve; check --host';
+    default:
+      return error.message;
+  }
+}
+
+/**
+ * Node answers some broken requests itself, with empty or non-JSON bodies,
+ * or drops the connection silently. These handlers keep the promise that
+ * every answer is JSON.
+ */
+function answerMalformedRequestsInJson(server: ReturnType<typeof createServer>): void {
+  const inProgress = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => inProgress.set(req.socket, res));
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const res = inProgress.get(socket);
+    // Once a response has started, an error text would corrupt it: just hang up.
+    if (!socket.writable || error.code === 'ECONNRESET' || (res && res.headersSent)) {
+      socket.destroy();
+      return;
+    }
+    const [status, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request header fields too large']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request timeout: the request took too long to arrive']
+          : [400, 'Bad request: malformed HTTP'];
+    socket.end(rawErrorResponse(status, 'INVALID_REQUEST', message), () => socket.destroy());
+  });
+
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.end(rawErrorResponse(405, 'METHOD_NOT_ALLOWED', 'Method not allowed: this is not a proxy'), () => socket.destroy());
+  });
+
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    send(res, { status: 417, body: { error: `Expectation failed: only 100-continue is supported, not "${req.headers.expect}"`, code: 'INVALID_REQUEST' } }, true);
+  });
+}

@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import { generateKey, keyHint, randomString } from '../contract/key-format.js';
+import { REQUESTS_PER_MINUTE, type Plan } from '../contract/plans.js';
+import type { CreatedKey, KeyRecord, User, Workspace } from '../contract/types.js';
+import { isoTime, type Clock } from './clock.js';
+import { hashKey } from './key-hash.js';
+import { FORMAT, VERSION, type Snapshot } from './snapshot.js';
+
+export interface UserState {
+  id: string;
+  name: string;
+  activeWorkspaceId: string;
+  workspaceIds: string[];
+}
+
+export interface WorkspaceState {
+  id: string;
+  name: string;
+  plan: Plan;
+}
+
+/** A key as the server holds it: the hash of the secret, never the secret. */
+export interface StoredKey {
+  id: string;
+  userId: string;
+  workspaceId: string;
+  name: string;
+  hash: string;
+  hint: string;
+  enabled: boolean;
+  createdAt: number;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+}
+
+const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+/** 20 base36 symbols are about 103 bits: a random id is never drawn twice in practice, and live ids are checked anyway. */
+const ID_LENGTH = 20;
+
+export class Store {
+  private readonly users = new Map<string, UserState>();
+  private readonly workspaces = new Map<string, WorkspaceState>();
+  private readonly keys = new Map<string, StoredKey>();
+  private readonly keysByHash = new Map<string, StoredKey>();
+  private readonly keyIdsByUser = new Map<string, Set<string>>();
+  /** Bumped by every change, lastUsedAt included, so persistence can tell when state is unsaved. */
+  version = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly random: (size: number) => Buffer = randomBytes,
+  ) {}
+
+  static fromSnapshot(snapshot: Snapshot, clock: Clock): Store {
+    const store = new Store(clock);
+    for (const w of snapshot.workspaces) store.workspaces.set(w.id, { ...w });
+    for (const u of snapshot.users) {
+      store.users.set(u.id, { ...u, workspaceIds: [...u.workspaceIds] });
+      store.keyIdsByUser.set(u.id, new Set());
+    }
+    for (const k of snapshot.keys) {
+      store.addKey({
+        ...k,
+        createdAt: Date.parse(k.createdAt),
+        expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt),
+        lastUsedAt: k.lastUsedAt === null ? null : Date.parse(k.lastUsedAt),
+      });
+    }
+    return store;
+  }
+
+  toSnapshot(): Snapshot {
+    const time = (ms: number | null) => (ms === null ? null : isoTime(ms));
+    return {
+      format: FORMAT,
+      version: VERSION,
+      users: [...this.users.values()].map((u) => ({ ...u, workspaceIds: [...u.workspaceIds] })),
+      workspaces: [...this.workspaces.values()].map((w) => ({ ...w })),
+      keys: [...this.keys.values()].map((k) => ({
+        ...k,
+        createdAt: isoTime(k.createdAt),
+        expiresAt: time(k.expiresAt),
+        lastUsedAt: time(k.lastUsedAt),
+      })),
+    };
+  }
+
+  /** The first user ever created: the one the ready line and banner speak for. */
+  primaryUser(): UserState {
+    const first = this.users.values().next();
+    if (first.done) throw new Error('the store has no user');
+    return first.value;
+  }
+
+  user(id: string): UserState | undefined {
+    return this.users.get(id);
+  }
+
+  workspace(id: string): WorkspaceState | undefined {
+    return this.workspaces.get(id);
+  }
+
+  /** A new user with a workspace of its own, active. */
+  createUser(name: string, plan: Plan): { user: UserState; workspace: WorkspaceState } {
+    const id = this.newId('usr_', this.users);
+    const workspace: WorkspaceState = { id: this.newId('ws_', this.workspaces), name: 'Personal', plan };
+    const user: UserState = { id, name, activeWorkspaceId: workspace.id, workspaceIds: [workspace.id] };
+    this.workspaces.set(workspace.id, workspace);
+    this.users.set(id, user);
+    this.keyIdsByUser.set(id, new Set());
+    this.version++;
+    return { user, workspace };
+  }
+
+  createWorkspace(user: UserState, name: string, plan: Plan): WorkspaceState {
+    const workspace: WorkspaceState = { id: this.newId('ws_', this.workspaces), name, plan };
+    this.workspaces.set(workspace.id, workspace);
+    user.workspaceIds.push(workspace.id);
+    this.version++;
+    return workspace;
+  }
+
+  setPlan(workspace: WorkspaceState, plan: Plan): void {
+    workspace.plan = plan;
+    this.version++;
+  }
+
+  setActiveWorkspace(user: UserState, workspace: WorkspaceState): void {
+    user.activeWorkspaceId = workspace.id;
+    this.version++;
+  }
+
+  /** The key is anchored to the user's active workspace now; later switches never move it. */
+  createKey(user: UserState, name: string, expiresAt: number | null): { key: StoredKey; secret: string } {
+    const secret = generateKey(this.random);
+    const key: StoredKey = {
+      id: this.newId('key_', this.keys),
+      userId: user.id,
+      workspaceId: user.activeWorkspaceId,
+      name,
+      hash: hashKey(secret).toString('hex'),
+      hint: keyHint(secret),
+      enabled: true,
+      createdAt: this.clock.now(),
+      expiresAt,
+      lastUsedAt: null,
+    };
+    this.addKey(key);
+    this.version++;
+    return { key, secret };
+  }
+
+  keyByHash(hashHex: string): StoredKey | undefined {
+    return this.keysByHash.get(hashHex);
+  }
+
+  /** Another user's key is indistinguishable from a missing one. */
+  userKey(user: UserState, id: string): StoredKey | undefined {
+    const key = this.keys.get(id);
+    return key && key.userId === user.id ? key : undefined;
+  }
+
+  /** Newest first; keys created within the same millisecond keep reverse creation order. */
+  userKeys(user: UserState): StoredKey[] {
+    const ids = [...(this.keyIdsByUser.get(user.id) ?? [])].reverse();
+    return ids.map((id) => this.keys.get(id)!).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  setEnabled(key: StoredKey, enabled: boolean): void {
+    key.enabled = enabled;
+    this.version++;
+  }
+
+  deleteKey(key: StoredKey): void {
+    this.keys.delete(key.id);
+    this.keysByHash.delete(key.hash);
+    this.keyIdsByUser.get(key.userId)?.delete(key.id);
+    this.version++;
+  }
+
+  recordUse(key: StoredKey): void {
+    key.lastUsedAt = this.clock.now();
+    this.version++;
+  }
+
+  isExpired(key: StoredKey): boolean {
+    return key.expiresAt !== null && key.expiresAt <= this.clock.now();
+  }
+
+  keyRecord(key: StoredKey): KeyRecord {
+    return {
+      id: key.id,
+      name: key.name,
+      hint: key.hint,
+      enabled: key.enabled,
+      status: this.isExpired(key) ? 'expired' : key.enabled ? 'enabled' : 'disabled',
+      workspaceId: key.workspaceId,
+      createdAt: isoTime(key.createdAt),
+      expiresAt: key.expiresAt === null ? null : isoTime(key.expiresAt),
+      lastUsedAt: key.lastUsedAt === null ? null : isoTime(key.lastUsedAt),
+    };
+  }
+
+  createdKey(key: StoredKey, secret: string): CreatedKey {
+    return { ...this.keyRecord(key), secret };
+  }
+
+  private addKey(key: StoredKey): void {
+    this.keys.set(key.id, key);
+    this.keysByHash.set(key.hash, key);
+    this.keyIdsByUser.get(key.userId)!.add(key.id);
+  }
+
+  private newId(prefix: string, taken: Map<string, unknown>): string {
+    for (;;) {
+      const id = prefix + randomString(ID_ALPHABET, ID_LENGTH, this.random);
+      if (!taken.has(id)) return id;
+    }
+  }
+}
+
+export function workspaceView(workspace: WorkspaceState): Workspace {
+  return { ...workspace, requestsPerMinute: REQUESTS_PER_MINUTE[workspace.plan] };
+}
+
+export function userView(user: UserState): User {
+  return { id: user.id, name: user.name, activeWorkspaceId: user.activeWorkspaceId };
+}
