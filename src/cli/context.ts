@@ -9,15 +9,16 @@ import type { Prompter } from './prompt.js';
 
 /** The program-wide options of CONTRACT §C2, as commander hands them over. */
 export interface GlobalOptions {
-  json: boolean;
-  quiet: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  /** False with --no-input. */
   input: boolean;
   baseUrl?: string;
   profile?: string;
   timeout?: number;
   wait: boolean;
   maxWait: number;
-  verbose: boolean;
+  verbose?: boolean;
 }
 
 /** Where the key came from; `login` is a key being checked before it is saved. */

@@ -1,25 +1,33 @@
 import { CommanderError } from 'commander';
 import { ExitCode } from './errors.js';
 import type { IO } from './io.js';
-import { createProgram } from './program.js';
+import { createProgram, type Program } from './program.js';
 import { reportFailure } from './report.js';
 import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerKeys } from './commands/keys/index.js';
 import { register as registerServe } from './commands/serve.js';
+import { register as registerApi } from './commands/api.js';
 
 export { processIO } from './io.js';
 
-/** Runs one `svc` invocation and returns its exit code; only bin/ exits. */
-export async function main(argv: string[], io: IO): Promise<number> {
-  const { program, app, context } = createProgram(io);
+/** The whole command tree; also the source of the man page and completions. */
+export function buildProgram(io: IO): Program {
+  const built = createProgram(io);
+  const { program, app } = built;
   registerLogin(program, app);
   registerLogout(program, app);
   registerStatus(program, app);
   registerKeys(program, app);
+  registerApi(program, app);
   registerServe(program, app);
+  return built;
+}
 
+/** Runs one `svc` invocation and returns its exit code; only bin/ exits. */
+export async function main(argv: string[], io: IO): Promise<number> {
+  const { program, context } = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;

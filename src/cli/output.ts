@@ -11,7 +11,7 @@ export class Messages {
 
   constructor(
     private readonly io: IO,
-    private readonly quiet: boolean,
+    private readonly quiet = false,
   ) {
     this.style = styleFor(io.colorStderr);
   }

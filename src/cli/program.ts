@@ -36,8 +36,8 @@ export function createProgram(io: IO): Program {
     .helpOption('-h, --help', 'show help for a command')
     .addHelpCommand('help [command]', 'show help for a command')
     .showSuggestionAfterError(true)
-    .option('--json', 'print exactly one JSON document on stdout (the API\'s own shape)', false)
-    .option('-q, --quiet', 'print only the data, no messages', false)
+    .option('--json', 'print exactly one JSON document on stdout (the API\'s own shape)')
+    .option('-q, --quiet', 'print only the data, no messages')
     .option('--no-input', 'never prompt; a missing answer is a usage error')
     .option('--base-url <url>', 'service address (env SVC_BASE_URL)')
     .option('--profile <name>', 'config profile (env SVC_PROFILE)')
@@ -52,7 +52,7 @@ export function createProgram(io: IO): Program {
         .default(300)
         .argParser(integerAtLeast(0)),
     )
-    .option('-v, --verbose', 'log each request on stderr (key redacted)', false)
+    .option('-v, --verbose', 'log each request on stderr (key redacted)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),

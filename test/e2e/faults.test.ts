@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { svc, tempConfigDir } from '../helpers/cli.js';
 import { refusedUrl, sendJson, startFaultServer } from '../helpers/fault-server.js';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { execa, type Options, type ResultPromise } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import { request } from 'undici';
 import type { LocalServerReady } from '../../src/contract/types.js';
 
@@ -63,19 +63,15 @@ export function tempConfigDir(): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export interface RunOptions extends Options {
-  env?: Record<string, string | undefined>;
-}
-
-/** Runs the built svc with no TTY and no stdin unless given. */
-export function svc(args: string[], env: Record<string, string | undefined>, options: Options = {}) {
+/** Runs the built svc with no TTY, and no stdin unless `input` is given. */
+export function svc(args: string[], env: Record<string, string | undefined>, options: { input?: string } = {}) {
+  const stdin = options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input };
   return execa('node', [SVC_BIN, ...args], {
     env: cleanEnv(env),
     extendEnv: false,
     reject: false,
-    stdin: options.input === undefined ? 'ignore' : undefined,
     timeout: 30_000,
-    ...options,
+    ...stdin,
   });
 }
 

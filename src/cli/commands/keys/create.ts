@@ -42,12 +42,17 @@ async function askName(ctx: Context): Promise<string> {
   return name.trim();
 }
 
-/** Prints a new key: the one and only time its secret is shown. */
-export function showCreated(ctx: Context, created: CreatedKey): void {
+/**
+ * Prints a new key: the one and only time its secret is shown. With --json a
+ * caller that prints a larger document of its own passes `printDocument: false`.
+ */
+export function showCreated(ctx: Context, created: CreatedKey, printDocument = true): void {
   const { io, msg } = ctx;
-  if (ctx.globals.json) printJson(io, created);
-  else if (!io.stdoutIsTTY) io.stdout.write(`${created.secret}\n`);
-  else {
+  if (ctx.globals.json) {
+    if (printDocument) printJson(io, created);
+  } else if (!io.stdoutIsTTY) {
+    io.stdout.write(`${created.secret}\n`);
+  } else {
     const expiry = created.expiresAt ? `expires ${relativeTime(created.expiresAt, Date.now())}` : 'never expires';
     msg.success(`Created key '${created.name}' (${created.id}), ${expiry}, workspace ${created.workspaceId}.`);
     io.stdout.write(`\n  ${styleFor(io.colorStdout).bold(created.secret)}\n\n`);

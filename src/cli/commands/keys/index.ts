@@ -6,14 +6,16 @@ import { register as registerRevoke } from './revoke.js';
 import { register as registerEnable } from './enable.js';
 import { register as registerDisable } from './disable.js';
 import { register as registerPing } from './ping.js';
+import { register as registerRotate } from './rotate.js';
 
 export function register(program: Command, app: App): Command {
-  const keys = program.command('keys').description('list, create, revoke, enable and disable API keys');
+  const keys = program.command('keys').description('list, create, rotate, revoke, enable and disable API keys');
   registerList(keys, app);
   registerCreate(keys, app);
   registerRevoke(keys, app);
   registerEnable(keys, app);
   registerDisable(keys, app);
+  registerRotate(keys, app);
   registerPing(keys, app);
   return keys;
 }

@@ -1,0 +1,125 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { ApiError } from '../../client/errors.js';
+import { API_PREFIX, apiPaths } from '../../contract/paths.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { printJson } from '../output.js';
+import type { App } from '../program.js';
+import { readAll } from '../read-stdin.js';
+
+export interface ApiOptions {
+  method?: string;
+  field: string[];
+  rawField: string[];
+  input?: string;
+  include?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function register(program: Command, app: App): void {
+  program
+    .command('api')
+    .description('make an authenticated request to any path under /api/service and print the JSON answer')
+    .argument('<path>', 'path below /api/service, e.g. /user/api-keys')
+    .option('-X, --method <method>', 'HTTP method (default GET, or POST when a body is given)')
+    .option('-f, --raw-field <key=value>', 'add a string field to the JSON body', collect, [])
+    .option('-F, --field <key=value>', 'add a typed field: true, false, null and numbers as JSON, @file for a file\'s text', collect, [])
+    .option('--input <file>', "read the JSON body from a file ('-' for stdin)")
+    .option('-i, --include', 'print the status line and headers on stderr')
+    .addHelpText(
+      'after',
+      `
+Management paths get a 10 s timeout; other paths (generation endpoints) 60 s,
+unless --timeout says otherwise. 401, 429 and retry policies are those of every command.
+
+Examples:
+  $ svc api /workspace
+  $ svc api /user/api-keys -f name=nightly -F expiresAt=null
+  $ svc api -X PATCH /user/api-keys/key_0123abcd -F enabled=false
+  $ echo '{"name":"from-file"}' | svc api /user/api-keys --input -`,
+    )
+    .action(app.action(run));
+}
+
+const MANAGEMENT_TIMEOUT_MS = 10_000;
+const GENERATION_TIMEOUT_MS = 60_000;
+
+export async function run(ctx: Context, pathArg: string, opts: ApiOptions): Promise<void> {
+  const path = normalisePath(pathArg);
+  const body = await buildBody(ctx, opts);
+  const method = (opts.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase();
+  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`'${opts.method}' is not an HTTP method.`);
+  const timeoutMs = ctx.globals.timeout ?? (isManagementPath(path) ? MANAGEMENT_TIMEOUT_MS : GENERATION_TIMEOUT_MS);
+
+  const client = await ctx.client();
+  try {
+    const res = await client.request<unknown>(method, path, { body, timeoutMs });
+    if (opts.include) printHead(ctx, res.status, res.headers);
+    if (res.status !== 204) printJson(ctx.io, res.body);
+  } catch (error) {
+    // The server's own error document is the answer a script asked for; the
+    // exit code still tells failure apart.
+    if (error instanceof ApiError && error.body && error.status !== 401) printJson(ctx.io, error.body);
+    throw error;
+  }
+}
+
+export function normalisePath(raw: string): string {
+  if (/^[a-z]+:\/\//i.test(raw)) throw new UsageError('Give a path below /api/service, not a URL; --base-url sets the server.');
+  const path = raw.startsWith('/') ? raw : `/${raw}`;
+  return path.startsWith(`${API_PREFIX}/`) ? path.slice(API_PREFIX.length) : path;
+}
+
+function isManagementPath(path: string): boolean {
+  const bare = path.split('?')[0]!;
+  return bare === apiPaths.workspace || bare === apiPaths.keys || bare.startsWith(`${apiPaths.keys}/`);
+}
+
+async function buildBody(ctx: Context, opts: ApiOptions): Promise<unknown> {
+  const hasFields = opts.field.length > 0 || opts.rawField.length > 0;
+  if (opts.input !== undefined) {
+    if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
+    const text = opts.input === '-' ? await readAll(ctx.io.stdin) : await readFile(opts.input, 'utf8');
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new UsageError(`${opts.input === '-' ? 'stdin' : opts.input} is not valid JSON.`);
+    }
+  }
+  if (!hasFields) return undefined;
+  const body: Record<string, unknown> = {};
+  for (const pair of opts.rawField) {
+    const [key, value] = splitField(pair);
+    body[key] = value;
+  }
+  for (const pair of opts.field) {
+    const [key, value] = splitField(pair);
+    body[key] = await typedValue(value);
+  }
+  return body;
+}
+
+function splitField(pair: string): [string, string] {
+  const at = pair.indexOf('=');
+  if (at <= 0) throw new UsageError(`Fields are key=value; got '${pair}'.`);
+  return [pair.slice(0, at), pair.slice(at + 1)];
+}
+
+export async function typedValue(value: string): Promise<unknown> {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (value === 'null') return null;
+  if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
+  if (value.startsWith('@')) return readFile(value.slice(1), 'utf8');
+  return value;
+}
+
+function printHead(ctx: Context, status: number, headers: Record<string, string | string[] | undefined>): void {
+  const lines = [`HTTP ${status}`];
+  for (const [name, value] of Object.entries(headers)) {
+    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
+  }
+  ctx.io.stderr.write(`${lines.join('\n')}\n\n`);
+}

@@ -1,0 +1,102 @@
+import type { Command } from 'commander';
+import { keyHint } from '../../../contract/key-format.js';
+import type { CreatedKey, KeyRecord, RevokeResult } from '../../../contract/types.js';
+import type { Context } from '../../context.js';
+import { CliError } from '../../errors.js';
+import { printJson } from '../../output.js';
+import type { App } from '../../program.js';
+import { checkKeyId, isNotFound, keyNotFound } from './common.js';
+import { showCreated } from './create.js';
+
+export interface RotateOptions {
+  disableOld?: boolean;
+  save?: boolean;
+}
+
+export function register(keys: Command, app: App): void {
+  keys
+    .command('rotate')
+    .description('replace a key: create one with the same name and expiry, then revoke (or disable) the old one')
+    .argument('<id>', 'the key to replace')
+    .option('--disable-old', 'disable the old key instead of revoking it, for a grace period')
+    .option('--save', 'when the old key is the one in use, save the new one to the profile without asking')
+    .addHelpText(
+      'after',
+      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses',
+    )
+    .action(app.action(run));
+}
+
+export interface Rotation {
+  key: CreatedKey;
+  previous: RevokeResult | KeyRecord;
+}
+
+export async function run(ctx: Context, idArg: string, opts: RotateOptions): Promise<void> {
+  const rotation = await rotate(ctx, checkKeyId(idArg), opts);
+  if (ctx.globals.json) printJson(ctx.io, rotation);
+}
+
+/** Shared with the interactive session. */
+export async function rotate(ctx: Context, id: string, opts: RotateOptions): Promise<Rotation> {
+  const client = await ctx.client();
+  let old: KeyRecord;
+  try {
+    old = await client.getKey(id);
+  } catch (error) {
+    throw isNotFound(error) ? keyNotFound(id) : error;
+  }
+  const inUse = ctx.credentialsUsed!.apiKey;
+  const replacesKeyInUse = old.hint === keyHint(inUse);
+
+  const created = await client.createKey({ name: old.name, expiresAt: replacementExpiry(old, Date.now()) });
+  // Printed before anything else can fail: this is the only chance to see it.
+  showCreated(ctx, created, false);
+  if (created.workspaceId !== old.workspaceId) {
+    ctx.msg.warn(
+      `The new key anchors to workspace ${created.workspaceId} (your active one), not ${old.workspaceId}: its rate limit and plan follow ${created.workspaceId}.`,
+    );
+  }
+  if (replacesKeyInUse) await offerToSave(ctx, created, opts);
+
+  let previous: RevokeResult | KeyRecord;
+  try {
+    previous = opts.disableOld
+      ? ((await client.setEnabled(id, false)).key ?? (await client.getKey(id)))
+      : await client.revokeKey(id);
+  } catch (error) {
+    throw new CliError(
+      `The new key ${created.id} was created, but the old key ${id} could not be ${opts.disableOld ? 'disabled' : 'revoked'}: ${(error as Error).message}. Retry with \`svc keys ${opts.disableOld ? 'disable' : 'revoke'} ${id}\`.`,
+    );
+  }
+  ctx.msg.success(`${opts.disableOld ? 'Disabled' : 'Revoked'} the old key ${id}; ${created.id} replaces it.`);
+  return { key: created, previous };
+}
+
+/** The old key's expiry carries over; an already expired key gets its original lifetime again. */
+export function replacementExpiry(old: KeyRecord, nowMs: number): string | null {
+  if (!old.expiresAt) return null;
+  const expires = Date.parse(old.expiresAt);
+  if (expires > nowMs) return old.expiresAt;
+  return new Date(nowMs + (expires - Date.parse(old.createdAt))).toISOString();
+}
+
+async function offerToSave(ctx: Context, created: CreatedKey, opts: RotateOptions): Promise<void> {
+  const creds = ctx.credentialsUsed!;
+  if (creds.source === 'env') {
+    ctx.msg.warn('You are rotating the key in SVC_API_KEY: put the new secret there before the next command.');
+    return;
+  }
+  let save = opts.save === true;
+  if (!save && ctx.canPrompt) {
+    save = await (await ctx.prompts()).confirm(`This is the key profile '${ctx.profileName}' uses. Save the new key there?`, true);
+  }
+  if (!save) {
+    ctx.msg.warn(`Profile '${ctx.profileName}' still holds the old key, which stops working now; run \`svc login\` with the new one (or pass --save).`);
+    return;
+  }
+  const config = await ctx.config();
+  config.setProfile(ctx.profileName, { ...config.getProfile(ctx.profileName), apiKey: created.secret });
+  ctx.credentialsUsed = { apiKey: created.secret, source: 'profile' };
+  ctx.msg.success(`Saved the new key to profile '${ctx.profileName}'.`);
+}
