@@ -214,6 +214,16 @@ describe('login, status, logout', () => {
   });
 });
 
+describe('--verbose', () => {
+  it('logs each request on stderr with the key redacted', async () => {
+    const result = await svc(['keys', 'list', '--verbose'], env);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toMatch(/> GET http:\/\/127\.0\.0\.1:\d+\/api\/service\/user\/api-keys/);
+    expect(result.stderr).toMatch(/< 200 in \d+ ms/);
+    expect(result.stderr).not.toContain(server.apiKey!);
+  });
+});
+
 describe('usage errors', () => {
   it('unknown commands and bad option values exit 2', async () => {
     expect((await svc(['keys', 'frobnicate'], env)).exitCode).toBe(2);

@@ -60,6 +60,27 @@ describe('prompts on a real terminal', () => {
     expect(await term.exitCode()).toBe(0);
   });
 
+  it('keys revoke without an id offers a pick-list', async () => {
+    const created = JSON.parse((await svc(['keys', 'create', 'pick-me', '--json'], keyEnv())).stdout);
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], keyEnv());
+    await term.waitFor('Keys to revoke');
+    await term.send('Space', 'Enter');
+    await term.waitFor(`Revoke ${created.id}?`);
+    await term.send('y', 'Enter');
+    await term.waitFor(`Revoked ${created.id}`);
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('keys list draws a table marking the key in use, with relative times', async () => {
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'list'], { ...keyEnv(), NO_COLOR: '1' });
+    const screen = await term.waitFor('the key svc is using');
+    expect(await term.exitCode()).toBe(0);
+    expect(screen).toMatch(/^ID\s+NAME\s+KEY\s+STATUS\s+EXPIRES\s+LAST USED/m);
+    expect(screen).toMatch(/\* key_\w+\s+bootstrap/);
+    expect(screen).toMatch(/(just now|seconds? ago)/);
+    expect(screen).not.toContain('\x1b[');
+  });
+
   it('Ctrl-C at a prompt exits 130', async () => {
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'create'], keyEnv());
     await term.waitFor('Name for the new key:');
