@@ -1,3 +1,5 @@
+import { isatty } from 'node:tty';
+
 /**
  * Everything a command may touch of the outside terminal. Commands receive
  * one of these instead of reaching for `process`, so tests can drive them
@@ -25,8 +27,11 @@ export function processIO(): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    // Touching process.stdin builds a stream; most commands never read it.
+    get stdin() {
+      return process.stdin;
+    },
+    stdinIsTTY: isatty(0),
     stdoutIsTTY,
     stderrIsTTY,
     colorStdout: stdoutIsTTY && !noColor,

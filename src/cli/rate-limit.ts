@@ -1,4 +1,5 @@
-import { header, type ApiResponse } from '../client/api.js';
+import type { ApiResponse } from '../client/api.js';
+import { header } from '../client/headers.js';
 import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 
 export interface RateLimitReading {

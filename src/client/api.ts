@@ -9,9 +9,10 @@ import type {
   RevokeResult,
   Workspace,
 } from '../contract/types.js';
-import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from './errors.js';
+import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError } from './errors.js';
+import { header } from './headers.js';
 import { nextStep, parseRetryAfter, type RetryPolicy } from './policy.js';
-import { TransportError, type HttpResponse, type Transport } from './transport.js';
+import type { HttpResponse, Transport } from './transport.js';
 
 export interface WaitEvent {
   reason: 'rate-limit' | 'backoff';
@@ -184,10 +185,4 @@ function parseBody(res: HttpResponse): unknown {
   } catch {
     return undefined;
   }
-}
-
-export function header(res: Pick<HttpResponse, 'headers'>, name: string): string | null {
-  const value = res.headers[name];
-  if (Array.isArray(value)) return value[0] ?? null;
-  return value ?? null;
 }

@@ -51,3 +51,15 @@ export class UnexpectedResponseError extends Error {
     this.name = 'UnexpectedResponseError';
   }
 }
+
+/** The request failed below HTTP. */
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    /** False only when no byte of the request can have reached the server. */
+    readonly reachedServerMaybe: boolean,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}

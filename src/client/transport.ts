@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { TransportError } from './errors.js';
 
 export interface HttpRequest {
   method: string;
@@ -15,18 +16,6 @@ export interface HttpResponse {
 }
 
 export type Transport = (req: HttpRequest) => Promise<HttpResponse>;
-
-/** The request failed below HTTP. */
-export class TransportError extends Error {
-  constructor(
-    message: string,
-    /** False only when no byte of the request can have reached the server. */
-    readonly reachedServerMaybe: boolean,
-  ) {
-    super(message);
-    this.name = 'TransportError';
-  }
-}
 
 const NEVER_CONNECTED: Record<string, string> = {
   ECONNREFUSED: 'connection refused',

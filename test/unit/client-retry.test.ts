@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiClient, type WaitEvent } from '../../src/client/api.js';
 import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from '../../src/client/errors.js';
 import { DEFAULT_POLICY, type RetryPolicy } from '../../src/client/policy.js';
-import { TransportError, type HttpRequest, type HttpResponse } from '../../src/client/transport.js';
+import { TransportError } from '../../src/client/errors.js';
+import type { HttpRequest, HttpResponse } from '../../src/client/transport.js';
 
 const KEY = `sk_${'a'.repeat(60)}WXYZ`;
 type Scripted = HttpResponse | TransportError;
