@@ -95,7 +95,7 @@ describe('POST /user/api-keys', () => {
     [{ name: 'ok', expiresAt: '2999-01-01T00:00:00' }, 'expiry without offset'],
     [{ name: 'ok', expiresAt: 32503680000 }, 'expiry as a number'],
     [{ name: 'ok', enabled: false }, 'another field'],
-  ])('400 INVALID_REQUEST for %j (%s)', async (body) => {
+  ] as [unknown, string][])('400 INVALID_REQUEST for %j (%s)', async (body) => {
     expectError(await t.api('POST', '/user/api-keys', { body }), 400, 'INVALID_REQUEST');
   });
 
