@@ -38,7 +38,7 @@ const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 
 const INTERNAL_ERROR: Reply = { status: 500, body: { error: 'Internal server error', code: 'INTERNAL' } };
 
-export function unauthorized(): HttpError {
+function unauthorized(): HttpError {
   return new HttpError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
 }
 

@@ -71,7 +71,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (stateFile && !saved) {
     // The bootstrap key must be on disk before anyone is told about it.
     await stateFile.save().catch((error: Error) => {
-      throw new ServerStartError(`cannot write state file ${stateFile.path}: ${error.message}`);
+      throw new ServerStartError(error.message);
     });
   }
 

@@ -110,15 +110,33 @@ export class StateFile {
         await file.close();
       }
       await rename(temp, this.path);
+      const directory = await open(dir, 'r');
+      try {
+        await directory.sync();
+      } finally {
+        await directory.close();
+      }
     } catch (error) {
+      // After a successful rename the temp name is gone and this does nothing.
       await unlink(temp).catch(() => {});
-      throw error;
+      throw new StateFileError(`cannot write ${this.path}: ${describe(error as NodeJS.ErrnoException)}`);
     }
-    const directory = await open(dir, 'r');
-    try {
-      await directory.sync();
-    } finally {
-      await directory.close();
-    }
+  }
+}
+
+/** The cause in words, without the temp file's name, which means nothing to the operator. */
+function describe(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'its directory does not exist';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    default:
+      return error.message;
   }
 }
