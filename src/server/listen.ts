@@ -181,13 +181,18 @@ function listenProblem(error: NodeJS.ErrnoException): string {
  * every answer is JSON.
  */
 function answerMalformedRequestsInJson(server: ReturnType<typeof createServer>): void {
-  const inProgress = new WeakMap<Duplex, ServerResponse>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => inProgress.set(req.socket, res));
+  const latest = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => latest.set(req.socket, { req, res }));
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const res = inProgress.get(socket);
-    // Once a response has started, an error text would corrupt it: just hang up.
-    if (!socket.writable || error.code === 'ECONNRESET' || (res && res.headersSent)) {
+    const exchange = latest.get(socket);
+    // An error answer is only right when nothing else is owed on this socket, or when the request
+    // still arriving is the broken one and its answer has not begun. Otherwise (a started answer,
+    // or a request whose answer is pending while a pipelined one is broken) hang up rather than
+    // hand the client a 400 it would take for the earlier request.
+    const owed = exchange && !exchange.res.writableFinished;
+    const brokenOwnBody = owed && !exchange.req.complete && !exchange.res.headersSent;
+    if (!socket.writable || error.code === 'ECONNRESET' || (owed && !brokenOwnBody)) {
       socket.destroy();
       return;
     }
