@@ -53,6 +53,11 @@ export class Context {
     this.profileName = globals.profile || io.env.SVC_PROFILE || 'default';
   }
 
+  /** A fresh context for another profile: nothing resolved is carried over. */
+  withProfile(profile: string): Context {
+    return new Context(this.io, { ...this.globals, profile });
+  }
+
   /** Prompts need a person: TTYs both ways, no --no-input, not CI. */
   get canPrompt(): boolean {
     const { io, globals } = this;

@@ -36,7 +36,9 @@ export function processIO(): IO {
     stderrIsTTY,
     colorStdout: stdoutIsTTY && !noColor,
     colorStderr: stderrIsTTY && !noColor,
-    columns: process.stdout.columns || process.stderr.columns || 80,
+    get columns() {
+      return process.stdout.columns || process.stderr.columns || 80;
+    },
     env: process.env,
   };
 }

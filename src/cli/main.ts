@@ -9,6 +9,8 @@ import { register as registerStatus } from './commands/status.js';
 import { register as registerKeys } from './commands/keys/index.js';
 import { register as registerServe } from './commands/serve.js';
 import { register as registerApi } from './commands/api.js';
+import { register as registerCompletion } from './commands/completion.js';
+import { register as registerInteractive } from './commands/interactive.js';
 
 export { processIO } from './io.js';
 
@@ -19,10 +21,18 @@ export function buildProgram(io: IO): Program {
   registerLogin(program, app);
   registerLogout(program, app);
   registerStatus(program, app);
-  registerKeys(program, app);
+  const keys = registerKeys(program, app);
   registerApi(program, app);
   registerServe(program, app);
+  registerCompletion(program, app);
+  registerInteractive(program, keys, app);
   return built;
+}
+
+/** man/svc.1 for this tree (scripts/gen-man.mjs); the renderer stays out of start-up. */
+export async function renderMan(io: IO, info: { version: string }): Promise<string> {
+  const { renderManPage } = await import('./docs/man.js');
+  return renderManPage(buildProgram(io).program, info);
 }
 
 /** Runs one `svc` invocation and returns its exit code; only bin/ exits. */

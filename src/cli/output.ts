@@ -48,11 +48,9 @@ export interface Column<T> {
   human: (row: T, style: ChalkInstance) => string;
   /** For scripts when piped: stable, no colour, no tabs or newlines. */
   plain: (row: T) => string;
-  /** Left out of the table on terminals narrower than WIDE_TERMINAL. */
-  wide?: boolean;
+  /** Columns with a rank are left out, lowest rank first, until the table fits the terminal. */
+  dropRank?: number;
 }
-
-const WIDE_TERMINAL = 120;
 
 /** A table on a TTY; tab-separated rows under a header line when piped. */
 export async function printRows<T>(io: IO, columns: Column<T>[], rows: T[]): Promise<void> {
@@ -64,20 +62,38 @@ export async function printRows<T>(io: IO, columns: Column<T>[], rows: T[]): Pro
   }
   const { default: Table } = await import('cli-table3');
   const style = styleFor(io.colorStdout);
-  if (io.columns < WIDE_TERMINAL) columns = columns.filter((c) => !c.wide);
-  const table = new Table({
-    head: columns.map((c) => style.bold(c.header)),
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 },
-    chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-      bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-      right: '', 'right-mid': '', middle: '',
-    },
-    wordWrap: true,
-  });
-  for (const row of rows) table.push(columns.map((c) => c.human(row, style)));
-  io.stdout.write(`${table.toString()}\n`);
+  const render = (shown: Column<T>[]) => {
+    const table = new Table({
+      head: shown.map((c) => style.bold(c.header)),
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 },
+      chars: Object.fromEntries(TABLE_PARTS.map((part) => [part, ''])),
+    });
+    for (const row of rows) table.push(shown.map((c) => c.human(row, style)));
+    // Borderless, cli-table3 still draws its header rule as a line of spaces.
+    return table
+      .toString()
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.trimEnd());
+  };
+  const droppable = columns.filter((c) => c.dropRank !== undefined).sort((a, b) => a.dropRank! - b.dropRank!);
+  let shown = columns;
+  let lines = render(shown);
+  while (droppable.length > 0 && Math.max(...lines.map(visibleWidth)) > io.columns) {
+    const drop = droppable.shift();
+    shown = shown.filter((c) => c !== drop);
+    lines = render(shown);
+  }
+  io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+const TABLE_PARTS = [
+  'top', 'top-mid', 'top-left', 'top-right', 'bottom', 'bottom-mid', 'bottom-left', 'bottom-right',
+  'left', 'left-mid', 'mid', 'mid-mid', 'right', 'right-mid', 'middle',
+];
+
+function visibleWidth(line: string): number {
+  return [...line.replace(/\x1b\[[0-9;]*m/g, '')].length;
 }
 
 const UNITS: [number, string][] = [

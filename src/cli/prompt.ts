@@ -18,6 +18,8 @@ export interface Prompter {
   /** A list filtered as the person types. */
   search<T>(message: string, choices: Choice<T>[]): Promise<T>;
   pickMany<T>(message: string, choices: Choice<T>[]): Promise<T[]>;
+  /** A select that Esc or Ctrl-C leaves with null instead of an error: the way out of a menu. */
+  menu<T>(message: string, choices: Choice<T>[]): Promise<T | null>;
 }
 
 export function createPrompter(io: IO): Prompter {
@@ -42,6 +44,22 @@ export function createPrompter(io: IO): Prompter {
         ),
       ),
     pickMany: (message, choices) => ask(checkbox({ message, choices, pageSize: 12, loop: false }, context)),
+    async menu(message, choices) {
+      const escape = new AbortController();
+      const onKey = (_: unknown, key?: { name?: string }) => {
+        if (key?.name === 'escape') escape.abort();
+      };
+      io.stdin.on('keypress', onKey);
+      try {
+        return await select({ message, choices, pageSize: 12, loop: true }, { ...context, signal: escape.signal });
+      } catch (error) {
+        const name = (error as Error).name;
+        if (name === 'AbortPromptError' || name === 'ExitPromptError') return null;
+        throw error;
+      } finally {
+        io.stdin.off('keypress', onKey);
+      }
+    },
   };
 }
 

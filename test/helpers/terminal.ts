@@ -53,7 +53,9 @@ export class Terminal {
     let screen = '';
     while (Date.now() < deadline) {
       screen = await this.screen();
-      if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
+      // Prompts break long lines themselves, so text is matched with its white space folded.
+      const found = typeof pattern === 'string' ? fold(screen).includes(fold(pattern)) : pattern.test(screen);
+      if (found) return screen;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`Timed out waiting for ${pattern}; the screen was:\n${screen}`);
@@ -76,4 +78,8 @@ export class Terminal {
     await this.tmux('kill-server').catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+function fold(text: string): string {
+  return text.replace(/\s+/g, ' ');
 }

@@ -43,12 +43,17 @@ export function keyColumns(inUse: string | undefined, nowMs: number): Column<Key
       human: (k, s) => (k.hint === inUse ? s.bold(`* ${k.id}`) : `  ${k.id}`),
       plain: (k) => k.id,
     },
-    { header: 'NAME', human: (k) => k.name, plain: (k) => k.name },
+    { header: 'NAME', human: (k) => truncate(k.name, 24), plain: (k) => k.name },
     { header: 'KEY', human: (k, s) => s.dim(k.hint), plain: (k) => k.hint },
     { header: 'STATUS', human: (k, s) => statusColor(k.status, s), plain: (k) => k.status },
-    { header: 'WORKSPACE', human: (k) => k.workspaceId, plain: (k) => k.workspaceId, wide: true },
-    { header: 'CREATED', human: (k) => when(k.createdAt, ''), plain: (k) => k.createdAt, wide: true },
-    { header: 'EXPIRES', human: (k) => when(k.expiresAt, 'never'), plain: (k) => k.expiresAt ?? '' },
-    { header: 'LAST USED', human: (k) => when(k.lastUsedAt, 'never'), plain: (k) => k.lastUsedAt ?? '' },
+    { header: 'WORKSPACE', human: (k) => k.workspaceId, plain: (k) => k.workspaceId, dropRank: 2 },
+    { header: 'CREATED', human: (k) => when(k.createdAt, ''), plain: (k) => k.createdAt, dropRank: 1 },
+    { header: 'EXPIRES', human: (k) => when(k.expiresAt, 'never'), plain: (k) => k.expiresAt ?? '', dropRank: 3 },
+    { header: 'LAST USED', human: (k) => when(k.lastUsedAt, 'never'), plain: (k) => k.lastUsedAt ?? '', dropRank: 4 },
   ];
+}
+
+function truncate(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }

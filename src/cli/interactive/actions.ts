@@ -1,0 +1,144 @@
+import { keyHint } from '../../contract/key-format.js';
+import type { KeyRecord } from '../../contract/types.js';
+import type { Context } from '../context.js';
+import { parseDuration } from '../duration.js';
+import { UsageError } from '../errors.js';
+import { relativeTime } from '../output.js';
+import { run as create } from '../commands/keys/create.js';
+import { run as revoke } from '../commands/keys/revoke.js';
+import { run as ping } from '../commands/keys/ping.js';
+import { rotate } from '../commands/keys/rotate.js';
+import { setEnabled } from '../commands/keys/set-enabled.js';
+import { run as login } from '../commands/login.js';
+import type { View } from './session.js';
+
+interface Action {
+  label: string;
+  needsKey: boolean;
+  /** Returns a new context when the action changes who the session is. */
+  run(ctx: Context, view: View): Promise<Context | void>;
+}
+
+/** Every action is the subcommand's own code, fed answers from prompts. */
+export const ACTIONS = {
+  create: {
+    label: 'Create a key',
+    needsKey: true,
+    async run(ctx) {
+      const prompts = await ctx.prompts();
+      const name = await prompts.text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
+      const expiresIn = await prompts.text('Expires in (30d, 12h, 2w; empty for never):', (v) => {
+        if (!v.trim()) return true;
+        try {
+          parseDuration(v);
+          return true;
+        } catch (error) {
+          return (error as Error).message;
+        }
+      });
+      await create(ctx, name.trim(), expiresIn.trim() ? { expiresIn: expiresIn.trim() } : {});
+    },
+  },
+  toggle: {
+    label: 'Enable or disable a key',
+    needsKey: true,
+    async run(ctx, view) {
+      const key = await pickKey(ctx, view, 'Key to switch on or off:');
+      if (key.enabled && key.hint === view.inUse) {
+        const prompts = await ctx.prompts();
+        if (!(await prompts.confirm(`Disable '${key.name}' (${key.id})?`))) return;
+        if (!(await confirmLockOut(ctx, 'Disabling'))) return;
+      }
+      await setEnabled(ctx, key.id, !key.enabled);
+    },
+  },
+  revoke: {
+    label: 'Revoke a key',
+    needsKey: true,
+    async run(ctx, view) {
+      const key = await pickKey(ctx, view, 'Key to revoke:');
+      const prompts = await ctx.prompts();
+      if (!(await prompts.confirm(`Revoke '${key.name}' (${key.id})? This cannot be undone.`))) return;
+      if (key.hint === view.inUse && !(await confirmLockOut(ctx, 'Revoking'))) return;
+      await revoke(ctx, [key.id], { yes: true });
+    },
+  },
+  rotate: {
+    label: 'Rotate a key (new secret, old key revoked)',
+    needsKey: true,
+    async run(ctx, view) {
+      const key = await pickKey(ctx, view, 'Key to rotate:');
+      await rotate(ctx, key.id, {});
+      // A rotated key in use may have been saved to the profile: start afresh.
+      return ctx.withProfile(ctx.profileName);
+    },
+  },
+  ping: {
+    label: 'Ping: check the key in use',
+    needsKey: true,
+    async run(ctx) {
+      await ping(ctx);
+    },
+  },
+  refresh: {
+    label: 'Refresh',
+    needsKey: false,
+    async run() {},
+  },
+  profile: {
+    label: 'Switch profile',
+    needsKey: false,
+    async run(ctx) {
+      const prompts = await ctx.prompts();
+      const names = [...new Set([...(await ctx.config()).profileNames(), 'default'])].sort();
+      const other = '\u0000other';
+      let name = await prompts.select(
+        'Profile:',
+        [...names.map((n) => ({ name: n === ctx.profileName ? `${n} (current)` : n, value: n })), { name: 'Another profile…', value: other }],
+      );
+      if (name === other) {
+        name = (await prompts.text('Profile name:', (v) => (/^[\w.-]+$/.test(v.trim()) ? true : 'Letters, digits, ".", "_" and "-" only.'))).trim();
+      }
+      if (ctx.io.env.SVC_API_KEY) ctx.msg.warn('SVC_API_KEY is set: it overrides every profile\'s saved key.');
+      return ctx.withProfile(name);
+    },
+  },
+  login: {
+    label: 'Log in with another key',
+    needsKey: false,
+    async run(ctx) {
+      await login(ctx, {});
+      return ctx.withProfile(ctx.profileName);
+    },
+  },
+  quit: {
+    label: 'Quit',
+    needsKey: false,
+    async run() {},
+  },
+} satisfies Record<string, Action>;
+
+export type ActionName = keyof typeof ACTIONS;
+
+/** A list filtered as you type: name, hint, status and last use. */
+async function pickKey(ctx: Context, view: View, message: string): Promise<KeyRecord> {
+  if (view.keys.length === 0) throw new UsageError('There are no keys.');
+  const prompts = await ctx.prompts();
+  const now = Date.now();
+  return prompts.search(
+    message,
+    view.keys.map((k) => ({
+      name: `${k.name}  ${k.hint}  ${k.status}  ${k.lastUsedAt ? `used ${relativeTime(k.lastUsedAt, now)}` : 'never used'}${k.hint === view.inUse ? '  ← in use' : ''}`,
+      value: k,
+      description: k.id,
+    })),
+  );
+}
+
+/** The second, explicit confirmation before the session cuts off its own key. */
+async function confirmLockOut(ctx: Context, doing: string): Promise<boolean> {
+  const prompts = await ctx.prompts();
+  return prompts.confirm(
+    `${doing} the key this session uses (${keyHint(ctx.credentialsUsed!.apiKey)}) locks the session out. Go ahead?`,
+  );
+}

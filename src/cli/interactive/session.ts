@@ -1,0 +1,91 @@
+import { keyHint } from '../../contract/key-format.js';
+import type { KeyRecord, Workspace } from '../../contract/types.js';
+import { createContext, type Context, type Credentials } from '../context.js';
+import { ExitCode } from '../errors.js';
+import type { IO } from '../io.js';
+import { printRows } from '../output.js';
+import { describeFailure } from '../report.js';
+import { keyColumns } from '../commands/keys/list.js';
+import { ACTIONS, type ActionName } from './actions.js';
+
+/** What the session shows above its menu. */
+export interface View {
+  credentials: Credentials | null;
+  baseUrl: string;
+  workspace: Workspace | null;
+  keys: KeyRecord[];
+  inUse: string | undefined;
+}
+
+/**
+ * `svc` on a terminal with no command: who you are, your keys, and a menu of
+ * the same commands the flags run. Everything is drawn on stderr, so the
+ * session is one screen even when stdout is elsewhere.
+ */
+export async function runSession(start: Context): Promise<void> {
+  let ctx = forSession(start);
+  for (;;) {
+    const view = await loadView(ctx);
+    await draw(ctx, view);
+    const prompts = await ctx.prompts();
+    const choice = await prompts.menu<ActionName>(
+      'What next? (Esc to quit)',
+      Object.entries(ACTIONS)
+        .filter(([, action]) => view.credentials || !action.needsKey)
+        .map(([name, action]) => ({ name: action.label, value: name as ActionName })),
+    );
+    if (choice === null || choice === 'quit') return;
+    try {
+      ctx = (await ACTIONS[choice].run(ctx, view)) ?? ctx;
+    } catch (error) {
+      const { exitCode, lines } = describeFailure(error, {
+        credentials: ctx.credentialsUsed,
+        profileName: ctx.profileName,
+        baseUrl: ctx.baseUrlUsed,
+        verbose: Boolean(ctx.globals.verbose),
+      });
+      // A rejected key or Ctrl-C ends the session; anything else is shown and the menu returns.
+      if (exitCode === ExitCode.unauthenticated || exitCode === ExitCode.interrupted) throw error;
+      ctx.io.stderr.write(`${ctx.msg.style.red('error:')} ${lines.join('\n')}\n`);
+    }
+  }
+}
+
+/** The session's I/O: data drawn on the terminal's stderr alongside the prompts. */
+function forSession(ctx: Context): Context {
+  // The terminal stays the prototype, so its width is read live after a resize.
+  const io: IO = Object.create(ctx.io, {
+    stdout: { value: ctx.io.stderr },
+    stdoutIsTTY: { value: true },
+    colorStdout: { value: ctx.io.colorStderr },
+  });
+  return createContext(io, ctx.globals);
+}
+
+async function loadView(ctx: Context): Promise<View> {
+  const credentials = await ctx.findCredentials();
+  const baseUrl = await ctx.baseUrl();
+  if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined };
+  const client = await ctx.client(credentials);
+  const [workspace, list] = await Promise.all([client.getWorkspace(), client.listKeys()]);
+  return { credentials, baseUrl, workspace: workspace.body, keys: list.body.keys, inUse: keyHint(credentials.apiKey) };
+}
+
+async function draw(ctx: Context, view: View): Promise<void> {
+  const { style } = ctx.msg;
+  const out = (line: string) => ctx.io.stderr.write(`${line}\n`);
+  out('');
+  out(`${style.bold('svc')}  profile ${style.cyan(ctx.profileName)}  ${style.dim(view.baseUrl)}`);
+  if (!view.credentials) {
+    out(style.yellow('Not logged in: choose "Log in" to save a key for this profile.'));
+    return;
+  }
+  const source = view.credentials.source === 'env' ? 'SVC_API_KEY' : 'profile';
+  const ws = view.workspace!;
+  out(`key ${view.inUse} (from ${source})`);
+  out(`workspace ${ws.name} (${ws.id})  plan ${ws.plan}, ${ws.requestsPerMinute} requests/min`);
+  out('');
+  if (view.keys.length === 0) out('No keys.');
+  else await printRows(ctx.io, keyColumns(view.inUse, Date.now()), view.keys);
+  out('');
+}
