@@ -1,14 +1,20 @@
 // Bundles the CLI into dist/ with code splitting, so each command pulls in
 // only what it uses: start-up time is a feature of a CLI.
 import { build } from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rename, rm } from 'node:fs/promises';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const root = new URL('../', import.meta.url);
+const dist = new URL('dist', root);
+// Built aside and swapped in, so a test process running the old bundle is
+// never left with half a directory.
+const staging = new URL(`dist.${process.pid}`, root);
+const retired = new URL(`dist.${process.pid}.old`, root);
+
 await build({
   entryPoints: { main: 'src/cli/main.ts' },
-  outdir: 'dist',
+  outdir: staging.pathname,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -22,3 +28,9 @@ await build({
   banner: { js: "import{createRequire as __svcCreateRequire}from'node:module';const require=__svcCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+await rename(dist, retired).catch((error) => {
+  if (error.code !== 'ENOENT') throw error;
+});
+await rename(staging, dist);
+await rm(retired, { recursive: true, force: true });
