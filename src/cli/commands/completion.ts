@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { Shell } from '../docs/completion.js';
+import type { App } from '../program.js';
+
+/** How to load each script; shown when no shell is given, and atop the script. */
+const INSTALL: Record<Shell, string> = {
+  bash: 'add  eval "$(svc completion bash)"  to ~/.bashrc',
+  zsh: 'svc completion zsh > ~/.zfunc/_svc  and put  fpath=(~/.zfunc $fpath)  before compinit in ~/.zshrc',
+  fish: 'svc completion fish > ~/.config/fish/completions/svc.fish',
+};
+
+export function register(program: Command, app: App): void {
+  program
+    .command('completion')
+    .description('print a shell completion script for bash, zsh or fish')
+    .argument('[shell]', 'bash, zsh or fish')
+    .addHelpText(
+      'after',
+      '\nThe script completes commands, subcommands and options, and is generated from this version of svc:\nregenerate it after an upgrade.\n\nExamples:\n  $ eval "$(svc completion bash)"\n  $ svc completion zsh > ~/.zfunc/_svc   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc\n  $ svc completion fish > ~/.config/fish/completions/svc.fish',
+    )
+    // The script describes the whole program, not just this command.
+    .action(app.action((ctx: Context, shell: string | undefined) => run(ctx, program, shell)));
+}
+
+export async function run(ctx: Context, program: Command, shell: string | undefined): Promise<void> {
+  if (shell === undefined) {
+    const hints = Object.entries(INSTALL).map(([name, how]) => `  ${`${name}:`.padEnd(6)}${how}`);
+    throw new UsageError(`Which shell? Usage: svc completion bash|zsh|fish\n${hints.join('\n')}`);
+  }
+  if (!isShell(shell)) {
+    throw new UsageError(`Unknown shell '${shell}': svc completes bash, zsh and fish.`);
+  }
+  // Loaded only here: the generators are no part of an ordinary start-up.
+  const { renderCompletion } = await import('../docs/completion.js');
+  ctx.io.stdout.write(renderCompletion(program, shell, INSTALL[shell]));
+}
+
+function isShell(name: string): name is Shell {
+  return Object.hasOwn(INSTALL, name);
+}
