@@ -1,0 +1,83 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const repo = resolve(import.meta.dirname, '../..');
+const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string };
+const work = mkdtempSync(join(tmpdir(), 'svc-pack-'));
+// Quiet npm that uses its cache first: the declared dependencies still install from the registry.
+const npmEnv = { npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false', npm_config_prefer_offline: 'true' };
+let tarball: string;
+
+beforeAll(async () => {
+  // --ignore-scripts: prepack would rebuild dist/ under the feet of the tests
+  // running beside this one; the suite runs after `npm run build` anyway.
+  const { stdout } = await execa('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: repo, env: npmEnv });
+  tarball = join(work, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
+}, 60_000);
+afterAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  // npx keeps what it installed in the npm cache; drop the copy of this run's tarball.
+  const { stdout: cache } = await execa('npm', ['config', 'get', 'cache'], { env: npmEnv });
+  const npxDir = join(cache.trim(), '_npx');
+  for (const entry of existsSync(npxDir) ? readdirSync(npxDir) : []) {
+    const manifest = join(npxDir, entry, 'package.json');
+    if (existsSync(manifest) && readFileSync(manifest, 'utf8').includes(basename(work))) {
+      rmSync(join(npxDir, entry), { recursive: true, force: true });
+    }
+  }
+});
+
+describe('the npm tarball', () => {
+  it('holds the bundle, the bin shim and the man page, and no sources or tests', async () => {
+    const { stdout } = await execa('tar', ['tzf', tarball]);
+    const files = stdout.split('\n').map((f) => f.replace(/^package\//, ''));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'bin/svc.js', 'dist/main.js', 'man/svc.1']));
+    expect(files.filter((f) => /^(src|test|scripts)\/|\.ts$|^\.ci\/|^tsconfig|^vitest/.test(f))).toEqual([]);
+  });
+
+  it('runs with npx in a directory holding nothing but the tarball', async () => {
+    const empty = join(work, 'empty');
+    mkdirSync(empty);
+    copyFileSync(tarball, join(empty, basename(tarball)));
+    // A relative path: npx takes an absolute one for a command to run, not a package.
+    const result = await execa('npx', ['--yes', `./${basename(tarball)}`, '--version'], { cwd: empty, env: npmEnv, reject: false, timeout: 120_000 });
+    expect(result.stdout, result.stderr).toBe(version);
+  }, 150_000);
+
+  it('installs globally with its man page, and runs from there', async () => {
+    const prefix = join(work, 'prefix');
+    const install = await execa('npm', ['install', '--global', '--prefix', prefix, tarball], { env: npmEnv, reject: false, timeout: 120_000 });
+    expect(install.exitCode, install.stderr).toBe(0);
+    const man = join(prefix, 'share/man/man1/svc.1');
+    expect(existsSync(man)).toBe(true);
+    expect(readFileSync(man, 'utf8')).toBe(readFileSync(join(repo, 'man/svc.1'), 'utf8'));
+    const bin = join(prefix, 'bin/svc');
+    expect((await execa(bin, ['--version'])).stdout).toBe(version);
+    // The lazily loaded chunks made it into the package too.
+    expect((await execa(bin, ['completion', 'bash'])).stdout).toContain('complete -F _svc svc');
+  }, 150_000);
+});
+
+describe('start-up', () => {
+  /** Every file dist/main.js loads before it runs: its static imports, transitively. */
+  function staticallyLoaded(file: string, seen = new Set<string>()): Set<string> {
+    seen.add(file);
+    const code = readFileSync(file, 'utf8');
+    for (const [, a, b] of code.matchAll(/\bfrom\s*"(\.\.?\/[^"]+)"|\bimport\s*"(\.\.?\/[^"]+)"/g)) {
+      const next = resolve(dirname(file), (a ?? b)!);
+      if (!seen.has(next)) staticallyLoaded(next, seen);
+    }
+    return seen;
+  }
+
+  it('does not load the man page and completion generators or the tree walker they share', () => {
+    const loaded = [...staticallyLoaded(join(repo, 'dist/main.js'))].map((f) => readFileSync(f, 'utf8'));
+    expect(loaded.length).toBeGreaterThan(1);
+    for (const marker of ['.SH EXIT STATUS', 'complete -F ', 'Examples?:']) {
+      expect(loaded.some((code) => code.includes(marker)), marker).toBe(false);
+    }
+  });
+});
