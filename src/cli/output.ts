@@ -112,7 +112,8 @@ export function relativeTime(iso: string, nowMs: number): string {
   const abs = Math.abs(deltaSeconds);
   if (abs < 5) return 'just now';
   const [size, unit] = UNITS.find(([s]) => abs >= s)!;
-  const n = Math.floor(abs / size);
+  // Rounded, so a 90-day key seen a minute later still reads "in 3 months".
+  const n = Math.round(abs / size);
   const phrase = `${n} ${unit}${n === 1 ? '' : 's'}`;
   return deltaSeconds < 0 ? `${phrase} ago` : `in ${phrase}`;
 }

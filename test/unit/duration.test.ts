@@ -26,5 +26,6 @@ describe('relativeTime', () => {
     expect(relativeTime('2026-12-21T10:00:00.000Z', now)).toBe('in 1 month');
     expect(relativeTime('2026-11-21T10:00:02.000Z', now)).toBe('just now');
     expect(relativeTime('2026-11-20T10:00:00.000Z', now)).toBe('1 day ago');
+    expect(relativeTime('2027-02-19T09:59:00.000Z', now)).toBe('in 3 months');
   });
 });
