@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { generateKey, keyHint, randomString } from '../contract/key-format.js';
+import { keyHint } from '../contract/key-format.js';
+import { generateKey, randomString } from '../contract/key-generation.js';
 import { REQUESTS_PER_MINUTE, type Plan } from '../contract/plans.js';
 import type { CreatedKey, KeyRecord, User, Workspace } from '../contract/types.js';
 import { isoTime, type Clock } from './clock.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BASE62, generateKey, isWellFormedKey, keyHint, randomString } from '../../src/contract/key-format.js';
+import { BASE62, isWellFormedKey, keyHint } from '../../src/contract/key-format.js';
+import { generateKey, randomString } from '../../src/contract/key-generation.js';
 import { Clock } from '../../src/server/clock.js';
 import { Store } from '../../src/server/store.js';
 
