@@ -37,7 +37,7 @@ export function renderManPage(program: Command, info: ManPageInfo): string {
     ...environment(),
     ...files(),
     ...exitStatus(),
-    ...examples(),
+    ...examples(root),
     '.SH SEE ALSO',
     text(t`${bold(`${root.name} help`)} ${italic('command')}, ${bold(`${root.name} completion`)} ${italic('shell')}, ${bold('jq')}(1)`),
   ];
@@ -49,7 +49,7 @@ function synopsis(root: CommandDoc): string[] {
   return [
     '.SH SYNOPSIS',
     `.B ${quoted(root.name)}`,
-    text(t`[${italic('global options')}] ${italic('command')} [${italic('options')}] [${italic('arguments')}]`),
+    text(t`[${italic('global options')}] [${italic('command')} [${italic('options')}] [${italic('arguments')}]]`),
     '.PP',
     ...runnable.flatMap((cmd, i) => [...(i > 0 ? ['.br'] : []), ...usageLines(cmd)]),
   ];
@@ -58,6 +58,9 @@ function synopsis(root: CommandDoc): string[] {
 function description(root: CommandDoc): string[] {
   const paragraphs = [
     escape(sentence(root.description)),
+    ...root.notes.map(syntax),
+    t`Without a command, on a terminal, ${bold('svc')} (and likewise ${bold('svc keys')}) opens an interactive key manager;
+      anywhere else it prints its help on standard error and exits 2.`,
     t`The API key comes from ${bold('SVC_API_KEY')}, else from the active profile in the config store (see ${bold('FILES')}).
       It is never taken from a command-line flag, where it would show in ${bold('ps')}(1) and in shell history.
       The service address comes from ${bold('--base-url')}, else ${bold('SVC_BASE_URL')}, else the profile,
@@ -173,7 +176,7 @@ function exitStatus(): string[] {
   return ['.SH EXIT STATUS', ...codes.flatMap(([code, what]) => ['.TP', `.B ${code}`, text(what)])];
 }
 
-function examples(): string[] {
+function examples(root: CommandDoc): string[] {
   const steps: [Roff, string[]][] = [
     [t`Try everything offline: the reference server prints a key to log in with.`, ['svc serve --local', 'svc login']],
     [t`Create a key for a CI job; when piped, only the secret is printed.`, ['svc keys create ci --expires-in 30d > ci-key.txt']],
@@ -185,6 +188,7 @@ function examples(): string[] {
   ];
   return [
     '.SH EXAMPLES',
+    ...(root.examples.length > 0 ? [...exampleBlock(root.examples), '.PP'] : []),
     ...steps.flatMap(([what, commandLines], i) => [...(i > 0 ? ['.PP'] : []), text(what), ...exampleBlock(commandLines)]),
   ];
 }
