@@ -65,7 +65,7 @@ function describe(cmd: Command, help: Help, parentPath: string[], isHelp: boolea
       term: help.argumentTerm(arg),
       description: help.argumentDescription(arg),
     })),
-    // Likewise the help option is the one visible option missing from `options`.
+    // Commander's help option is the one visible option it does not list in `options`.
     options: help.visibleOptions(cmd).map((opt) => describeOption(opt, help, !cmd.options.includes(opt))),
     notes,
     examples,
