@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/run.js';
 import { allCommands, describeProgram, type CommandDoc } from '../../src/cli/docs/tree.js';
 import { memoryIO } from '../helpers/memory-io.js';
 

@@ -1,0 +1,55 @@
+import { CommanderError } from 'commander';
+import { ExitCode } from './errors.js';
+import type { IO } from './io.js';
+import { createProgram, type Program } from './program.js';
+import { reportFailure } from './report.js';
+import { register as registerLogin } from './commands/login.js';
+import { register as registerLogout } from './commands/logout.js';
+import { register as registerStatus } from './commands/status.js';
+import { register as registerKeys } from './commands/keys/index.js';
+import { register as registerServe } from './commands/serve.js';
+import { register as registerApi } from './commands/api.js';
+import { register as registerCompletion } from './commands/completion.js';
+import { register as registerInteractive } from './commands/interactive.js';
+
+/** The whole command tree; also the source of the man page and completions. */
+export function buildProgram(io: IO): Program {
+  const built = createProgram(io);
+  const { program, app } = built;
+  registerLogin(program, app);
+  registerLogout(program, app);
+  registerStatus(program, app);
+  const keys = registerKeys(program, app);
+  registerApi(program, app);
+  registerServe(program, app);
+  registerCompletion(program, app);
+  registerInteractive(program, keys, app);
+  return built;
+}
+
+/** man/svc.1 for this tree (scripts/gen-man.mjs); the renderer stays out of start-up. */
+export async function renderMan(io: IO, info: { version: string }): Promise<string> {
+  const { renderManPage } = await import('./docs/man.js');
+  return renderManPage(buildProgram(io).program, info);
+}
+
+/** Parses and runs one `svc` invocation; returns its exit code. */
+export async function run(argv: string[], io: IO): Promise<number> {
+  const { program, context } = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already printed its message or the help text.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    const ctx = context();
+    return reportFailure(io, error, {
+      credentials: ctx?.credentialsUsed,
+      profileName: ctx?.profileName ?? 'default',
+      baseUrl: ctx?.baseUrlUsed,
+      verbose: ctx?.globals.verbose ?? argv.includes('--verbose'),
+    });
+  }
+}
