@@ -32,6 +32,19 @@ export interface Program {
 export function createProgram(io: IO): Program {
   const program = new Command('svc')
     .description("Manage API keys for the media-generation service, and run its reference server offline.")
+    .addHelpText(
+      'after',
+      `
+With no command on a terminal, svc opens an interactive key manager;
+anywhere else it prints this help on stderr and exits 2.
+
+Examples:
+  $ svc serve --local
+  $ svc login
+  $ svc keys list
+  $ KEY=$(svc keys create ci --expires-in 30d)
+  $ svc`,
+    )
     .version(SVC_VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show help for a command')
     .addHelpCommand('help [command]', 'show help for a command')

@@ -59,8 +59,6 @@ function description(root: CommandDoc): string[] {
   const paragraphs = [
     escape(sentence(root.description)),
     ...root.notes.map(syntax),
-    t`Without a command, on a terminal, ${bold('svc')} (and likewise ${bold('svc keys')}) opens an interactive key manager;
-      anywhere else it prints its help on standard error and exits 2.`,
     t`The API key comes from ${bold('SVC_API_KEY')}, else from the active profile in the config store (see ${bold('FILES')}).
       It is never taken from a command-line flag, where it would show in ${bold('ps')}(1) and in shell history.
       The service address comes from ${bold('--base-url')}, else ${bold('SVC_BASE_URL')}, else the profile,

@@ -9,7 +9,13 @@ import { register as registerPing } from './ping.js';
 import { register as registerRotate } from './rotate.js';
 
 export function register(program: Command, app: App): Command {
-  const keys = program.command('keys').description('list, create, rotate, revoke, enable and disable API keys');
+  const keys = program
+    .command('keys')
+    .description('list, create, rotate, revoke, enable and disable API keys')
+    .addHelpText(
+      'after',
+      '\nWith no subcommand on a terminal, opens the interactive key manager.\n\nExamples:\n  $ svc keys list\n  $ svc keys create laptop\n  $ svc keys',
+    );
   registerList(keys, app);
   registerCreate(keys, app);
   registerRevoke(keys, app);
