@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SVC_BIN, startLocalServer, svc, tempConfigDir, type LocalServer } from '../helpers/cli.js';
+import { SVC_BIN, call, startLocalServer, svc, tempConfigDir, windowEndsIn, type LocalServer } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';
 
 let server: LocalServer;
@@ -131,6 +131,39 @@ describe('svc with no command on a terminal', () => {
     await term.waitFor(MENU);
     await term.send('Up', 'Enter');
     expect(await term.exitCode()).toBe(0);
+  });
+});
+
+describe('the session under pressure', () => {
+  let free: LocalServer;
+  beforeAll(async () => {
+    free = await startLocalServer();
+  });
+  afterAll(() => free?.stop());
+
+  it('shows the rate-limit countdown and carries on', async () => {
+    await windowEndsIn(free, 4);
+    const t = await Terminal.start(['node', SVC_BIN], { ...env(free.apiKey!), SVC_BASE_URL: free.url }, { columns: 80, rows: 50 });
+    term = t;
+    await t.waitFor(MENU);
+    while ((await call(free.url, 'GET', '/api/service/workspace', free.apiKey!)).status !== 429);
+    await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
+    await t.waitFor(/Rate limited: retrying in \d s/);
+    await t.waitFor(MENU, 15_000);
+    await t.send('Up', 'Enter');
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it('redraws the table to fit after the terminal shrinks', async () => {
+    const t = await startSession();
+    await t.resize(60, 50);
+    await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
+    await t.waitFor(/Refresh\n[\s\S]*\? What next\?/);
+    const screen = await t.screen();
+    const table = screen.slice(screen.lastIndexOf('ID '));
+    const rows = table.split('\n').filter((line) => /^(ID|\*? *key_)/.test(line.trim()));
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows) expect([...row].length).toBeLessThanOrEqual(60);
   });
 });
 

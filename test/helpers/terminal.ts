@@ -48,6 +48,10 @@ export class Terminal {
     }
   }
 
+  async resize(columns: number, rows: number): Promise<void> {
+    await this.tmux('resize-window', '-x', String(columns), '-y', String(rows));
+  }
+
   async waitFor(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let screen = '';

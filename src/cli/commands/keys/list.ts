@@ -44,7 +44,7 @@ export function keyColumns(inUse: string | undefined, nowMs: number): Column<Key
       plain: (k) => k.id,
     },
     { header: 'NAME', human: (k) => truncate(k.name, 24), plain: (k) => k.name },
-    { header: 'KEY', human: (k, s) => s.dim(k.hint), plain: (k) => k.hint },
+    { header: 'KEY', human: (k, s) => s.dim(k.hint), plain: (k) => k.hint, dropRank: 5 },
     { header: 'STATUS', human: (k, s) => statusColor(k.status, s), plain: (k) => k.status },
     { header: 'WORKSPACE', human: (k) => k.workspaceId, plain: (k) => k.workspaceId, dropRank: 2 },
     { header: 'CREATED', human: (k) => when(k.createdAt, ''), plain: (k) => k.createdAt, dropRank: 1 },
