@@ -1,5 +1,6 @@
 import type { ApiClient, WaitEvent } from '../client/api.js';
 import { DEFAULT_POLICY } from '../client/policy.js';
+import type { Transport } from '../client/transport.js';
 import { DEFAULT_BASE_URL } from '../contract/paths.js';
 import { NotAuthenticatedError } from './errors.js';
 import type { ConfigStore } from './config/store.js';
@@ -44,6 +45,8 @@ export class Context {
   credentialsUsed: Credentials | undefined;
   baseUrlUsed: string | undefined;
   private configStore: ConfigStore | undefined;
+  /** One connection pool for every client this command makes. */
+  private transport: Transport | undefined;
 
   constructor(
     readonly io: IO,
@@ -114,12 +117,13 @@ export class Context {
     ]);
     const { globals, io } = this;
     this.baseUrlUsed = baseUrl;
+    this.transport ??= createUndiciTransport();
     return new ApiClient({
       baseUrl,
       apiKey: creds.apiKey,
       timeoutMs: this.timeoutMs,
       policy: { ...DEFAULT_POLICY, waitOnRateLimit: globals.wait !== false, maxWaitSeconds: globals.maxWait },
-      transport: createUndiciTransport(),
+      transport: this.transport,
       userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
       wait: (event: WaitEvent) => waitWithCountdown(io, this.msg, event),
       log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
