@@ -57,9 +57,14 @@ export function send(res: ServerResponse, reply: Reply, closeConnection: boolean
 
 /** A request that announced a body it has not finished sending. */
 export function hasUnreadBody(req: IncomingMessage): boolean {
-  const announced = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  return announced && !req.readableEnded;
+  return hasAnnouncedBody(req) && !req.readableEnded;
 }
+
+function hasAnnouncedBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+const NO_BODY = Buffer.alloc(0);
 
 /**
  * Reads the body, refusing it as soon as it passes `limit` bytes: an
@@ -68,6 +73,9 @@ export function hasUnreadBody(req: IncomingMessage): boolean {
  * is left unread; the 413 then closes the connection.
  */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  // Without Transfer-Encoding or a non-zero Content-Length a request has no body (RFC 9112 §6.3);
+  // waiting for its 'end' would cost the hot GET path a stream switched to flowing and a trip round the event loop.
+  if (!hasAnnouncedBody(req)) return Promise.resolve(NO_BODY);
   if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(payloadTooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
