@@ -97,7 +97,8 @@ export function createApp(deps: AppDeps): RequestListener {
         }
       }
       // An unread body must not be drained (it may be huge), so the connection cannot be reused.
-      send(res, { ...reply, headers: { ...reply.headers, ...headers } }, deps.isClosing() || hasUnreadBody(req));
+      const answer: Reply = { status: reply.status, body: reply.body, headers: Object.assign({}, reply.headers, headers) };
+      send(res, answer, deps.isClosing() || hasUnreadBody(req));
     })().catch((error: unknown) => {
       deps.logError(error);
       res.destroy();

@@ -19,7 +19,11 @@ export class HttpError extends Error {
     message: string,
     readonly headers: Headers = {},
   ) {
+    // Only ever answered, never logged, so nobody reads its stack; capturing one costs microseconds on every 401 and 429.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
   }
 
   toReply(): Reply {
@@ -41,7 +45,8 @@ const BASE_HEADERS: Headers = {
 
 export function send(res: ServerResponse, reply: Reply, closeConnection: boolean): void {
   if (res.headersSent || res.destroyed) return;
-  const headers: Headers = { ...BASE_HEADERS, ...reply.headers };
+  // Object.assign, not spread: V8 spreads these dash-keyed objects on a slow path, microseconds per response.
+  const headers: Headers = Object.assign({}, BASE_HEADERS, reply.headers);
   if (closeConnection) headers.connection = 'close';
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
