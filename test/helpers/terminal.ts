@@ -23,10 +23,13 @@ export class Terminal {
     size: { columns: number; rows: number } = { columns: 100, rows: 40 },
   ): Promise<Terminal> {
     const term = new Terminal();
-    const quoted = command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    // tmux hands its own environment (CI=true in CI, say) to the session, so
+    // the command starts from an empty one holding only what the test gives.
+    const vars = Object.entries({ TERM: 'xterm-256color', PATH: process.env.PATH!, HOME: process.env.HOME!, ...env });
+    const argv = ['env', '-i', ...vars.map(([k, v]) => `${k}=${v}`), ...command];
+    const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const script = `${quoted}; echo $? > '${term.exitFile}'; sleep 600`;
-    const envArgs = Object.entries({ TERM: 'xterm-256color', ...env }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    await term.tmux('new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), ...envArgs, 'sh', '-c', script);
+    await term.tmux('new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), 'sh', '-c', script);
     return term;
   }
 
