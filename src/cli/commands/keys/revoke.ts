@@ -31,8 +31,9 @@ export function register(keys: Command, app: App): void {
 type Outcome = RevokeResult | { id: string; revoked: false };
 
 export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): Promise<void> {
+  idArgs.forEach(checkKeyId);
   const client = await ctx.client();
-  const ids = idArgs.length > 0 ? idArgs.map(checkKeyId) : await pickKeys(ctx);
+  const ids = idArgs.length > 0 ? idArgs : await pickKeys(ctx);
   if (!opts.yes) await confirm(ctx, ids);
 
   const outcomes: Outcome[] = [];
