@@ -1,0 +1,225 @@
+// `npm run bench`: start-up, throughput, scale and limiter figures for this
+// machine, printed as a table and written to bench/RESULTS.md beside their
+// targets. Expects a built dist/ (`npm run bench` builds first).
+//
+//   node bench/run.mjs [--before <git-ref>]
+//
+// --before also builds <git-ref> in a temporary directory and measures its
+// server in the same throughput runs, for a before/after comparison that
+// both sides meet on the same machine at the same time.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchLimiter } from './limiter.mjs';
+import { machine, ROOT, SVC_BIN } from './lib.mjs';
+import { benchScale } from './scale.mjs';
+import { benchStartup } from './startup.mjs';
+import { benchThroughput, CONNECTIONS } from './throughput.mjs';
+
+const { values } = parseArgs({ options: { before: { type: 'string' } } });
+
+const TARGETS = {
+  throughputRatio: 0.8,
+  p99Ms: 10,
+  managementMs: 100,
+  // "Unchanged": authentication with 100,000 keys within 10 % of its throughput and latency with 2,000.
+  authRatio: 0.9,
+  authLatencyRatio: 1.1,
+  limiterAdmits: 30,
+};
+
+function log(line) {
+  process.stderr.write(`${line}\n`);
+}
+
+/** The svc of another commit, built aside with this checkout's node_modules. */
+function buildRef(ref) {
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-before-'));
+  const archive = execFileSync('git', ['archive', commit], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, stdio: 'inherit' });
+  return { commit, dir, bin: join(dir, 'bin', 'svc.js') };
+}
+
+function commitOf(dir) {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', 'bin', 'scripts'], { cwd: dir, encoding: 'utf8' }).trim();
+    return dirty ? `${sha} (with uncommitted changes)` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const mark = (ok) => (ok ? 'met' : '**missed**');
+const fixed = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+const int = (n) => Math.round(n).toLocaleString('en-US');
+
+function report({ env, command, startup, throughput, scale, limiter, before, seconds }) {
+  const lines = [];
+  const table = (head, rows) => {
+    lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
+    for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+    lines.push('');
+  };
+
+  lines.push('# Benchmark results', '');
+  lines.push(`Produced by \`${command}\` at commit ${env.commit}. Every figure below comes from that one run.`, '');
+  table(
+    ['machine', ''],
+    [
+      ['CPU', `${env.cpu} × ${env.cores} cores`],
+      ['memory', `${fixed(env.memoryGiB, 1)} GiB (${fixed(env.memoryAvailableGiB, 1)} GiB available at start)`],
+      ['OS', env.os],
+      ['Node.js', env.node],
+      ['date', env.date],
+      ['load average at start (1, 5, 15 min)', env.loadAverage],
+      ['load average at end', env.loadAverageAtEnd],
+    ],
+  );
+
+  lines.push('## CLI start-up', '');
+  lines.push(
+    `Each svc run is paired with a \`node -e 0\` run next to it (order alternating within pairs); the figure is the median of the ${startup[0].pairs} per-pair ratios, with the interquartile range. Children get a minimal environment (PATH, HOME, an empty SVC_CONFIG_DIR). \`keys list\` runs against a reference server on this machine.`,
+    '',
+  );
+  table(
+    ['command', 'median ratio', 'IQR', 'svc median', '`node -e 0` median', 'target', ''],
+    startup.map((s) => [
+      `\`${s.name}\``,
+      fixed(s.ratio),
+      `${fixed(s.ratioP25)}–${fixed(s.ratioP75)}`,
+      `${fixed(s.svcMs, 1)} ms`,
+      `${fixed(s.nodeMs, 1)} ms`,
+      `≤ ${s.target}`,
+      mark(s.ratio <= s.target),
+    ]),
+  );
+
+  lines.push('## Server throughput', '');
+  lines.push(
+    `autocannon in the benchmark process, ${CONNECTIONS} connections, no pipelining, ${seconds.throughput} s per run after a 1 s warm-up, each path run ${seconds.rounds} times in rotating order; requests per second are the mean of the runs, latencies the worst run's. Servers are separate processes, so on this ${env.cores}-core machine the server and the load generator each have about one core. The bare server is \`node:http\` answering the same status and JSON body with only Content-Type and Content-Length.`,
+    '',
+    `The 200 path is \`GET /api/service/user/api-keys\` with a valid key. A Pro workspace admits 1,000 requests a minute, so the load is spread over ${seconds.users} users created through the admin API, each with a Pro workspace of its own; requests rotate through their keys, every run starts in a fresh rate window (the server's clock is advanced to it), and a run is rejected if any answer is not 200. Authentication, the rate limiter and the handler all run on every request. The 429 path is a Free workspace exhausted at the start of the window; the 401 path a well-formed key that does not exist. Any answer with another status fails the run.`,
+    '',
+  );
+  const rows = [];
+  for (const t of throughput) {
+    for (const build of t.builds) {
+      const ratio = build.rps / t.bare.rps;
+      rows.push([
+        t.name,
+        build.label,
+        int(build.rps),
+        int(t.bare.rps),
+        fixed(ratio),
+        `${build.p50} / ${build.p99} ms`,
+        `${t.bare.p99} ms`,
+        build.label === 'svc' ? `${mark(ratio >= TARGETS.throughputRatio)} / ${mark(build.p99 < TARGETS.p99Ms)}` : '',
+      ]);
+    }
+  }
+  table(['path', 'server', 'req/s', 'bare req/s', 'ratio', 'p50 / p99', 'bare p99', `target ≥ ${TARGETS.throughputRatio}× / p99 < ${TARGETS.p99Ms} ms`], rows);
+  if (before) {
+    lines.push(
+      `"svc before" is commit ${before.commit}, built aside by \`--before\` and measured in the same runs; "svc" is this checkout.`,
+      '',
+    );
+  }
+
+  lines.push('## Scale', '');
+  lines.push(
+    'Each store is written straight in the `--data` file format (users with one Pro workspace each; the first user holds 1,000 keys, the rest are spread evenly) and loaded by `svc serve --local --data`. Resident memory is read from /proc once loaded; the peak is the high-water mark after all the measurements below. Listing: sequential `GET /user/api-keys` for the user with 1,000 keys. Authentication: `GET /api/service/workspace` (the cheapest handler) rotating through one key of each of the 1,000 users, both one request at a time (latency) and with autocannon for ' +
+      `${seconds.auth} s at 10 connections (throughput). Create: sequential \`POST /user/api-keys\`, each answered only once the whole state file is rewritten and synced.`,
+    '',
+  );
+  const { small, large } = scale;
+  const scaleRow = (what, pick, target = '', met = '') => [what, pick(small), pick(large), target, met];
+  const authRatio = large.auth.rps / small.auth.rps;
+  table(
+    ['', `${int(small.keys)} keys`, `${int(large.keys)} keys`, 'target', ''],
+    [
+      scaleRow('users', (s) => int(s.users)),
+      scaleRow('state file', (s) => `${fixed(s.fileMiB, 1)} MiB`),
+      scaleRow('start-up, spawn to ready line', (s) => `${int(s.startMs)} ms`),
+      scaleRow('resident memory once loaded', (s) => `${fixed(s.rssMiB, 0)} MiB`),
+      scaleRow('peak resident memory', (s) => `${fixed(s.peakMiB, 0)} MiB`),
+      scaleRow(
+        `list 1,000 keys, p50 / p99 of ${large.listCalls}`,
+        (s) => `${fixed(s.list.p50, 1)} / ${fixed(s.list.p99, 1)} ms`,
+        `p99 < ${TARGETS.managementMs} ms`,
+        mark(large.list.p99 < TARGETS.managementMs),
+      ),
+      scaleRow(
+        'authentication, req/s',
+        (s) => int(s.auth.rps),
+        `≥ ${TARGETS.authRatio}× the small store`,
+        `${fixed(authRatio)}×, ${mark(authRatio >= TARGETS.authRatio)}`,
+      ),
+      scaleRow(
+        `authentication, p50 / p99 of ${large.authCalls} one at a time`,
+        (s) => `${fixed(s.authLatency.p50)} / ${fixed(s.authLatency.p99)} ms`,
+        `p50 ≤ ${TARGETS.authLatencyRatio}× the small store`,
+        `${fixed(large.authLatency.p50 / small.authLatency.p50)}×, ${mark(large.authLatency.p50 <= TARGETS.authLatencyRatio * small.authLatency.p50)}`,
+      ),
+      scaleRow(
+        `create with --data, p50 / max of ${large.creates}`,
+        (s) => `${fixed(s.create.p50, 1)} / ${fixed(s.create.max, 1)} ms`,
+        `max < ${TARGETS.managementMs} ms`,
+        mark(large.create.max < TARGETS.managementMs),
+      ),
+    ],
+  );
+
+  lines.push('## Limiter exactness', '');
+  lines.push(
+    `${limiter.requests} requests at once, each on its own connection, against one Free workspace at the start of a fresh window; ${limiter.rounds.length} rounds.`,
+    '',
+  );
+  table(
+    ['round', 'admitted (200)', 'refused (429)', 'other', 'target', ''],
+    limiter.rounds.map((r, i) => [
+      String(i + 1),
+      String(r.admitted),
+      String(r.limited),
+      String(r.other),
+      `exactly ${TARGETS.limiterAdmits}`,
+      mark(r.admitted === TARGETS.limiterAdmits && r.other === 0),
+    ]),
+  );
+  return lines.join('\n');
+}
+
+const started = Date.now();
+if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first (npm run bench does)');
+const env = { ...machine(), commit: commitOf(ROOT) };
+const seconds = { throughput: 5, rounds: 2, users: 400, auth: 3 };
+let before = null;
+try {
+  if (values.before) {
+    log(`building ${values.before} for comparison…`);
+    before = buildRef(values.before);
+  }
+  log('CLI start-up…');
+  const startup = await benchStartup({ pairs: 30 });
+  log('server throughput…');
+  const builds = [{ label: 'svc', bin: SVC_BIN }, ...(before ? [{ label: 'svc before', bin: before.bin }] : [])];
+  const throughput = await benchThroughput({ seconds: seconds.throughput, rounds: seconds.rounds, users: seconds.users, builds });
+  log('scale…');
+  const scale = await benchScale({ authSeconds: seconds.auth, authCalls: 500, listCalls: 100, creates: 10 });
+  log('limiter…');
+  const limiter = await benchLimiter({ requests: 1000, rounds: 3 });
+  env.loadAverageAtEnd = machine().loadAverage;
+
+  const command = `npm run bench${values.before ? ` -- --before ${values.before}` : ''}`;
+  const text = report({ env, command, startup, throughput, scale, limiter, before, seconds });
+  writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${text}\nWhole run: ${Math.round((Date.now() - started) / 1000)} s.\n`);
+  process.stdout.write(`${text}\n`);
+  log(`wrote bench/RESULTS.md in ${Math.round((Date.now() - started) / 1000)} s`);
+} finally {
+  if (before) rmSync(before.dir, { recursive: true, force: true });
+}

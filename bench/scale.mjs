@@ -1,0 +1,149 @@
+// The server with 100,000 keys over 1,000 users, against one with 2,000:
+// load time, resident memory, listing a user's 1,000 keys, authentication
+// cost, and how long a create waits for the state file.
+//
+// The state is written straight in the --data file format
+// (src/server/snapshot.ts): minting 100,000 keys through the API would take
+// longer than the whole benchmark may, and loading the file is itself one
+// of the things measured.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { elapsedMs, median, memoryOf, quantile, startSvcServer } from './lib.mjs';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** Random symbols; the slight modulo bias does not matter for test data. */
+function symbols(alphabet, length) {
+  let out = '';
+  for (const byte of randomBytes(length)) out += alphabet[byte % alphabet.length];
+  return out;
+}
+
+/**
+ * A state file of `users` users, each with a Pro workspace of its own. The
+ * first user holds `bigUserKeys` keys, the others share the rest evenly.
+ * Returns the file and, per user, one secret (for authentication), plus the
+ * first user's id and secret.
+ */
+export function writeState(path, { users, keys, bigUserKeys }) {
+  const start = Date.parse('2026-01-01T00:00:00.000Z');
+  const snapshot = { format: 'svc-local-state', version: 1, users: [], workspaces: [], keys: [] };
+  const secrets = [];
+  const rest = keys - bigUserKeys;
+  let minted = 0;
+  for (let u = 0; u < users; u++) {
+    const userId = `usr_${symbols(BASE36, 20)}`;
+    const workspaceId = `ws_${symbols(BASE36, 20)}`;
+    snapshot.users.push({ id: userId, name: `user ${u}`, activeWorkspaceId: workspaceId, workspaceIds: [workspaceId] });
+    snapshot.workspaces.push({ id: workspaceId, name: 'Personal', plan: 'pro' });
+    const count = u === 0 ? bigUserKeys : Math.floor(rest / (users - 1)) + (u - 1 < rest % (users - 1) ? 1 : 0);
+    for (let k = 0; k < count; k++) {
+      const secret = `sk_${symbols(BASE62, 64)}`;
+      if (k === 0) secrets.push(secret);
+      snapshot.keys.push({
+        id: `key_${symbols(BASE36, 20)}`,
+        userId,
+        workspaceId,
+        name: `key ${k}`,
+        hash: createHash('sha256').update(secret).digest('hex'),
+        hint: `sk_${secret.slice(3, 7)}\u2026${secret.slice(-4)}`,
+        enabled: true,
+        createdAt: new Date(start + minted++).toISOString(),
+        expiresAt: null,
+        lastUsedAt: null,
+      });
+    }
+  }
+  if (minted !== keys) throw new Error(`minted ${minted} keys, not ${keys}`);
+  writeFileSync(path, `${JSON.stringify(snapshot, null, 2)}\n`, { mode: 0o600 });
+  return { secrets, bigUser: { id: snapshot.users[0].id, secret: secrets[0] } };
+}
+
+async function timedCalls(count, fn) {
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    await fn(i);
+    times.push(elapsedMs(started));
+  }
+  return { p50: median(times), p99: quantile(times, 0.99), max: Math.max(...times) };
+}
+
+/** Authentication plus the cheapest handler (GET /workspace), spread over every user's workspace so none is limited. */
+function authLoad(url, secrets, seconds) {
+  const requests = secrets.map((secret) => ({
+    method: 'GET',
+    path: '/api/service/workspace',
+    headers: { authorization: `Bearer ${secret}` },
+  }));
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 10, duration: seconds, requests }, (error, result) => {
+      if (error) return reject(error);
+      const non200 = result.requests.total - (result.statusCodeStats?.['200']?.count ?? 0);
+      if (non200 > 0 || result.errors > 0) reject(new Error(`authentication load: ${non200} answers not 200 (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`));
+      else resolve({ rps: result.requests.average });
+    });
+  });
+}
+
+async function measureStore(dir, name, shape, { authSeconds, authCalls, listCalls, creates }) {
+  const file = join(dir, `${name}.json`);
+  const { secrets, bigUser } = writeState(file, shape);
+  const fileMiB = statSync(file).size / 1024 ** 2;
+  const server = await startSvcServer(['--data', file]);
+  try {
+    const loaded = memoryOf(server.pid);
+    const list = await timedCalls(listCalls, async () => {
+      const res = await server.api('GET', '/user/api-keys', bigUser.secret);
+      if (res.status !== 200 || res.json.keys.length !== shape.bigUserKeys) throw new Error(`list answered ${res.status}`);
+    });
+    await authLoad(server.url, secrets, 1);
+    await server.startOfNextWindow();
+    const auth = await authLoad(server.url, secrets, authSeconds);
+    // One request at a time, timed here to the microsecond: autocannon rounds latencies to whole milliseconds.
+    const authLatency = await timedCalls(authCalls, async (i) => {
+      const res = await server.api('GET', '/workspace', secrets[i % secrets.length]);
+      if (res.status !== 200) throw new Error(`authentication answered ${res.status}`);
+    });
+    const create = await timedCalls(creates, async (i) => {
+      // Spread over users so the creates never meet the rate limit.
+      const res = await server.api('POST', '/user/api-keys', secrets[1 + i], { name: `bench-create-${i}` });
+      if (res.status !== 201) throw new Error(`create answered ${res.status}`);
+    });
+    const after = memoryOf(server.pid);
+    return {
+      name,
+      keys: shape.keys,
+      users: shape.users,
+      fileMiB,
+      startMs: server.startMs,
+      rssMiB: loaded?.rssMiB ?? null,
+      peakMiB: after?.peakMiB ?? null,
+      listCalls,
+      list,
+      auth,
+      authCalls,
+      authLatency,
+      creates,
+      create,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function benchScale({ authSeconds, authCalls, listCalls, creates }) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
+  try {
+    const options = { authSeconds, authCalls, listCalls, creates };
+    const small = await measureStore(dir, 'small', { users: 1_000, keys: 2_000, bigUserKeys: 1_000 }, options);
+    const large = await measureStore(dir, 'large', { users: 1_000, keys: 100_000, bigUserKeys: 1_000 }, options);
+    return { small, large };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
