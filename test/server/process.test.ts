@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -79,6 +79,18 @@ async function call(url: string, method: string, path: string, key: string, body
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** True when `text` holds the secret, or either half of its 64 random characters (a truncated leak is still a leak). */
+function leaks(text: string, secret: string): boolean {
+  return text.includes(secret.slice(3, 35)) || text.includes(secret.slice(35));
+}
+
+/** A CLI command run to completion with only `env` (and PATH, HOME) in its environment. */
+async function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = svc(args, env);
+  const { code } = await child.exited;
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
+}
 
 describe('svc serve --local', () => {
   it('prints exactly one JSON ready line, and exits 0 on SIGTERM', async () => {
@@ -200,6 +212,134 @@ describe('svc serve --local --data', () => {
     expect(used.lastUsedAt).not.toBeNull();
   });
 
+  it('keeps every acknowledged create, disable, enable and revoke through a SIGKILL in a mixed write storm', async () => {
+    const file = join(dir, 'storm.json');
+    const first = await serve(['--plan', 'pro', '--data', file]);
+    const { url, apiKey } = first.ready;
+
+    type State = 'enabled' | 'disabled' | 'revoked';
+    /** What the server acknowledged for a key, and the change in flight when the server died, if any. */
+    interface Tracked {
+      id: string;
+      secret: string;
+      acked: State;
+      pending: State | null;
+    }
+    const keys: Tracked[] = [];
+    const acked = { create: 0, disable: 0, enable: 0, revoke: 0 };
+    let killed = false;
+
+    const mutate = async (key: Tracked, to: State) => {
+      key.pending = to;
+      const res =
+        to === 'revoked'
+          ? await call(url, 'DELETE', `/api/service/user/api-keys/${key.id}`, apiKey!)
+          : await call(url, 'PATCH', `/api/service/user/api-keys/${key.id}`, apiKey!, { enabled: to === 'enabled' });
+      if (res.status !== 200) throw new Error(`${to} answered ${res.status}`);
+      key.acked = to;
+      key.pending = null;
+      acked[to === 'revoked' ? 'revoke' : to === 'enabled' ? 'enable' : 'disable']++;
+    };
+
+    // Each worker changes only keys it created, so no two requests in flight touch one key.
+    const worker = async (w: number) => {
+      const mine: Tracked[] = [];
+      for (let i = 0; !killed; i++) {
+        try {
+          const live = mine.filter((k) => k.acked !== 'revoked');
+          const step = i % 5;
+          if (step === 2 && live.some((k) => k.acked === 'enabled')) {
+            await mutate(live.find((k) => k.acked === 'enabled')!, 'disabled');
+          } else if (step === 3 && live.some((k) => k.acked === 'disabled')) {
+            const disabled = live.filter((k) => k.acked === 'disabled');
+            // Some disabled keys come back, others are revoked while disabled.
+            await mutate(disabled[0]!, i % 2 === 0 ? 'enabled' : 'revoked');
+          } else if (step === 4 && live.length > 1) {
+            await mutate(live[0]!, 'revoked');
+          } else {
+            const res = await call(url, 'POST', '/api/service/user/api-keys', apiKey!, { name: `storm-${w}-${i}` });
+            if (res.status !== 201) throw new Error(`create answered ${res.status}`);
+            const key: Tracked = { id: res.json.id, secret: res.json.secret, acked: 'enabled', pending: null };
+            mine.push(key);
+            keys.push(key);
+            acked.create++;
+          }
+        } catch (error) {
+          if (!killed) throw error;
+        }
+        const total = acked.create + acked.disable + acked.enable + acked.revoke;
+        if (!killed && total >= 200 && acked.disable >= 20 && acked.revoke >= 20 && acked.enable >= 5) {
+          killed = true;
+          first.child.process.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 10 }, (_, w) => worker(w)));
+    expect((await first.child.exited).signal).toBe('SIGKILL');
+
+    /** The states a key may be found in: what was acknowledged, or the change in flight (it may have been saved). */
+    const allowed = (key: Tracked): State[] => (key.pending ? [key.acked, key.pending] : [key.acked]);
+
+    // The file on disk, as the kill left it.
+    const text = readFileSync(file, 'utf8');
+    const saved = new Map<string, { hash: string; enabled: boolean }>(JSON.parse(text).keys.map((k: { id: string }) => [k.id, k]));
+    for (const key of keys) {
+      const found = saved.get(key.id);
+      const state: State = !found ? 'revoked' : found.enabled ? 'enabled' : 'disabled';
+      expect(allowed(key), `${key.id} is ${state} in the file`).toContain(state);
+      if (found) expect(found.hash).toBe(sha256(key.secret));
+    }
+
+    // A restart loads it, and the server agrees with the file through the API.
+    const second = await serve(['--data', file]);
+    expect(second.ready.apiKey).toBeNull();
+    const list = await call(second.ready.url, 'GET', '/api/service/user/api-keys', apiKey!);
+    expect(list.status).toBe(200);
+    const listed = new Map<string, { status: string }>(list.json.keys.map((k: { id: string }) => [k.id, k]));
+    const uses = await Promise.all(keys.map((k) => call(second.ready.url, 'GET', '/api/service/workspace', k.secret)));
+    keys.forEach((key, i) => {
+      const record = listed.get(key.id);
+      const state: State = !record ? 'revoked' : (record.status as State);
+      expect(allowed(key), `${key.id} is ${state} after restart`).toContain(state);
+      expect(uses[i]!.status, `${key.id} (${state}) authenticating`).toBe(state === 'enabled' ? 200 : 401);
+    });
+
+    // No plaintext secret in the file, nor in anything either server printed. The bootstrap key's
+    // plaintext is printed once by design, in the first ready line, and nowhere else.
+    const secrets = [apiKey!, ...keys.map((k) => k.secret)];
+    const after = readFileSync(file, 'utf8');
+    const printed = [first.child.stdout().replace(JSON.stringify(first.ready), ''), first.child.stderr(), second.child.stdout(), second.child.stderr()];
+    for (const secret of secrets) {
+      for (const where of [text, after, ...printed]) expect(leaks(where, secret)).toBe(false);
+    }
+    expect(first.child.stdout().trim()).toBe(JSON.stringify(first.ready));
+
+    // --verbose logs every request the CLI makes, and still never a secret.
+    const config = mkdtempSync(join(dir, 'config-'));
+    const env = { SVC_API_KEY: apiKey!, SVC_BASE_URL: second.ready.url, SVC_CONFIG_DIR: config };
+    const survivor = keys.find((k) => k.acked === 'enabled' && k.pending === null)!;
+    const runs = [
+      await run(['--verbose', 'keys', 'list', '--json'], env),
+      await run(['--verbose', 'keys', 'create', 'verbose-check', '--json'], env),
+      await run(['--verbose', 'keys', 'disable', survivor.id], env),
+      await run(['--verbose', 'keys', 'revoke', survivor.id, '--yes'], env),
+    ];
+    const created = JSON.parse(runs[1]!.stdout).secret as string;
+    for (const [i, { code, stdout, stderr }] of runs.entries()) {
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain(second.ready.url);
+      for (const secret of [...secrets, created]) {
+        expect(leaks(stderr, secret), `stderr of run ${i}`).toBe(false);
+        // keys create --json prints its one new secret on stdout, by design; nothing else may.
+        if (!(i === 1 && secret === created)) expect(leaks(stdout, secret), `stdout of run ${i}`).toBe(false);
+      }
+    }
+    expect(leaks(readFileSync(file, 'utf8'), created)).toBe(false);
+    second.child.process.kill('SIGTERM');
+    expect((await second.child.exited).code).toBe(0);
+    expect(leaks(readFileSync(file, 'utf8'), created)).toBe(false);
+  });
+
   it('refuses a corrupt file with a clear message and leaves it byte-identical', async () => {
     const file = join(dir, 'corrupt.json');
     const original = Buffer.from('{"format":"svc-local-state","version":1,"users":[{"id":');
@@ -211,6 +351,59 @@ describe('svc serve --local --data', () => {
     expect(child.stderr()).toContain('left untouched');
     expect(child.stderr()).not.toMatch(/\n\s+at /);
     expect(readFileSync(file).equals(original)).toBe(true);
+  });
+
+  const validState = () => ({
+    format: 'svc-local-state',
+    version: 1,
+    users: [{ id: 'usr_a', name: 'A', activeWorkspaceId: 'ws_a', workspaceIds: ['ws_a'] }],
+    workspaces: [{ id: 'ws_a', name: 'Personal', plan: 'free' }],
+    keys: [0, 1].map((i) => ({
+      id: `key_${i}`,
+      userId: 'usr_a',
+      workspaceId: 'ws_a',
+      name: `k${i}`,
+      hash: sha256(`secret-${i}`),
+      hint: 'sk_abcd\u2026wxyz',
+      enabled: true,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: null,
+      lastUsedAt: null,
+    })),
+  });
+  it.each([
+    ['an empty file', () => Buffer.alloc(0), 'is not valid JSON'],
+    ['bytes that are not UTF-8', () => Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), 'is not valid JSON'],
+    ['a key whose hash is not a SHA-256 digest', () => {
+      const state = validState();
+      state.keys[1]!.hash = 'sk_this-looks-like-a-plaintext-key';
+      return Buffer.from(JSON.stringify(state));
+    }, 'keys[1].hash is not a SHA-256 hex digest'],
+    ['two keys with one id', () => {
+      const state = validState();
+      state.keys[1]!.id = 'key_0';
+      return Buffer.from(JSON.stringify(state));
+    }, 'two keys share an id'],
+    ['a key of an unknown user', () => {
+      const state = validState();
+      state.keys[0]!.userId = 'usr_gone';
+      return Buffer.from(JSON.stringify(state));
+    }, 'keys[0].userId names an unknown user'],
+  ])('refuses %s, names the problem, and leaves the file and its directory as they were', async (_, bytes, problem) => {
+    const own = mkdtempSync(join(dir, 'refused-'));
+    const file = join(own, 'state.json');
+    const original = bytes();
+    writeFileSync(file, original, { mode: 0o600 });
+    const before = statSync(file);
+    const child = svc(['serve', '--local', '--json', '--port', '0', '--data', file]);
+    expect((await child.exited).code).toBe(1);
+    expect(child.stdout()).toBe('');
+    expect(child.stderr()).toContain(problem);
+    expect(child.stderr()).toContain('left untouched');
+    expect(readFileSync(file).equals(original)).toBe(true);
+    expect(statSync(file).mtimeMs).toBe(before.mtimeMs);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(own)).toEqual(['state.json']);
   });
 
   it('on SIGTERM finishes the request in flight, saves it, and exits 0', async () => {
