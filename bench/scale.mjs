@@ -90,60 +90,101 @@ function authLoad(url, secrets, seconds) {
   });
 }
 
-async function measureStore(dir, name, shape, { authSeconds, authCalls, listCalls, creates }) {
+/** A store written to `dir` and served by `bin`, ready for measuring. */
+async function openStore(dir, name, shape, bin) {
   const file = join(dir, `${name}.json`);
   const { secrets, bigUser } = writeState(file, shape);
-  const fileMiB = statSync(file).size / 1024 ** 2;
-  const server = await startSvcServer(['--data', file]);
-  try {
-    const loaded = memoryOf(server.pid);
-    const list = await timedCalls(listCalls, async () => {
-      const res = await server.api('GET', '/user/api-keys', bigUser.secret);
-      if (res.status !== 200 || res.json.keys.length !== shape.bigUserKeys) throw new Error(`list answered ${res.status}`);
-    });
-    await authLoad(server.url, secrets, 1);
-    await server.startOfNextWindow();
-    const auth = await authLoad(server.url, secrets, authSeconds);
-    // One request at a time, timed here to the microsecond: autocannon rounds latencies to whole milliseconds.
-    const authLatency = await timedCalls(authCalls, async (i) => {
-      const res = await server.api('GET', '/workspace', secrets[i % secrets.length]);
-      if (res.status !== 200) throw new Error(`authentication answered ${res.status}`);
-    });
-    const create = await timedCalls(creates, async (i) => {
-      // Spread over users so the creates never meet the rate limit.
-      const res = await server.api('POST', '/user/api-keys', secrets[1 + i], { name: `bench-create-${i}` });
-      if (res.status !== 201) throw new Error(`create answered ${res.status}`);
-    });
-    const after = memoryOf(server.pid);
-    return {
-      name,
-      keys: shape.keys,
-      users: shape.users,
-      fileMiB,
-      startMs: server.startMs,
-      rssMiB: loaded?.rssMiB ?? null,
-      peakMiB: after?.peakMiB ?? null,
-      listCalls,
-      list,
-      auth,
-      authCalls,
-      authLatency,
-      creates,
-      create,
-    };
-  } finally {
-    await server.stop();
-  }
+  const server = await startSvcServer(['--data', file], { bin });
+  return { name, shape, secrets, bigUser, server, fileMiB: statSync(file).size / 1024 ** 2, loaded: memoryOf(server.pid) };
 }
 
-export async function benchScale({ authSeconds, authCalls, listCalls, creates }) {
+const authenticate = async (store, i) => {
+  const res = await store.server.api('GET', '/workspace', store.secrets[i % store.secrets.length]);
+  if (res.status !== 200) throw new Error(`authentication answered ${res.status}`);
+};
+
+/**
+ * Authentication latency of two stores, one request at a time, timed here
+ * to the microsecond (autocannon rounds to whole milliseconds). The two
+ * servers take turns, request by request, so a change in the machine's
+ * speed falls on both alike.
+ */
+async function pairedAuthLatency(a, b, pairs) {
+  const times = [[], []];
+  for (let i = 0; i < pairs; i++) {
+    const order = i % 2 === 0 ? [0, 1] : [1, 0];
+    for (const side of order) {
+      const started = process.hrtime.bigint();
+      await authenticate(side === 0 ? a : b, i);
+      times[side].push(elapsedMs(started));
+    }
+  }
+  return times.map((t) => ({ p50: median(t), p99: quantile(t, 0.99) }));
+}
+
+async function measureStore(store, { authSeconds, listCalls, creates }) {
+  const { server, secrets, bigUser, shape } = store;
+  const list = await timedCalls(listCalls, async () => {
+    const res = await server.api('GET', '/user/api-keys', bigUser.secret);
+    if (res.status !== 200 || res.json.keys.length !== shape.bigUserKeys) throw new Error(`list answered ${res.status}`);
+  });
+  await authLoad(server.url, secrets, 1);
+  await server.startOfNextWindow();
+  const auth = await authLoad(server.url, secrets, authSeconds);
+  const create = await timedCalls(creates, async (i) => {
+    // Spread over users so the creates never meet the rate limit.
+    const res = await server.api('POST', '/user/api-keys', secrets[1 + i], { name: `bench-create-${i}` });
+    if (res.status !== 201) throw new Error(`create answered ${res.status}`);
+  });
+  return {
+    name: store.name,
+    keys: shape.keys,
+    users: shape.users,
+    fileMiB: store.fileMiB,
+    startMs: server.startMs,
+    rssMiB: store.loaded?.rssMiB ?? null,
+    peakMiB: memoryOf(server.pid)?.peakMiB ?? null,
+    listCalls,
+    list,
+    auth,
+    creates,
+    create,
+  };
+}
+
+const SMALL = { users: 1_000, keys: 2_000, bigUserKeys: 1_000 };
+const LARGE = { users: 1_000, keys: 100_000, bigUserKeys: 1_000 };
+
+/**
+ * Both stores with the first of `builds` (the current one); with more
+ * builds (--before), the large store again with each of the others.
+ */
+export async function benchScale({ authSeconds, authPairs, listCalls, creates, builds }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
+  const open = [];
   try {
-    const options = { authSeconds, authCalls, listCalls, creates };
-    const small = await measureStore(dir, 'small', { users: 1_000, keys: 2_000, bigUserKeys: 1_000 }, options);
-    const large = await measureStore(dir, 'large', { users: 1_000, keys: 100_000, bigUserKeys: 1_000 }, options);
-    return { small, large };
+    const options = { authSeconds, listCalls, creates };
+    const [current, ...others] = builds;
+    const small = await openStore(dir, 'small', SMALL, current.bin);
+    open.push(small);
+    const large = await openStore(dir, 'large', LARGE, current.bin);
+    open.push(large);
+    const [smallAuth, largeAuth] = await pairedAuthLatency(small, large, authPairs);
+    const results = {
+      authPairs,
+      small: { ...(await measureStore(small, options)), authLatency: smallAuth },
+      large: { ...(await measureStore(large, options)), authLatency: largeAuth },
+      others: [],
+    };
+    for (const store of open.splice(0)) await store.server.stop();
+    for (const [i, build] of others.entries()) {
+      const store = await openStore(dir, `large-${i}`, LARGE, build.bin);
+      open.push(store);
+      results.others.push({ label: build.label, ...(await measureStore(store, options)) });
+    }
+    return results;
   } finally {
+    for (const store of open) await store.server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,9 @@
 // CLI start-up against `node -e 0`, the floor any Node CLI stands on. Each
-// svc run is paired with a baseline run next to it, the order inside a pair
+// measured run is paired with a baseline run next to it, the order inside a pair
 // alternates (so drift in the machine's speed hits both sides alike), and
 // the figure is the median of the per-pair ratios.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childEnv, median, quantile, ROOT, SVC_BIN, startSvcServer } from './lib.mjs';
@@ -24,9 +24,14 @@ export async function benchStartup({ pairs }) {
   try {
     const baseEnv = childEnv({ SVC_CONFIG_DIR: configDir });
     const listEnv = childEnv({ SVC_CONFIG_DIR: configDir, SVC_API_KEY: server.apiKey, SVC_BASE_URL: server.url });
+    // The last two are yardsticks, not svc: the cost of any ES module entry point (bin/svc.js is one),
+    // and of loading undici, the HTTP client svc's API commands use.
+    writeFileSync(join(configDir, 'empty.mjs'), '');
     const cases = [
       { name: 'svc --version', args: [SVC_BIN, '--version'], env: baseEnv, target: 1.15 },
       { name: 'svc keys list --json', args: [SVC_BIN, 'keys', 'list', '--json'], env: listEnv, target: 1.4 },
+      { name: 'node empty.mjs', args: [join(configDir, 'empty.mjs')], env: baseEnv, target: null },
+      { name: 'node -e "import(\'undici\')"', args: ['-e', "import('undici')"], env: baseEnv, target: null },
     ];
     const baseline = ['-e', '0'];
 
@@ -36,21 +41,21 @@ export async function benchStartup({ pairs }) {
       for (const c of cases) timed(c.args, c.env);
     }
 
-    const samples = cases.map(() => ({ ratios: [], svc: [], node: [] }));
+    const samples = cases.map(() => ({ ratios: [], measured: [], node: [] }));
     for (let i = 0; i < pairs; i++) {
       cases.forEach((c, j) => {
         let node;
-        let svc;
+        let measured;
         if (i % 2 === 0) {
           node = timed(baseline, baseEnv);
-          svc = timed(c.args, c.env);
+          measured = timed(c.args, c.env);
         } else {
-          svc = timed(c.args, c.env);
+          measured = timed(c.args, c.env);
           node = timed(baseline, baseEnv);
         }
         samples[j].node.push(node);
-        samples[j].svc.push(svc);
-        samples[j].ratios.push(svc / node);
+        samples[j].measured.push(measured);
+        samples[j].ratios.push(measured / node);
       });
     }
     return cases.map((c, j) => ({
@@ -60,7 +65,7 @@ export async function benchStartup({ pairs }) {
       ratio: median(samples[j].ratios),
       ratioP25: quantile(samples[j].ratios, 0.25),
       ratioP75: quantile(samples[j].ratios, 0.75),
-      svcMs: median(samples[j].svc),
+      ms: median(samples[j].measured),
       nodeMs: median(samples[j].node),
     }));
   } finally {
