@@ -224,7 +224,7 @@ describe('random well-framed requests', () => {
         expect(jsonProblems(response!, { head })).toEqual([]);
         if (r.target.startsWith('/api/service')) expect(response!.headers['cache-control']).toBe('no-store');
       }),
-      { numRuns: 1000 },
+      { numRuns: 2000 },
     );
     await expectStillServing();
   });
@@ -306,7 +306,7 @@ describe('malformed bytes on a raw socket', () => {
           expect(jsonProblems(response, { head })).toEqual([]);
         }
       }),
-      { numRuns: 800 },
+      { numRuns: 1500 },
     );
     await expectStillServing();
   });
