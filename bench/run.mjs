@@ -84,7 +84,7 @@ function report({ env, command, startup, throughput, scale, limiter, before, sec
 
   lines.push('## CLI start-up', '');
   lines.push(
-    `Each svc run is paired with a \`node -e 0\` run next to it (order alternating within pairs); the figure is the median of the ${startup[0].pairs} per-pair ratios, with the interquartile range. Children get a minimal environment (PATH, HOME, an empty SVC_CONFIG_DIR). \`keys list\` runs against a reference server on this machine.`,
+    `Each measured run is paired with a \`node -e 0\` run next to it (order alternating within pairs); the figure is the median of the ${startup[0].pairs} per-pair ratios, with the interquartile range. Children get a minimal environment (PATH, HOME, an empty SVC_CONFIG_DIR). \`keys list\` runs against a reference server on this machine.`,
     '',
   );
   table(
@@ -137,8 +137,8 @@ function report({ env, command, startup, throughput, scale, limiter, before, sec
 
   lines.push('## Scale', '');
   lines.push(
-    'Each store is written straight in the `--data` file format (users with one Pro workspace each; the first user holds 1,000 keys, the rest are spread evenly) and loaded by `svc serve --local --data`. Resident memory is read from /proc once loaded; the peak is the high-water mark after all the measurements below. Listing: sequential `GET /user/api-keys` for the user with 1,000 keys. Authentication: `GET /api/service/workspace` (the cheapest handler) rotating through one key of each of the 1,000 users: one request at a time for latency, the servers of the two stores (both running) taking turns request by request; and with autocannon for ' +
-      `${seconds.auth} s at 10 connections (throughput). Create: sequential \`POST /user/api-keys\`, each answered only once the whole state file is rewritten and synced; the first save after start-up serialises every key, later ones reuse the saved lines of unchanged keys.`,
+    'Each store is written straight in the `--data` file format (users with one Pro workspace each; the first user holds 1,000 keys, the rest are spread evenly) and loaded by `svc serve --local --data`. Resident memory is read from /proc once loaded; the peak is the high-water mark after all the measurements below. Listing: sequential `GET /user/api-keys` for the user with 1,000 keys. Authentication: `GET /api/service/workspace` (the cheapest handler) rotating through one key of each of the 1,000 users: one request at a time for latency, the servers of the two stores (both running) taking turns request by request; and with autocannon at 10 connections for throughput, ' +
+      `${scale.authRounds} runs of ${seconds.auth} s per store in alternating order (the mean is shown). Create: sequential \`POST /user/api-keys\`, each answered only once the whole state file is rewritten and synced; the first save after start-up serialises every key, later ones reuse the saved lines of unchanged keys.`,
     '',
   );
   const { small, large, others } = scale;
@@ -214,7 +214,7 @@ try {
   const builds = [{ label: 'svc', bin: SVC_BIN }, ...(before ? [{ label: 'svc before', bin: before.bin }] : [])];
   const throughput = await benchThroughput({ seconds: seconds.throughput, rounds: seconds.rounds, users: seconds.users, builds });
   log('scale…');
-  const scale = await benchScale({ authSeconds: seconds.auth, authPairs: 1000, listCalls: 100, creates: 10, builds });
+  const scale = await benchScale({ authSeconds: seconds.auth, authRounds: 4, authPairs: 1000, listCalls: 100, creates: 10, builds });
   log('limiter…');
   const limiter = await benchLimiter({ requests: 1000, rounds: 3 });
   env.loadAverageAtEnd = machine().loadAverage;

@@ -122,15 +122,30 @@ async function pairedAuthLatency(a, b, pairs) {
   return times.map((t) => ({ p50: median(t), p99: quantile(t, 0.99) }));
 }
 
-async function measureStore(store, { authSeconds, listCalls, creates }) {
+/**
+ * Authentication throughput of each store, in rounds whose order reverses
+ * each time (A B, B A, ...) so that the machine's drift falls on all alike.
+ */
+async function authThroughput(stores, rounds, seconds) {
+  const rps = stores.map(() => []);
+  for (const store of stores) await authLoad(store.server.url, store.secrets, 1);
+  for (let round = 0; round < rounds; round++) {
+    const order = stores.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      await stores[i].server.startOfNextWindow();
+      rps[i].push((await authLoad(stores[i].server.url, stores[i].secrets, seconds)).rps);
+    }
+  }
+  return rps.map((list) => ({ rps: list.reduce((sum, r) => sum + r, 0) / list.length }));
+}
+
+async function measureStore(store, { listCalls, creates }) {
   const { server, secrets, bigUser, shape } = store;
   const list = await timedCalls(listCalls, async () => {
     const res = await server.api('GET', '/user/api-keys', bigUser.secret);
     if (res.status !== 200 || res.json.keys.length !== shape.bigUserKeys) throw new Error(`list answered ${res.status}`);
   });
-  await authLoad(server.url, secrets, 1);
-  await server.startOfNextWindow();
-  const auth = await authLoad(server.url, secrets, authSeconds);
   const create = await timedCalls(creates, async (i) => {
     // Spread over users so the creates never meet the rate limit.
     const res = await server.api('POST', '/user/api-keys', secrets[1 + i], { name: `bench-create-${i}` });
@@ -146,7 +161,6 @@ async function measureStore(store, { authSeconds, listCalls, creates }) {
     peakMiB: memoryOf(server.pid)?.peakMiB ?? null,
     listCalls,
     list,
-    auth,
     creates,
     create,
   };
@@ -159,28 +173,31 @@ const LARGE = { users: 1_000, keys: 100_000, bigUserKeys: 1_000 };
  * Both stores with the first of `builds` (the current one); with more
  * builds (--before), the large store again with each of the others.
  */
-export async function benchScale({ authSeconds, authPairs, listCalls, creates, builds }) {
+export async function benchScale({ authSeconds, authRounds, authPairs, listCalls, creates, builds }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
   const open = [];
   try {
-    const options = { authSeconds, listCalls, creates };
+    const options = { listCalls, creates };
     const [current, ...others] = builds;
     const small = await openStore(dir, 'small', SMALL, current.bin);
     open.push(small);
     const large = await openStore(dir, 'large', LARGE, current.bin);
     open.push(large);
     const [smallAuth, largeAuth] = await pairedAuthLatency(small, large, authPairs);
+    const [smallRps, largeRps] = await authThroughput([small, large], authRounds, authSeconds);
     const results = {
       authPairs,
-      small: { ...(await measureStore(small, options)), authLatency: smallAuth },
-      large: { ...(await measureStore(large, options)), authLatency: largeAuth },
+      authRounds,
+      small: { ...(await measureStore(small, options)), authLatency: smallAuth, auth: smallRps },
+      large: { ...(await measureStore(large, options)), authLatency: largeAuth, auth: largeRps },
       others: [],
     };
     for (const store of open.splice(0)) await store.server.stop();
     for (const [i, build] of others.entries()) {
       const store = await openStore(dir, `large-${i}`, LARGE, build.bin);
       open.push(store);
-      results.others.push({ label: build.label, ...(await measureStore(store, options)) });
+      const [auth] = await authThroughput([store], authRounds, authSeconds);
+      results.others.push({ label: build.label, ...(await measureStore(store, options)), auth });
     }
     return results;
   } finally {
