@@ -48,7 +48,8 @@ function buildRef(ref) {
 function commitOf(dir) {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', 'bin', 'scripts'], { cwd: dir, encoding: 'utf8' }).trim();
+    const measured = ['src', 'bench', 'bin', 'scripts', ':!bench/RESULTS.md'];
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', ...measured], { cwd: dir, encoding: 'utf8' }).trim();
     return dirty ? `${sha} (with uncommitted changes)` : sha;
   } catch {
     return 'unknown';
