@@ -1,82 +1,71 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalServer, svc, tempConfigDir, windowEndsIn, call, type LocalServer } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { call, svc, useLocalServer, windowEndsIn } from '../helpers/cli.js';
 
-let server: LocalServer;
-const config = tempConfigDir();
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startLocalServer();
-  env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey! };
-});
-afterAll(async () => {
-  await server?.stop();
-  config.remove();
-});
+const local = useLocalServer();
 
 describe('svc api', () => {
   it('GETs a path and prints the JSON answer', async () => {
-    const result = await svc(['api', '/workspace'], env);
+    const result = await svc(['api', '/workspace'], local.env);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ id: server.workspaceId, name: expect.any(String), plan: 'free', requestsPerMinute: 30 });
+    expect(JSON.parse(result.stdout)).toEqual({ id: local.server.workspaceId, name: expect.any(String), plan: 'free', requestsPerMinute: 30 });
   });
 
   it('accepts the path with or without the /api/service prefix', async () => {
-    const result = await svc(['api', 'api/service/workspace'], env);
-    expect(JSON.parse(result.stdout).id).toBe(server.workspaceId);
+    const result = await svc(['api', 'api/service/workspace'], local.env);
+    expect(JSON.parse(result.stdout).id).toBe(local.server.workspaceId);
   });
 
   it('POSTs typed fields and PATCHes with -X', async () => {
-    const created = await svc(['api', '/user/api-keys', '-f', 'name=via-api', '-F', 'expiresAt=null'], env);
+    const created = await svc(['api', '/user/api-keys', '-f', 'name=via-api', '-F', 'expiresAt=null'], local.env);
     expect(created.exitCode).toBe(0);
     const key = JSON.parse(created.stdout);
     expect(key).toMatchObject({ name: 'via-api', expiresAt: null, secret: expect.stringMatching(/^sk_/) });
-    const patched = await svc(['api', '-X', 'PATCH', `/user/api-keys/${key.id}`, '-F', 'enabled=false'], env);
+    const patched = await svc(['api', '-X', 'PATCH', `/user/api-keys/${key.id}`, '-F', 'enabled=false'], local.env);
     expect(JSON.parse(patched.stdout)).toMatchObject({ id: key.id, enabled: false });
-    const again = await svc(['api', '-X', 'PATCH', `/user/api-keys/${key.id}`, '-F', 'enabled=false', '--include'], env);
+    const again = await svc(['api', '-X', 'PATCH', `/user/api-keys/${key.id}`, '-F', 'enabled=false', '--include'], local.env);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toBe('');
     expect(again.stderr).toContain('HTTP 204');
   });
 
   it('reads the body from stdin with --input -', async () => {
-    const result = await svc(['api', '/user/api-keys', '--input', '-'], env, { input: '{"name":"from-stdin"}' });
+    const result = await svc(['api', '/user/api-keys', '--input', '-'], local.env, { input: '{"name":"from-stdin"}' });
     expect(JSON.parse(result.stdout).name).toBe('from-stdin');
-    const broken = await svc(['api', '/user/api-keys', '--input', '-'], env, { input: '{nope' });
+    const broken = await svc(['api', '/user/api-keys', '--input', '-'], local.env, { input: '{nope' });
     expect(broken.exitCode).toBe(2);
   });
 
   it('prints the error document and exits 4 on 404, 1 on 405, 2 on 400', async () => {
-    const missing = await svc(['api', '/no/such/path'], env);
+    const missing = await svc(['api', '/no/such/path'], local.env);
     expect(missing.exitCode).toBe(4);
     expect(JSON.parse(missing.stdout)).toMatchObject({ code: 'NOT_FOUND' });
-    const wrongMethod = await svc(['api', '-X', 'PUT', '/workspace'], env);
+    const wrongMethod = await svc(['api', '-X', 'PUT', '/workspace'], local.env);
     expect(wrongMethod.exitCode).toBe(1);
     expect(JSON.parse(wrongMethod.stdout)).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
-    const badBody = await svc(['api', '/user/api-keys', '-F', 'name=3'], env);
+    const badBody = await svc(['api', '/user/api-keys', '-F', 'name=3'], local.env);
     expect(badBody.exitCode).toBe(2);
     expect(JSON.parse(badBody.stdout)).toMatchObject({ code: 'INVALID_REQUEST' });
   });
 
   it('stops on 401 with the operator message', async () => {
-    const result = await svc(['api', '/workspace'], { ...env, SVC_API_KEY: `sk_${'x'.repeat(64)}` });
+    const result = await svc(['api', '/workspace'], { ...local.env, SVC_API_KEY: `sk_${'x'.repeat(64)}` });
     expect(result.exitCode).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('unknown, disabled, expired or revoked');
   });
 
   it('honours the rate-limit policy: exit 5 with --no-wait', async () => {
-    await windowEndsIn(server, 40);
+    await windowEndsIn(local.server, 40);
     for (;;) {
-      if ((await call(server.url, 'GET', '/api/service/workspace', server.apiKey!)).status === 429) break;
+      if ((await call(local.server.url, 'GET', '/api/service/workspace', local.server.apiKey!)).status === 429) break;
     }
-    const result = await svc(['api', '/workspace', '--no-wait'], env);
+    const result = await svc(['api', '/workspace', '--no-wait'], local.env);
     expect(result.exitCode).toBe(5);
-    await call(server.url, 'POST', '/_local/clock', server.adminToken, { advanceSeconds: 60 });
+    await call(local.server.url, 'POST', '/_local/clock', local.server.adminToken, { advanceSeconds: 60 });
   });
 
   it('refuses a full URL: the server comes from --base-url', async () => {
-    const result = await svc(['api', 'http://elsewhere.test/api/service/workspace'], env);
+    const result = await svc(['api', 'http://elsewhere.test/api/service/workspace'], local.env);
     expect(result.exitCode).toBe(2);
   });
 });

@@ -1,39 +1,28 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startLocalServer, svc, tempConfigDir, windowEndsIn, type LocalServer } from '../helpers/cli.js';
+import { call, startLocalServer, svc, useLocalServer, windowEndsIn, type LocalServer } from '../helpers/cli.js';
 
-let server: LocalServer;
-const config = tempConfigDir();
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startLocalServer(['--plan', 'pro']);
-  env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey! };
-});
-afterAll(async () => {
-  await server?.stop();
-  config.remove();
-});
+const local = useLocalServer(['--plan', 'pro']);
 
 const NO_STACK = /\n\s+at .+:\d+:\d+/;
 
 describe('keys create', () => {
   it('prints only the secret when piped, and the one-time warning on stderr', async () => {
-    const result = await svc(['keys', 'create', 'ci'], env);
+    const result = await svc(['keys', 'create', 'ci'], local.env);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect(result.stderr).toContain('only time this secret is shown');
     expect(result.stderr).toContain('revoke');
-    const ping = await svc(['keys', 'ping'], { ...env, SVC_API_KEY: result.stdout });
+    const ping = await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: result.stdout });
     expect(ping.exitCode).toBe(0);
   });
 
   it('prints the API document with --json, secret included', async () => {
-    const result = await svc(['keys', 'create', 'json-key', '--expires-in', '30d', '--json'], env);
+    const result = await svc(['keys', 'create', 'json-key', '--expires-in', '30d', '--json'], local.env);
     expect(result.exitCode).toBe(0);
     const created = JSON.parse(result.stdout);
-    expect(created).toMatchObject({ name: 'json-key', enabled: true, status: 'enabled', workspaceId: server.workspaceId });
+    expect(created).toMatchObject({ name: 'json-key', enabled: true, status: 'enabled', workspaceId: local.server.workspaceId });
     expect(created.secret).toMatch(/^sk_/);
     const days = (Date.parse(created.expiresAt) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
@@ -42,18 +31,18 @@ describe('keys create', () => {
   });
 
   it('needs a name without a TTY: usage error naming the argument', async () => {
-    const result = await svc(['keys', 'create'], env);
+    const result = await svc(['keys', 'create'], local.env);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('svc keys create <name>');
   });
 
   it('passes a 400 from the server on as a usage error', async () => {
-    const past = await svc(['keys', 'create', 'old', '--expires-at', '2001-01-01T00:00:00Z'], env);
+    const past = await svc(['keys', 'create', 'old', '--expires-at', '2001-01-01T00:00:00Z'], local.env);
     expect(past.exitCode).toBe(2);
     expect(past.stderr).toContain('400');
-    const both = await svc(['keys', 'create', 'x', '--expires-in', '1d', '--expires-at', '2099-01-01T00:00:00Z'], env);
+    const both = await svc(['keys', 'create', 'x', '--expires-in', '1d', '--expires-at', '2099-01-01T00:00:00Z'], local.env);
     expect(both.exitCode).toBe(2);
-    const badDuration = await svc(['keys', 'create', 'x', '--expires-in', 'soon'], env);
+    const badDuration = await svc(['keys', 'create', 'x', '--expires-in', 'soon'], local.env);
     expect(badDuration.exitCode).toBe(2);
     expect(badDuration.stderr).toContain('Invalid duration');
   });
@@ -61,7 +50,7 @@ describe('keys create', () => {
 
 describe('keys list', () => {
   it('prints tab-separated rows under a header when piped, with ISO times', async () => {
-    const result = await svc(['keys', 'list'], env);
+    const result = await svc(['keys', 'list'], local.env);
     expect(result.exitCode).toBe(0);
     const [head, ...rows] = result.stdout.split('\n');
     expect(head).toBe('ID\tNAME\tKEY\tSTATUS\tWORKSPACE\tCREATED\tEXPIRES\tLAST USED');
@@ -74,7 +63,7 @@ describe('keys list', () => {
   });
 
   it('prints the API document with --json', async () => {
-    const result = await svc(['keys', 'list', '--json'], env);
+    const result = await svc(['keys', 'list', '--json'], local.env);
     const doc = JSON.parse(result.stdout);
     expect(Object.keys(doc)).toEqual(['keys']);
     expect(doc.keys[0]).toHaveProperty('hint');
@@ -86,60 +75,60 @@ describe('keys enable / disable / revoke', () => {
   let id: string;
   let secret: string;
   beforeAll(async () => {
-    const created = JSON.parse((await svc(['keys', 'create', 'toggle', '--json'], env)).stdout);
+    const created = JSON.parse((await svc(['keys', 'create', 'toggle', '--json'], local.env)).stdout);
     id = created.id;
     secret = created.secret;
   });
 
   it('disables, says "already" on a repeat, and the key stops working', async () => {
-    const first = await svc(['keys', 'disable', id], env);
+    const first = await svc(['keys', 'disable', id], local.env);
     expect(first.exitCode).toBe(0);
     expect(first.stderr).toContain(`Disabled ${id}`);
-    const again = await svc(['keys', 'disable', id], env);
+    const again = await svc(['keys', 'disable', id], local.env);
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toContain('already disabled');
-    const json = await svc(['keys', 'disable', id, '--json'], env);
+    const json = await svc(['keys', 'disable', id, '--json'], local.env);
     expect(JSON.parse(json.stdout)).toMatchObject({ id, enabled: false, status: 'disabled' });
-    const dead = await svc(['keys', 'ping'], { ...env, SVC_API_KEY: secret });
+    const dead = await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: secret });
     expect(dead.exitCode).toBe(3);
   });
 
   it('enables again', async () => {
-    const result = await svc(['keys', 'enable', id, '--json'], env);
+    const result = await svc(['keys', 'enable', id, '--json'], local.env);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ id, enabled: true });
-    expect((await svc(['keys', 'enable', id], env)).stderr).toContain('already enabled');
+    expect((await svc(['keys', 'enable', id], local.env)).stderr).toContain('already enabled');
   });
 
   it('answers 4 for an unknown id and 2 for a malformed one', async () => {
-    expect((await svc(['keys', 'enable', 'key_doesnotexist'], env)).exitCode).toBe(4);
-    const bad = await svc(['keys', 'disable', 'NOT AN ID'], env);
+    expect((await svc(['keys', 'enable', 'key_doesnotexist'], local.env)).exitCode).toBe(4);
+    const bad = await svc(['keys', 'disable', 'NOT AN ID'], local.env);
     expect(bad.exitCode).toBe(2);
   });
 
   it('refuses to revoke without --yes when nobody can be asked', async () => {
-    const result = await svc(['keys', 'revoke', id], env);
+    const result = await svc(['keys', 'revoke', id], local.env);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--yes');
   });
 
   it('revokes with --yes; a second revoke is 4, or 0 with --if-exists', async () => {
-    const result = await svc(['keys', 'revoke', id, '--yes', '--json'], env);
+    const result = await svc(['keys', 'revoke', id, '--yes', '--json'], local.env);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ id, revoked: true });
-    expect((await svc(['keys', 'ping'], { ...env, SVC_API_KEY: secret })).exitCode).toBe(3);
-    const again = await svc(['keys', 'revoke', id, '--yes'], env);
+    expect((await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: secret })).exitCode).toBe(3);
+    const again = await svc(['keys', 'revoke', id, '--yes'], local.env);
     expect(again.exitCode).toBe(4);
     expect(again.stderr).toContain(id);
-    const tolerant = await svc(['keys', 'revoke', id, '--yes', '--if-exists', '--json'], env);
+    const tolerant = await svc(['keys', 'revoke', id, '--yes', '--if-exists', '--json'], local.env);
     expect(tolerant.exitCode).toBe(0);
     expect(JSON.parse(tolerant.stdout)).toEqual({ id, revoked: false });
   });
 
   it('revokes several, carries on past a missing one and exits 4', async () => {
-    const a = JSON.parse((await svc(['keys', 'create', 'a', '--json'], env)).stdout).id;
-    const b = JSON.parse((await svc(['keys', 'create', 'b', '--json'], env)).stdout).id;
-    const result = await svc(['keys', 'revoke', a, 'key_missing', b, '--yes', '--json'], env);
+    const a = JSON.parse((await svc(['keys', 'create', 'a', '--json'], local.env)).stdout).id;
+    const b = JSON.parse((await svc(['keys', 'create', 'b', '--json'], local.env)).stdout).id;
+    const result = await svc(['keys', 'revoke', a, 'key_missing', b, '--yes', '--json'], local.env);
     expect(result.exitCode).toBe(4);
     expect(JSON.parse(result.stdout)).toEqual([
       { id: a, revoked: true },
@@ -151,7 +140,7 @@ describe('keys enable / disable / revoke', () => {
 describe('authentication failures', () => {
   it('a rejected key stops with an operator message and exit 3, never retried', async () => {
     const wrong = `sk_${'Z'.repeat(60)}QRST`;
-    const result = await svc(['keys', 'list'], { ...env, SVC_API_KEY: wrong });
+    const result = await svc(['keys', 'list'], { ...local.env, SVC_API_KEY: wrong });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('unknown, disabled, expired or revoked');
     expect(result.stderr).toContain('sk_ZZZZ…QRST');
@@ -161,14 +150,14 @@ describe('authentication failures', () => {
   });
 
   it('no key at all is exit 3 with the way out', async () => {
-    const result = await svc(['keys', 'list'], { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url });
+    const result = await svc(['keys', 'list'], { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('svc login');
   });
 });
 
 describe('login, status, logout', () => {
-  const profileEnv = () => ({ SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url });
+  const profileEnv = () => ({ SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url });
 
   it('login --with-key checks the format (exit 2) and the server (exit 3) before saving', async () => {
     const malformed = await svc(['login', '--with-key'], profileEnv(), { input: 'not-a-key\n' });
@@ -182,27 +171,27 @@ describe('login, status, logout', () => {
   });
 
   it('saves a working key 0600 and status reports workspace, plan and limits', async () => {
-    const login = await svc(['login', '--with-key', '--profile', 'work'], profileEnv(), { input: `${server.apiKey}\n` });
+    const login = await svc(['login', '--with-key', '--profile', 'work'], profileEnv(), { input: `${local.server.apiKey}\n` });
     expect(login.exitCode).toBe(0);
-    const file = join(config.dir, 'config.json');
+    const file = join(local.configDir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(statSync(config.dir).mode & 0o777).toBe(0o700);
-    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.work.apiKey).toBe(server.apiKey);
+    expect(statSync(local.configDir).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.work.apiKey).toBe(local.server.apiKey);
 
     const status = await svc(['status', '--profile', 'work', '--json'], profileEnv());
     expect(status.exitCode).toBe(0);
     const doc = JSON.parse(status.stdout);
     expect(doc).toMatchObject({
       profile: 'work',
-      baseUrl: server.url,
+      baseUrl: local.server.url,
       key: { source: 'profile' },
-      workspace: { id: server.workspaceId, plan: 'pro', requestsPerMinute: 1000 },
+      workspace: { id: local.server.workspaceId, plan: 'pro', requestsPerMinute: 1000 },
       rateLimit: { limit: 1000 },
     });
-    expect(doc.key.hint).toBe(`sk_${server.apiKey!.slice(3, 7)}…${server.apiKey!.slice(-4)}`);
+    expect(doc.key.hint).toBe(`sk_${local.server.apiKey!.slice(3, 7)}…${local.server.apiKey!.slice(-4)}`);
     const human = await svc(['status'], { ...profileEnv(), SVC_PROFILE: 'work' });
     expect(human.stdout).toContain('pro, 1000 requests/minute');
-    expect(human.stdout).not.toContain(server.apiKey!);
+    expect(human.stdout).not.toContain(local.server.apiKey!);
   });
 
   it('logout forgets the key; status then exits 3', async () => {
@@ -216,19 +205,19 @@ describe('login, status, logout', () => {
 
 describe('--verbose', () => {
   it('logs each request on stderr with the key redacted', async () => {
-    const result = await svc(['keys', 'list', '--verbose'], env);
+    const result = await svc(['keys', 'list', '--verbose'], local.env);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toMatch(/> GET http:\/\/127\.0\.0\.1:\d+\/api\/service\/user\/api-keys/);
     expect(result.stderr).toMatch(/< 200 in \d+ ms/);
-    expect(result.stderr).not.toContain(server.apiKey!);
+    expect(result.stderr).not.toContain(local.server.apiKey!);
   });
 });
 
 describe('usage errors', () => {
   it('unknown commands and bad option values exit 2', async () => {
-    expect((await svc(['keys', 'frobnicate'], env)).exitCode).toBe(2);
-    expect((await svc(['keys', 'list', '--timeout', '10ms'], env)).exitCode).toBe(2);
-    expect((await svc(['--max-wait', '-1', 'keys', 'list'], env)).exitCode).toBe(2);
+    expect((await svc(['keys', 'frobnicate'], local.env)).exitCode).toBe(2);
+    expect((await svc(['keys', 'list', '--timeout', '10ms'], local.env)).exitCode).toBe(2);
+    expect((await svc(['--max-wait', '-1', 'keys', 'list'], local.env)).exitCode).toBe(2);
   });
 
   it('--version and --help exit 0', async () => {
@@ -244,7 +233,7 @@ describe('rate limits (CONTRACT §C4)', () => {
   let limitedEnv: Record<string, string>;
   beforeAll(async () => {
     limited = await startLocalServer();
-    limitedEnv = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: limited.url, SVC_API_KEY: limited.apiKey! };
+    limitedEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: limited.url, SVC_API_KEY: limited.apiKey! };
   });
   afterAll(() => limited?.stop());
 

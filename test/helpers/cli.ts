@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll } from 'vitest';
 import { request } from 'undici';
 import type { LocalServerReady } from '../../src/contract/types.js';
 
@@ -53,6 +54,32 @@ export async function startLocalServer(args: string[] = []): Promise<LocalServer
     async stop() {
       child.kill('SIGTERM');
       await child;
+    },
+  };
+}
+
+/**
+ * A reference server and a config dir for one test file. `env` points svc at
+ * both, with the server's bootstrap key.
+ */
+export function useLocalServer(args: string[] = []) {
+  const config = tempConfigDir();
+  let running: LocalServer | undefined;
+  beforeAll(async () => {
+    running = await startLocalServer(args);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    config.remove();
+  });
+  return {
+    configDir: config.dir,
+    get server(): LocalServer {
+      if (!running) throw new Error('the local server is started in beforeAll');
+      return running;
+    },
+    get env(): Record<string, string> {
+      return { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: this.server.url, SVC_API_KEY: this.server.apiKey! };
     },
   };
 }
