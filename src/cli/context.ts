@@ -7,6 +7,7 @@ import type { ConfigStore } from './config/store.js';
 import type { IO } from './io.js';
 import { Messages } from './output.js';
 import type { Prompter } from './prompt.js';
+import type { FailureContext } from './report.js';
 
 /** The program-wide options of CONTRACT §C2, as commander hands them over. */
 export interface GlobalOptions {
@@ -54,6 +55,16 @@ export class Context {
   ) {
     this.msg = new Messages(io, globals.quiet);
     this.profileName = globals.profile || io.env.SVC_PROFILE || 'default';
+  }
+
+  /** What a failure report needs to say which key and server were involved. */
+  failureContext(): FailureContext {
+    return {
+      credentials: this.credentialsUsed,
+      profileName: this.profileName,
+      baseUrl: this.baseUrlUsed,
+      verbose: Boolean(this.globals.verbose),
+    };
   }
 
   /** A fresh context for another profile: nothing resolved is carried over. */

@@ -96,10 +96,12 @@ function describeApiError(error: ApiError, ctx: FailureContext): Report {
   return { exitCode, lines: [`${error.method} ${error.path} failed (${error.status}${code}): ${serverText}`] };
 }
 
+export function printFailure(io: IO, lines: string[]): void {
+  io.stderr.write(`${styleFor(io.colorStderr).red('error:')} ${lines.join('\n')}\n`);
+}
+
 export function reportFailure(io: IO, error: unknown, ctx: FailureContext): ExitCode {
   const { exitCode, lines } = describeFailure(error, ctx);
-  if (exitCode === ExitCode.interrupted) return exitCode;
-  const style = styleFor(io.colorStderr);
-  io.stderr.write(`${style.red('error:')} ${lines.join('\n')}\n`);
+  if (exitCode !== ExitCode.interrupted) printFailure(io, lines);
   return exitCode;
 }

@@ -44,12 +44,12 @@ export async function run(argv: string[], io: IO): Promise<number> {
       // Commander has already printed its message or the help text.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
+    // No context means the failure came before any command ran.
     const ctx = context();
-    return reportFailure(io, error, {
-      credentials: ctx?.credentialsUsed,
-      profileName: ctx?.profileName ?? 'default',
-      baseUrl: ctx?.baseUrlUsed,
-      verbose: ctx?.globals.verbose ?? argv.includes('--verbose'),
-    });
+    return reportFailure(
+      io,
+      error,
+      ctx?.failureContext() ?? { profileName: 'default', verbose: argv.includes('--verbose') },
+    );
   }
 }

@@ -4,7 +4,7 @@ import { createContext, type Context, type Credentials } from '../context.js';
 import { ExitCode } from '../errors.js';
 import type { IO } from '../io.js';
 import { printRows } from '../output.js';
-import { describeFailure } from '../report.js';
+import { describeFailure, printFailure } from '../report.js';
 import { keyColumns } from '../commands/keys/list.js';
 import { ACTIONS, type ActionName } from './actions.js';
 
@@ -38,15 +38,10 @@ export async function runSession(start: Context): Promise<void> {
     try {
       ctx = (await ACTIONS[choice].run(ctx, view)) ?? ctx;
     } catch (error) {
-      const { exitCode, lines } = describeFailure(error, {
-        credentials: ctx.credentialsUsed,
-        profileName: ctx.profileName,
-        baseUrl: ctx.baseUrlUsed,
-        verbose: Boolean(ctx.globals.verbose),
-      });
+      const { exitCode, lines } = describeFailure(error, ctx.failureContext());
       // A rejected key or Ctrl-C ends the session; anything else is shown and the menu returns.
       if (exitCode === ExitCode.unauthenticated || exitCode === ExitCode.interrupted) throw error;
-      ctx.io.stderr.write(`${ctx.msg.style.red('error:')} ${lines.join('\n')}\n`);
+      printFailure(ctx.io, lines);
     }
   }
 }
