@@ -33,8 +33,14 @@ type Outcome = RevokeResult | { id: string; revoked: false };
 export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): Promise<void> {
   idArgs.forEach(checkKeyId);
   const client = await ctx.client();
-  const ids = idArgs.length > 0 ? idArgs : await pickKeys(ctx);
-  if (!opts.yes) await confirm(ctx, ids);
+  // The pick-list and the confirmation show the same listing; it is fetched once.
+  let listed: KeyRecord[] | undefined;
+  let ids = idArgs;
+  if (ids.length === 0) {
+    listed = await listForPrompt(ctx, MISSING_ID);
+    ids = await pickKeys(ctx, listed);
+  }
+  if (!opts.yes) await confirm(ctx, ids, listed ?? (await listForPrompt(ctx, NEEDS_YES)));
 
   const outcomes: Outcome[] = [];
   const missing: string[] = [];
@@ -57,27 +63,31 @@ export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): 
   if (missing.length > 0) throw keyNotFound(missing.join(', '));
 }
 
-async function pickKeys(ctx: Context): Promise<string[]> {
-  if (!ctx.canPrompt) throw new UsageError('Missing the key id: svc keys revoke <id>… (see `svc keys list`)');
-  const { body } = await (await ctx.client()).listKeys();
-  if (body.keys.length === 0) throw new UsageError('There are no keys to revoke.');
+const MISSING_ID = 'Missing the key id: svc keys revoke <id>… (see `svc keys list`)';
+const NEEDS_YES = 'Refusing to revoke without confirmation: pass --yes (or run on a terminal to be asked).';
+
+/** The keys to show a person; with nobody to ask, a usage error saying what to pass instead. */
+async function listForPrompt(ctx: Context, withoutPrompt: string): Promise<KeyRecord[]> {
+  if (!ctx.canPrompt) throw new UsageError(withoutPrompt);
+  return (await (await ctx.client()).listKeys()).body.keys;
+}
+
+async function pickKeys(ctx: Context, keys: KeyRecord[]): Promise<string[]> {
+  if (keys.length === 0) throw new UsageError('There are no keys to revoke.');
   const inUse = ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
   const prompts = await ctx.prompts();
   const ids = await prompts.pickMany(
     'Keys to revoke (space to select, enter to confirm):',
-    body.keys.map((k) => ({ name: describeKey(k, inUse), value: k.id })),
+    keys.map((k) => ({ name: describeKey(k, inUse), value: k.id })),
   );
   if (ids.length === 0) throw new UsageError('No key selected.');
   return ids;
 }
 
-async function confirm(ctx: Context, ids: string[]): Promise<void> {
-  if (!ctx.canPrompt) {
-    throw new UsageError('Refusing to revoke without confirmation: pass --yes (or run on a terminal to be asked).');
-  }
-  const [prompts, { body }] = await Promise.all([ctx.prompts(), (await ctx.client()).listKeys()]);
+async function confirm(ctx: Context, ids: string[], keys: KeyRecord[]): Promise<void> {
+  const prompts = await ctx.prompts();
   const inUse = ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
-  const known = new Map(body.keys.map((k) => [k.id, k]));
+  const known = new Map(keys.map((k) => [k.id, k]));
   for (const id of ids) {
     const key = known.get(id);
     ctx.msg.info(`  ${key ? describeKey(key, inUse) : `${id}  (not found)`}`);
