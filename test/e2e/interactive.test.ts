@@ -1,30 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SVC_BIN, call, startLocalServer, svc, tempConfigDir, windowEndsIn, type LocalServer } from '../helpers/cli.js';
+import { SVC_BIN, call, startLocalServer, svc, useLocalServer, windowEndsIn, type LocalServer } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';
 
-let server: LocalServer;
-const config = tempConfigDir();
+const local = useLocalServer(['--plan', 'pro']);
 let term: Terminal | undefined;
 
-beforeAll(async () => {
-  server = await startLocalServer(['--plan', 'pro']);
-});
 afterEach(async () => {
   await term?.close();
   term = undefined;
 });
-afterAll(async () => {
-  await server?.stop();
-  config.remove();
-});
 
-const env = (key = server.apiKey!) => ({
-  SVC_CONFIG_DIR: config.dir,
-  SVC_BASE_URL: server.url,
-  SVC_API_KEY: key,
-  PATH: process.env.PATH!,
-  NO_COLOR: '1',
-});
+const env = (key = local.server.apiKey!) => ({ ...local.env, SVC_API_KEY: key, NO_COLOR: '1' });
 
 /** The menu is ready for keys once its live prompt (not an answered one) is drawn. */
 const MENU = /\? What next\? \(Esc to quit\)\n❯ Create a key/;

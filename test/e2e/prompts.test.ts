@@ -1,38 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, afterEach, describe, expect, it } from 'vitest';
-import { SVC_BIN, startLocalServer, svc, tempConfigDir, type LocalServer } from '../helpers/cli.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SVC_BIN, svc, useLocalServer } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';
 
-let server: LocalServer;
-const config = tempConfigDir();
+const local = useLocalServer();
 let term: Terminal | undefined;
-const baseEnv = () => ({ SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url, PATH: process.env.PATH! });
-const keyEnv = () => ({ ...baseEnv(), SVC_API_KEY: server.apiKey! });
+/** No SVC_API_KEY: login is about the profile. */
+const baseEnv = () => ({ SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url });
+const keyEnv = () => local.env;
 
-beforeAll(async () => {
-  server = await startLocalServer();
-});
 afterEach(async () => {
   await term?.close();
   term = undefined;
-});
-afterAll(async () => {
-  await server?.stop();
-  config.remove();
 });
 
 describe('prompts on a real terminal', () => {
   it('login asks for the key with masked input and saves it', async () => {
     term = await Terminal.start(['node', SVC_BIN, 'login'], baseEnv());
     await term.waitFor('API key:');
-    await term.send(server.apiKey!, 'Enter');
+    await term.send(local.server.apiKey!, 'Enter');
     const screen = await term.waitFor('Logged in');
     expect(await term.exitCode()).toBe(0);
-    expect(screen).not.toContain(server.apiKey!);
+    expect(screen).not.toContain(local.server.apiKey!);
     expect(screen).toContain('*'.repeat(20));
-    const saved = JSON.parse(readFileSync(join(config.dir, 'config.json'), 'utf8'));
-    expect(saved.profiles.default.apiKey).toBe(server.apiKey);
+    const saved = JSON.parse(readFileSync(join(local.configDir, 'config.json'), 'utf8'));
+    expect(saved.profiles.default.apiKey).toBe(local.server.apiKey);
   });
 
   it('keys create asks for a missing name, then shows the secret once with the warning', async () => {
