@@ -38,6 +38,15 @@ export class Messages {
   }
 }
 
+/**
+ * Server text made safe for a terminal: control characters (escape
+ * sequences included) shown as visible escapes, so a name cannot move the
+ * cursor, clear the screen or write the clipboard.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 export function printJson(io: IO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -106,9 +115,9 @@ const UNITS: [number, string][] = [
   [1, 'second'],
 ];
 
-/** "3 minutes ago", "in 29 days", "just now". */
-export function relativeTime(iso: string, nowMs: number): string {
-  const deltaSeconds = Math.round((Date.parse(iso) - nowMs) / 1000);
+/** "3 minutes ago", "in 29 days", "just now"; `at` is an ISO time or epoch milliseconds. */
+export function relativeTime(at: string | number, nowMs: number): string {
+  const deltaSeconds = Math.round(((typeof at === 'number' ? at : Date.parse(at)) - nowMs) / 1000);
   const abs = Math.abs(deltaSeconds);
   if (abs < 5) return 'just now';
   const [size, unit] = UNITS.find(([s]) => abs >= s)!;

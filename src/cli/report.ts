@@ -2,6 +2,7 @@ import { keyHint } from '../contract/key-format.js';
 import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from '../client/errors.js';
 import type { Credentials } from './context.js';
 import { CliError, ExitCode } from './errors.js';
+import { MaybeCreatedError } from './new-key.js';
 import type { IO } from './io.js';
 import { styleFor } from './output.js';
 
@@ -17,8 +18,15 @@ interface Report {
   lines: string[];
 }
 
+/** Said after a create that may have reached the server, unless svc has looked itself (MaybeCreatedError). */
+const LOOK_AT_LIST = 'Run `svc keys list` to see whether it took effect before trying again.';
+
 /** The one place an error becomes an operator message and an exit code. */
 export function describeFailure(error: unknown, ctx: FailureContext): Report {
+  if (error instanceof MaybeCreatedError) {
+    const cause = describeFailure(error.cause, ctx).lines.filter((line) => line !== LOOK_AT_LIST);
+    return { exitCode: error.exitCode, lines: [...cause, ...error.findings] };
+  }
   if (error instanceof CliError) return { exitCode: error.exitCode, lines: error.message.split('\n') };
   if (error instanceof RateLimitedError) {
     const why =
@@ -40,7 +48,7 @@ export function describeFailure(error: unknown, ctx: FailureContext): Report {
     if (error.method === 'POST' && error.mayHaveReachedServer) {
       lines.push(
         'The request may have reached the server, so it was not retried (a repeated create could leave a second live key).',
-        'Run `svc keys list` to see whether it took effect before trying again.',
+        LOOK_AT_LIST,
       );
     } else if (!error.mayHaveReachedServer) {
       lines.push('Is the server running? `svc serve --local` starts the reference server; --base-url or SVC_BASE_URL points elsewhere.');

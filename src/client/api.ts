@@ -3,7 +3,6 @@ import { isErrorBody } from '../contract/errors.js';
 import { keyHint } from '../contract/key-format.js';
 import type {
   CreateKeyRequest,
-  CreatedKey,
   KeyList,
   KeyRecord,
   RevokeResult,
@@ -41,11 +40,15 @@ export interface ApiResponse<T> {
   headers: HttpResponse['headers'];
   body: T;
   latencyMs: number;
+  /** An earlier attempt may have reached the server and done the work; this answer reads in that light (CONTRACT §C4). */
+  afterLostAnswer: boolean;
 }
 
 export interface RequestOptions {
   body?: unknown;
   timeoutMs?: number;
+  /** Overrides the policy's retries after a network error or 5xx: 0 for a single look. */
+  maxRetries?: number;
 }
 
 export class ApiClient {
@@ -61,26 +64,39 @@ export class ApiClient {
     return this.options.baseUrl;
   }
 
-  listKeys(): Promise<ApiResponse<KeyList>> {
-    return this.request<KeyList>('GET', apiPaths.keys);
+  listKeys(opts: RequestOptions = {}): Promise<ApiResponse<KeyList>> {
+    return this.request<KeyList>('GET', apiPaths.keys, opts);
   }
 
   async getKey(id: string): Promise<KeyRecord> {
     return (await this.request<KeyRecord>('GET', apiPaths.key(id))).body;
   }
 
-  async createKey(body: CreateKeyRequest): Promise<CreatedKey> {
-    return (await this.request<CreatedKey>('POST', apiPaths.keys, { body })).body;
+  /**
+   * The server's document as it came: the spec names none of its fields, so
+   * the caller finds the secret in it (see findSecret) rather than trusting a shape.
+   */
+  createKey(body: CreateKeyRequest): Promise<ApiResponse<unknown>> {
+    return this.request<unknown>('POST', apiPaths.keys, { body });
   }
 
-  /** `changed` is false when the key already had that state (204). */
+  /**
+   * `changed` is false when the key already had that state (204), unless an
+   * earlier attempt may have made the change itself.
+   */
   async setEnabled(id: string, enabled: boolean): Promise<{ changed: boolean; key: KeyRecord | null }> {
     const res = await this.request<KeyRecord | null>('PATCH', apiPaths.key(id), { body: { enabled } });
-    return { changed: res.status !== 204, key: res.body };
+    return { changed: res.status !== 204 || res.afterLostAnswer, key: res.body };
   }
 
+  /** A 404 after an attempt whose answer was lost is that attempt's success: the key is gone. */
   async revokeKey(id: string): Promise<RevokeResult> {
-    return (await this.request<RevokeResult>('DELETE', apiPaths.key(id))).body;
+    try {
+      return (await this.request<RevokeResult>('DELETE', apiPaths.key(id))).body;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404 && error.afterLostAnswer) return { id, revoked: true };
+      throw error;
+    }
   }
 
   getWorkspace(): Promise<ApiResponse<Workspace>> {
@@ -92,7 +108,8 @@ export class ApiClient {
    * ApiError, so callers deal only in success.
    */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const { baseUrl, apiKey, policy } = this.options;
+    const { baseUrl, apiKey } = this.options;
+    const policy = opts.maxRetries === undefined ? this.options.policy : { ...this.options.policy, maxRetries: opts.maxRetries };
     const url = baseUrl.replace(/\/+$/, '') + API_PREFIX + path;
     const headers: Record<string, string> = {
       authorization: `Bearer ${apiKey}`,
@@ -106,6 +123,8 @@ export class ApiClient {
     }
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     const state = { method, retries: 0, waitedSeconds: 0 };
+    // Set once an attempt that may have reached the server is retried.
+    let afterLostAnswer = false;
     const env = { nowMs: 0, random: this.random };
 
     for (let attempt = 1; ; attempt++) {
@@ -140,12 +159,13 @@ export class ApiClient {
 
       switch (step.action) {
         case 'accept':
-          return this.accept<T>(res!, parsed, method, path, latencyMs);
+          return this.accept<T>(res!, parsed, method, path, latencyMs, afterLostAnswer);
         case 'wait-rate-limit':
           await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000, cause: '429' });
           state.waitedSeconds += step.seconds;
           continue;
         case 'backoff':
+          afterLostAnswer ||= res !== undefined || failure!.reachedServerMaybe;
           await this.options.wait({
             reason: 'backoff',
             ms: step.delayMs,
@@ -161,20 +181,27 @@ export class ApiClient {
               step.reason === 'no-wait' ? 'no-wait' : 'budget',
             );
           }
-          if (res) throw new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path);
+          if (res) throw new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, afterLostAnswer);
           throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt);
       }
     }
   }
 
-  private accept<T>(res: HttpResponse, parsed: unknown, method: string, path: string, latencyMs: number): ApiResponse<T> {
+  private accept<T>(
+    res: HttpResponse,
+    parsed: unknown,
+    method: string,
+    path: string,
+    latencyMs: number,
+    afterLostAnswer: boolean,
+  ): ApiResponse<T> {
     if (res.status < 200 || res.status >= 300) {
-      throw new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path);
+      throw new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, afterLostAnswer);
     }
     if (res.status !== 204 && parsed === undefined) {
-      throw new UnexpectedResponseError(`${method} ${path} answered ${res.status} without a JSON body`);
+      throw new UnexpectedResponseError(`${method} ${path} answered ${res.status} without a JSON body`, method, path, res.text);
     }
-    return { status: res.status, headers: res.headers, body: (parsed ?? null) as T, latencyMs };
+    return { status: res.status, headers: res.headers, body: (parsed ?? null) as T, latencyMs, afterLostAnswer };
   }
 }
 

@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly body: ErrorBody | null,
     readonly method: string,
     readonly path: string,
+    /** An earlier attempt of this request may have reached the server and done its work (CONTRACT §C4). */
+    readonly afterLostAnswer = false,
   ) {
     super(body?.error ?? `HTTP ${status}`);
     this.name = 'ApiError';
@@ -46,7 +48,13 @@ export class NetworkError extends Error {
 
 /** A 2xx whose body is not the JSON the contract promises. */
 export class UnexpectedResponseError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly method: string,
+    readonly path: string,
+    /** The body as received, which may still hold something the caller must not lose (a new key's secret). */
+    readonly text: string,
+  ) {
     super(message);
     this.name = 'UnexpectedResponseError';
   }

@@ -1,9 +1,8 @@
 import { Option, type Command } from 'commander';
-import type { CreatedKey } from '../../../contract/types.js';
 import type { Context } from '../../context.js';
 import { parseDuration } from '../../duration.js';
 import { UsageError } from '../../errors.js';
-import { printJson, relativeTime, styleFor } from '../../output.js';
+import { createKey, showNewKey } from '../../new-key.js';
 import type { App } from '../../program.js';
 
 export interface CreateOptions {
@@ -31,8 +30,7 @@ export async function run(ctx: Context, nameArg: string | undefined, opts: Creat
     ? new Date(Date.now() + parseDuration(opts.expiresIn)).toISOString()
     : opts.expiresAt;
   const client = await ctx.client();
-  const created = await client.createKey(expiresAt ? { name, expiresAt } : { name });
-  showCreated(ctx, created);
+  showNewKey(ctx, await createKey(ctx, client, expiresAt ? { name, expiresAt } : { name }));
 }
 
 async function askName(ctx: Context): Promise<string> {
@@ -40,25 +38,4 @@ async function askName(ctx: Context): Promise<string> {
   const prompts = await ctx.prompts();
   const name = await prompts.text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
   return name.trim();
-}
-
-/**
- * Prints a new key: the one and only time its secret is shown. With --json a
- * caller that prints a larger document of its own passes `printDocument: false`.
- */
-export function showCreated(ctx: Context, created: CreatedKey, printDocument = true): void {
-  const { io, msg } = ctx;
-  if (ctx.globals.json) {
-    if (printDocument) printJson(io, created);
-  } else if (!io.stdoutIsTTY) {
-    io.stdout.write(`${created.secret}\n`);
-  } else {
-    const expiry = created.expiresAt ? `expires ${relativeTime(created.expiresAt, Date.now())}` : 'never expires';
-    msg.success(`Created key '${created.name}' (${created.id}), ${expiry}, workspace ${created.workspaceId}.`);
-    io.stdout.write(`\n  ${styleFor(io.colorStdout).bold(created.secret)}\n\n`);
-  }
-  msg.warn(
-    'This is the only time this secret is shown: store it now. ' +
-      `If it is lost, it cannot be recovered: revoke the key (svc keys revoke ${created.id}) and create a new one.`,
-  );
 }

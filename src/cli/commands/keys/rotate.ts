@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { keyHint } from '../../../contract/key-format.js';
-import type { CreatedKey, KeyRecord, RevokeResult } from '../../../contract/types.js';
+import type { ApiClient } from '../../../client/api.js';
+import type { KeyRecord, RevokeResult } from '../../../contract/types.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { printJson } from '../../output.js';
 import type { App } from '../../program.js';
+import { createKey, SecretNotFoundError, showNewKey, type NewKey } from '../../new-key.js';
 import { checkKeyId, isNotFound, keyNotFound } from './common.js';
-import { showCreated } from './create.js';
 
 export interface RotateOptions {
   disableOld?: boolean;
@@ -28,16 +29,21 @@ export function register(keys: Command, app: App): void {
 }
 
 export interface Rotation {
-  key: CreatedKey;
-  previous: RevokeResult | KeyRecord;
+  /** The server's document for the new key, secret included, as it came. */
+  key: unknown;
+  /** What became of the old key; null when it was left as it was. */
+  previous: RevokeResult | KeyRecord | null;
 }
 
 export async function run(ctx: Context, idArg: string, opts: RotateOptions): Promise<void> {
-  const rotation = await rotate(ctx, checkKeyId(idArg), opts);
-  if (ctx.globals.json) printJson(ctx.io, rotation);
+  await rotate(ctx, checkKeyId(idArg), opts);
 }
 
-/** Shared with the interactive session. */
+/**
+ * Shared with the interactive session. The old key is touched only once the
+ * new secret has been shown: a rotation that loses the new secret must
+ * leave the user the key they had.
+ */
 export async function rotate(ctx: Context, id: string, opts: RotateOptions): Promise<Rotation> {
   const client = await ctx.client();
   let old: KeyRecord;
@@ -46,31 +52,48 @@ export async function rotate(ctx: Context, id: string, opts: RotateOptions): Pro
   } catch (error) {
     throw isNotFound(error) ? keyNotFound(id) : error;
   }
-  const inUse = ctx.credentialsUsed!.apiKey;
-  const replacesKeyInUse = old.hint === keyHint(inUse);
-
-  const created = await client.createKey({ name: old.name, expiresAt: replacementExpiry(old, Date.now()) });
-  // Printed before anything else can fail: this is the only chance to see it.
-  showCreated(ctx, created, false);
-  if (created.workspaceId !== old.workspaceId) {
-    ctx.msg.warn(
-      `The new key anchors to workspace ${created.workspaceId} (your active one), not ${old.workspaceId}: its rate limit and plan follow ${created.workspaceId}.`,
-    );
-  }
-  if (replacesKeyInUse) await offerToSave(ctx, created, opts);
+  const replacesKeyInUse = old.hint === keyHint(ctx.credentialsUsed!.apiKey);
+  const created = await createKey(ctx, client, { name: old.name, expiresAt: replacementExpiry(old, Date.now()) });
 
   let previous: RevokeResult | KeyRecord;
   try {
-    previous = opts.disableOld
+    showNewKey(ctx, created, false);
+    const workspaceId = created.view.workspaceId;
+    if (workspaceId !== null && workspaceId !== old.workspaceId) {
+      ctx.msg.warn(
+        `The new key anchors to workspace ${workspaceId} (your active one), not ${old.workspaceId}: its rate limit and plan follow ${workspaceId}.`,
+      );
+    }
+    if (replacesKeyInUse) await offerToSave(ctx, created.secret!, opts);
+    previous = await retireOldKey(client, id, created, opts);
+  } catch (error) {
+    // --json owes its one document, the new secret in it, whatever failed after the create.
+    if (ctx.globals.json) printJson(ctx.io, { key: created.document, previous: null } satisfies Rotation);
+    if (error instanceof SecretNotFoundError) throw new CliError(`${error.message}\nThe old key ${id} was left as it was.`);
+    throw error;
+  }
+  ctx.msg.success(`${opts.disableOld ? 'Disabled' : 'Revoked'} the old key ${id}; ${created.view.id ?? 'the new key'} replaces it.`);
+  const rotation: Rotation = { key: created.document, previous };
+  if (ctx.globals.json) printJson(ctx.io, rotation);
+  return rotation;
+}
+
+async function retireOldKey(
+  client: ApiClient,
+  id: string,
+  created: NewKey,
+  opts: RotateOptions,
+): Promise<RevokeResult | KeyRecord> {
+  try {
+    return opts.disableOld
       ? ((await client.setEnabled(id, false)).key ?? (await client.getKey(id)))
       : await client.revokeKey(id);
   } catch (error) {
+    const verb = opts.disableOld ? 'disable' : 'revoke';
     throw new CliError(
-      `The new key ${created.id} was created, but the old key ${id} could not be ${opts.disableOld ? 'disabled' : 'revoked'}: ${(error as Error).message}. Retry with \`svc keys ${opts.disableOld ? 'disable' : 'revoke'} ${id}\`.`,
+      `The new key${created.view.id === null ? '' : ` ${created.view.id}`} was created, but the old key ${id} could not be ${verb}d: ${(error as Error).message}. Retry with \`svc keys ${verb} ${id}\`.`,
     );
   }
-  ctx.msg.success(`${opts.disableOld ? 'Disabled' : 'Revoked'} the old key ${id}; ${created.id} replaces it.`);
-  return { key: created, previous };
 }
 
 /** The old key's expiry carries over; an already expired key gets its original lifetime again. */
@@ -81,7 +104,7 @@ export function replacementExpiry(old: KeyRecord, nowMs: number): string | null 
   return new Date(nowMs + (expires - Date.parse(old.createdAt))).toISOString();
 }
 
-async function offerToSave(ctx: Context, created: CreatedKey, opts: RotateOptions): Promise<void> {
+async function offerToSave(ctx: Context, secret: string, opts: RotateOptions): Promise<void> {
   const creds = ctx.credentialsUsed!;
   if (creds.source === 'env') {
     ctx.msg.warn('You are rotating the key in SVC_API_KEY: put the new secret there before the next command.');
@@ -96,7 +119,7 @@ async function offerToSave(ctx: Context, created: CreatedKey, opts: RotateOption
     return;
   }
   const config = await ctx.config();
-  config.setProfile(ctx.profileName, { ...config.getProfile(ctx.profileName), apiKey: created.secret });
-  ctx.credentialsUsed = { apiKey: created.secret, source: 'profile' };
+  config.setProfile(ctx.profileName, { ...config.getProfile(ctx.profileName), apiKey: secret });
+  ctx.credentialsUsed = { apiKey: secret, source: 'profile' };
   ctx.msg.success(`Saved the new key to profile '${ctx.profileName}'.`);
 }

@@ -1,0 +1,90 @@
+import { isWellFormedKey } from '../contract/key-format.js';
+
+/**
+ * A key record as svc reads it from any server. The spec names none of the
+ * record's fields, so each is looked up under our name and its snake_case
+ * spelling, and a missing or odd value is null rather than a crash
+ * (CONTRACT §C6). Times are epoch milliseconds.
+ */
+export interface KeyView {
+  id: string | null;
+  name: string | null;
+  workspaceId: string | null;
+  createdAt: number | null;
+  /** null both for "never" and for "not said"; `expiresKnown` tells them apart. */
+  expiresAt: number | null;
+  expiresKnown: boolean;
+}
+
+type Doc = Record<string, unknown>;
+
+export function isObject(value: unknown): value is Doc {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function readKey(value: unknown): KeyView {
+  const doc = isObject(value) ? value : {};
+  const expires = field(doc, 'expiresAt', 'expires_at');
+  return {
+    id: text(field(doc, 'id')),
+    name: text(field(doc, 'name')),
+    workspaceId: text(field(doc, 'workspaceId', 'workspace_id')),
+    createdAt: readTime(field(doc, 'createdAt', 'created_at')),
+    expiresAt: readTime(expires),
+    expiresKnown: expires === null || readTime(expires) !== null,
+  };
+}
+
+/** The records of a list answer, `{"keys": [...]}`; anything else is an empty list. */
+export function readKeyList(body: unknown): KeyView[] {
+  const keys = isObject(body) ? body.keys : undefined;
+  return Array.isArray(keys) ? keys.map(readKey) : [];
+}
+
+function field(doc: Doc, ...names: string[]): unknown {
+  for (const name of names) if (name in doc) return doc[name];
+  return undefined;
+}
+
+/** Ids may be numbers on another server; they are shown and sent as text. */
+function text(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}
+
+/** Below this a number is taken for epoch seconds: 1e11 s is the year 5138, 1e11 ms is 1973. */
+const SECONDS_LIMIT = 1e11;
+
+/** An RFC 3339 string, or epoch seconds or milliseconds (as a number or digits). */
+export function readTime(value: unknown): number | null {
+  let ms: number;
+  if (typeof value === 'number') ms = value;
+  else if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim())) ms = Number(value);
+  else if (typeof value === 'string') return nullIfNaN(Date.parse(value));
+  else return null;
+  return nullIfNaN(Math.abs(ms) < SECONDS_LIMIT ? ms * 1000 : ms);
+}
+
+function nullIfNaN(ms: number): number | null {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : null;
+}
+
+/**
+ * The plaintext of a new key (CONTRACT §C6): the `secret` field, else the
+ * one string of the key format at the top level or one object down. Two
+ * different candidates are no answer: guessing wrong would lose the key.
+ */
+export function findSecret(document: unknown): string | null {
+  if (!isObject(document)) return null;
+  if (typeof document.secret === 'string' && document.secret !== '') return document.secret;
+  const found = new Set<string>();
+  const look = (value: unknown) => {
+    if (typeof value === 'string' && isWellFormedKey(value)) found.add(value);
+  };
+  for (const value of Object.values(document)) {
+    look(value);
+    if (isObject(value)) Object.values(value).forEach(look);
+  }
+  return found.size === 1 ? [...found][0]! : null;
+}

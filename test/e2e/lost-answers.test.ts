@@ -1,0 +1,139 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSpecServer, type SpecServer } from '../helpers/spec-server.js';
+import { SVC_BIN, svc, tempConfigDir } from '../helpers/cli.js';
+import { Terminal } from '../helpers/terminal.js';
+
+// CONTRACT §C4: the request reached the server and did its work, then the
+// answer was lost (a dropped connection, a 5xx, a body that cannot be read).
+
+const config = tempConfigDir();
+let server: SpecServer;
+afterEach(() => server.close());
+
+async function env() {
+  server = await startSpecServer();
+  return { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };
+}
+
+async function keyNamed(environment: Record<string, string>, name: string) {
+  expect((await svc(['keys', 'create', name], environment)).exitCode).toBe(0);
+  return [...server.keys.values()].find((k) => k.name === name)!;
+}
+
+describe('a retried request whose first answer was lost', () => {
+  it('revoke answered 404 on the retry is the success it is', async () => {
+    const e = await env();
+    const key = await keyNamed(e, 'old');
+    server.rules.push({ method: 'DELETE', times: 1, then: 'drop' });
+    const result = await svc(['keys', 'revoke', key.id, '--yes', '--json'], e);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ id: key.id, revoked: true });
+    expect(result.stderr).toContain(`Revoked ${key.id}`);
+    expect(server.seen.filter((r) => r.startsWith('DELETE'))).toHaveLength(2);
+    expect(server.keys.has(key.id)).toBe(false);
+  });
+
+  it('revoke answered 502 after doing the work, then 404: revoked, exit 0', async () => {
+    const e = await env();
+    const key = await keyNamed(e, 'old');
+    server.rules.push({ method: 'DELETE', times: 1, then: { status: 502, body: '' } });
+    const result = await svc(['keys', 'revoke', key.id, '--yes'], e);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`Revoked ${key.id}`);
+  });
+
+  it('a 404 on the first attempt is still "not found", exit 4', async () => {
+    const e = await env();
+    const result = await svc(['keys', 'revoke', 'nosuchkey', '--yes'], e);
+    expect(result.exitCode).toBe(4);
+  });
+
+  it('disable answered 204 on the retry reports the change it made, not "already"', async () => {
+    const e = await env();
+    const key = await keyNamed(e, 'worker');
+    server.rules.push({ method: 'PATCH', times: 1, then: 'drop' });
+    const result = await svc(['keys', 'disable', key.id], e);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`Disabled ${key.id}`);
+    expect(result.stderr).not.toContain('already');
+    expect(server.keys.get(key.id)!.enabled).toBe(false);
+  });
+});
+
+describe('a create that may have made a key nobody saw', () => {
+  it('a dropped answer: names the key made and the command to revoke it, exit 1', async () => {
+    const e = await env();
+    server.rules.push({ method: 'POST', times: 1, then: 'drop' });
+    const result = await svc(['keys', 'create', 'ci'], e);
+    const orphan = [...server.keys.values()].find((k) => k.name === 'ci')!;
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('may have reached the server');
+    expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
+    expect(result.stderr).not.toContain('Run `svc keys list`');
+    expect(server.seen.filter((r) => r.startsWith('POST'))).toHaveLength(1);
+  });
+
+  it('a 500 after the work: the same, and a same-named key made seconds earlier is not blamed', async () => {
+    const e = await env();
+    const older = await keyNamed(e, 'ci');
+    older.createdAt -= 3_000;
+    server.rules.push({ method: 'POST', times: 1, then: { status: 500, body: '{"error":"boom"}' } });
+    const result = await svc(['keys', 'create', 'ci'], e);
+    const orphan = [...server.keys.values()].find((k) => k.name === 'ci' && k.id !== older.id)!;
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('failed (500)');
+    expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
+    expect(result.stderr).not.toContain(older.id);
+  });
+
+  it('a 201 whose body is not JSON: what came is printed on stdout, the key is named', async () => {
+    const e = await env();
+    server.rules.push({ method: 'POST', times: 1, then: { status: 201, body: 'created, secret below\n' } });
+    const result = await svc(['keys', 'create', 'ci'], e);
+    const orphan = [...server.keys.values()].find((k) => k.name === 'ci')!;
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('created, secret below');
+    expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
+  });
+
+  it('a 502 that did nothing: says no key appeared', async () => {
+    const e = await env();
+    server.rules.push({ method: 'POST', times: 1, then: { status: 502, body: '' }, work: false });
+    const result = await svc(['keys', 'create', 'ci'], e);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("No key named 'ci' has appeared");
+    expect([...server.keys.values()].some((k) => k.name === 'ci')).toBe(false);
+  });
+
+  it('rotate whose create answer was lost leaves the old key alone', async () => {
+    const e = await env();
+    const old = await keyNamed(e, 'app');
+    server.rules.push({ method: 'POST', times: 1, then: 'drop' });
+    const result = await svc(['keys', 'rotate', old.id], e);
+    expect(result.exitCode).toBe(1);
+    expect(server.keys.get(old.id)!.enabled).toBe(true);
+    expect(server.seen.some((r) => r.startsWith('DELETE'))).toBe(false);
+  });
+
+  it('on a terminal, offers to revoke the key nobody saw, and does so on "y"', async () => {
+    const e = await env();
+    server.rules.push({ method: 'POST', times: 1, then: 'drop' });
+    const term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'laptop'], e);
+    try {
+      const orphan = await (async () => {
+        await term.waitFor('Revoke it now?');
+        return [...server.keys.values()].find((k) => k.name === 'laptop')!;
+      })();
+      expect(await term.screen()).toContain(orphan.id);
+      await term.send('y', 'Enter');
+      const screen = await term.waitFor('revoked now');
+      expect(await term.exitCode()).toBe(1);
+      expect(screen).toContain(`${orphan.id}  created`);
+      expect(server.keys.has(orphan.id)).toBe(false);
+    } finally {
+      await term.close();
+    }
+  });
+});
+
