@@ -30,7 +30,7 @@ const found: [string, Variation['created']][] = [
 ];
 
 const lost: [string, Variation['created']][] = [
-  ['nested two objects down', (r, secret) => ({ result: { key: { value: secret } } })],
+  ['nested two objects down', (_r, secret) => ({ result: { key: { value: secret } } })],
   ['in a format svc does not know', (r, secret) => ({ ...r, token: `live-${secret.slice(3)}` })],
   ['twice, with two different values', (r, secret) => ({ ...r, key: secret, previous: `sk_${'A'.repeat(64)}` })],
 ];
@@ -55,7 +55,7 @@ describe('keys create', () => {
   });
 
   it('--json prints the answer as it came, and still exits 1 when no secret is in it', async () => {
-    const env = await against({ created: (r, secret) => ({ result: { key: { value: secret } } }) });
+    const env = await against({ created: (_r, secret) => ({ result: { key: { value: secret } } }) });
     const result = await svc(['keys', 'create', 'ci', '--json'], env);
     expect(result.exitCode).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({ result: { key: { value: newest(server!).secret } } });
