@@ -1,11 +1,11 @@
 import type { ApiClient, WaitEvent } from '../client/api.js';
 import { DEFAULT_POLICY } from '../client/policy.js';
 import type { Transport } from '../client/transport.js';
-import { DEFAULT_BASE_URL } from '../contract/paths.js';
-import { NotAuthenticatedError } from './errors.js';
+import { API_PREFIX, DEFAULT_BASE_URL } from '../contract/paths.js';
+import { NotAuthenticatedError, UsageError } from './errors.js';
 import type { ConfigStore } from './config/store.js';
 import type { IO } from './io.js';
-import { Messages } from './output.js';
+import { Messages, visible } from './output.js';
 import type { Prompter } from './prompt.js';
 import type { FailureContext } from './report.js';
 
@@ -34,6 +34,13 @@ export interface Credentials {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+const BASE_URL_NAMES: Record<BaseUrlSource, string> = {
+  flag: '--base-url',
+  env: 'SVC_BASE_URL',
+  profile: 'The profile\'s base URL',
+  default: 'The default base URL',
+};
+
 /**
  * What a command runs with: the terminal, the options, and lazily the config
  * store, credentials, HTTP client and prompts, so a command pays only for
@@ -46,6 +53,7 @@ export class Context {
   credentialsUsed: Credentials | undefined;
   baseUrlUsed: string | undefined;
   private configStore: ConfigStore | undefined;
+  private resolvedBaseUrl: Promise<{ url: string; source: BaseUrlSource }> | undefined;
   /** One connection pool for every client this command makes. */
   private transport: Transport | undefined;
 
@@ -94,12 +102,41 @@ export class Context {
     return (await this.resolveBaseUrl()).url;
   }
 
-  /** CONTRACT §C1: flag, then env, then profile, then the local reference server. */
-  async resolveBaseUrl(): Promise<{ url: string; source: BaseUrlSource }> {
+  /** CONTRACT §C1: flag, then env, then profile, then the local reference server; checked once per command. */
+  resolveBaseUrl(): Promise<{ url: string; source: BaseUrlSource }> {
+    this.resolvedBaseUrl ??= this.findBaseUrl().then(({ url, source }) => ({ url: this.checkBaseUrl(url, source), source }));
+    return this.resolvedBaseUrl;
+  }
+
+  private async findBaseUrl(): Promise<{ url: string; source: BaseUrlSource }> {
     if (this.globals.baseUrl) return { url: this.globals.baseUrl, source: 'flag' };
     if (this.io.env.SVC_BASE_URL) return { url: this.io.env.SVC_BASE_URL, source: 'env' };
     const saved = (await this.config()).getProfile(this.profileName).baseUrl;
     return saved ? { url: saved, source: 'profile' } : { url: DEFAULT_BASE_URL, source: 'default' };
+  }
+
+  /**
+   * An absolute http(s) URL, or a usage error before any request. One that
+   * already ends in the API prefix would double it; svc adds the prefix
+   * itself, so it is taken off, and the person told.
+   */
+  private checkBaseUrl(raw: string, source: BaseUrlSource): string {
+    const from = BASE_URL_NAMES[source];
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new UsageError(`${from} is not a URL: '${visible(raw)}'. Give the whole address, e.g. https://api.example.com.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new UsageError(`${from} must be an http:// or https:// address, not '${visible(raw)}'.`);
+    }
+    const path = url.pathname.replace(/\/+$/, '');
+    if (!path.endsWith(API_PREFIX)) return raw.replace(/\/+$/, '');
+    url.pathname = path.slice(0, -API_PREFIX.length);
+    const fixed = url.toString().replace(/\/+$/, '');
+    this.msg.warn(`${from} ends in ${API_PREFIX}, which svc adds to every path itself: using ${fixed}.`);
+    return fixed;
   }
 
   /** The key in use, or null when none is configured. */

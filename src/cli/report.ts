@@ -4,7 +4,8 @@ import type { Credentials } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { MaybeCreatedError } from './new-key.js';
 import type { IO } from './io.js';
-import { styleFor } from './output.js';
+import { API_PREFIX, apiPaths } from '../contract/paths.js';
+import { styleFor, visible } from './output.js';
 
 export interface FailureContext {
   credentials?: Credentials;
@@ -58,7 +59,7 @@ export function describeFailure(error: unknown, ctx: FailureContext): Report {
     return { exitCode: ExitCode.failure, lines };
   }
   if (error instanceof UnexpectedResponseError) {
-    return { exitCode: ExitCode.failure, lines: [`Unexpected response: ${error.message}.`] };
+    return { exitCode: ExitCode.failure, lines: [`Unexpected response: ${error.message}.`, notTheService(ctx)] };
   }
   const bug = error instanceof Error ? error : new Error(String(error));
   return {
@@ -84,7 +85,7 @@ function describeApiError(error: ApiError, ctx: FailureContext): Report {
     return {
       exitCode: ExitCode.unauthenticated,
       lines: [
-        `Authentication failed (401): ${serverText}.`,
+        `Authentication failed (401): ${visible(serverText)}.`,
         'The key is unknown, disabled, expired or revoked.',
         `  key:    ${creds ? keyHint(creds.apiKey) : '(none)'} ${source}`,
         ...(ctx.baseUrl ? [`  server: ${ctx.baseUrl}`] : []),
@@ -94,14 +95,40 @@ function describeApiError(error: ApiError, ctx: FailureContext): Report {
       ],
     };
   }
+  const code = error.code ? ` ${error.code}` : '';
+  const where = `${error.method} ${API_PREFIX}${error.path}`;
+  if (error.foreignBody !== null) {
+    return {
+      exitCode: ExitCode.failure,
+      lines: [`${where} answered ${error.status} with ${error.foreignBody}, not the service's JSON.`, notTheService(ctx)],
+    };
+  }
+  if ((error.status === 404 || error.status === 405) && COLLECTIONS.has(error.path)) {
+    return {
+      exitCode: ExitCode.failure,
+      lines: [
+        `The server${ctx.baseUrl ? ` at ${ctx.baseUrl}` : ''} does not offer ${where} (${error.status}${code}): ${visible(serverText)}`,
+        'It may use another path for this; `svc api` calls any path below /api/service (see `svc api --help`).',
+      ],
+    };
+  }
   const exitCode =
     error.status === 404
       ? ExitCode.notFound
       : error.status === 400 || error.status === 413
         ? ExitCode.usage
         : ExitCode.failure;
-  const code = error.code ? ` ${error.code}` : '';
-  return { exitCode, lines: [`${error.method} ${error.path} failed (${error.status}${code}): ${serverText}`] };
+  return { exitCode, lines: [`${error.method} ${error.path} failed (${error.status}${code}): ${visible(serverText)}`] };
+}
+
+/**
+ * svc's own endpoints that are not about one key: a 404 or 405 there means
+ * the server lacks the endpoint, not that a key is missing (CONTRACT §C6).
+ */
+const COLLECTIONS = new Set<string>([apiPaths.keys, apiPaths.workspace]);
+
+function notTheService(ctx: FailureContext): string {
+  return `Is ${ctx.baseUrl ?? 'the base URL'} the service's address? It is set with --base-url, SVC_BASE_URL or \`svc login\`.`;
 }
 
 export function printFailure(io: IO, lines: string[]): void {

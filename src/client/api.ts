@@ -1,15 +1,10 @@
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
 import { isErrorBody } from '../contract/errors.js';
 import { keyHint } from '../contract/key-format.js';
-import type {
-  CreateKeyRequest,
-  KeyList,
-  KeyRecord,
-  RevokeResult,
-  Workspace,
-} from '../contract/types.js';
+import type { CreateKeyRequest } from '../contract/types.js';
 import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError } from './errors.js';
 import { header } from './headers.js';
+import { isObject, readKey, type KeyView } from './key-view.js';
 import { nextStep, parseRetryAfter, type RetryPolicy } from './policy.js';
 import type { HttpResponse, Transport } from './transport.js';
 
@@ -54,6 +49,7 @@ export interface RequestOptions {
 export class ApiClient {
   private readonly now: () => number;
   private readonly random: () => number;
+  private clockOffsetMs = 0;
 
   constructor(private readonly options: ClientOptions) {
     this.now = options.now ?? Date.now;
@@ -64,17 +60,33 @@ export class ApiClient {
     return this.options.baseUrl;
   }
 
-  listKeys(opts: RequestOptions = {}): Promise<ApiResponse<KeyList>> {
-    return this.request<KeyList>('GET', apiPaths.keys, opts);
-  }
-
-  async getKey(id: string): Promise<KeyRecord> {
-    return (await this.request<KeyRecord>('GET', apiPaths.key(id))).body;
+  listKeys(opts: RequestOptions = {}): Promise<ApiResponse<unknown>> {
+    return this.request<unknown>('GET', apiPaths.keys, opts);
   }
 
   /**
-   * The server's document as it came: the spec names none of its fields, so
-   * the caller finds the secret in it (see findSecret) rather than trusting a shape.
+   * One key's record. The spec guarantees only the list, so where the server
+   * has no `GET /user/api-keys/{id}` (404 or 405), the list answers instead
+   * (CONTRACT §C6); a key in neither is a 404.
+   */
+  async getKey(id: string): Promise<{ view: KeyView; document: unknown }> {
+    try {
+      const { body } = await this.request<unknown>('GET', apiPaths.key(id));
+      return { view: readKey(body), document: body };
+    } catch (error) {
+      if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
+      const { body } = await this.listKeys();
+      const documents = isObject(body) && Array.isArray(body.keys) ? (body.keys as unknown[]) : [];
+      const document = documents.find((doc) => readKey(doc).id === id);
+      if (document === undefined) throw error.status === 404 ? error : new ApiError(404, null, 'GET', apiPaths.key(id));
+      return { view: readKey(document), document };
+    }
+  }
+
+  /**
+   * The server's own document for a new key. The spec names none of its
+   * fields, so the caller finds the secret in it (see findSecret) rather
+   * than trusting a shape.
    */
   createKey(body: CreateKeyRequest): Promise<ApiResponse<unknown>> {
     return this.request<unknown>('POST', apiPaths.keys, { body });
@@ -84,23 +96,41 @@ export class ApiClient {
    * `changed` is false when the key already had that state (204), unless an
    * earlier attempt may have made the change itself.
    */
-  async setEnabled(id: string, enabled: boolean): Promise<{ changed: boolean; key: KeyRecord | null }> {
-    const res = await this.request<KeyRecord | null>('PATCH', apiPaths.key(id), { body: { enabled } });
-    return { changed: res.status !== 204 || res.afterLostAnswer, key: res.body };
+  async setEnabled(id: string, enabled: boolean): Promise<{ changed: boolean; document: unknown }> {
+    const res = await this.request<unknown>('PATCH', apiPaths.key(id), { body: { enabled } });
+    return { changed: res.status !== 204 || res.afterLostAnswer, document: res.body };
   }
 
   /** A 404 after an attempt whose answer was lost is that attempt's success: the key is gone. */
-  async revokeKey(id: string): Promise<RevokeResult> {
+  async revokeKey(id: string): Promise<unknown> {
     try {
-      return (await this.request<RevokeResult>('DELETE', apiPaths.key(id))).body;
+      return (await this.request<unknown>('DELETE', apiPaths.key(id))).body ?? { id, revoked: true };
     } catch (error) {
       if (error instanceof ApiError && error.status === 404 && error.afterLostAnswer) return { id, revoked: true };
       throw error;
     }
   }
 
-  getWorkspace(): Promise<ApiResponse<Workspace>> {
-    return this.request<Workspace>('GET', apiPaths.workspace);
+  getWorkspace(): Promise<ApiResponse<unknown>> {
+    return this.request<unknown>('GET', apiPaths.workspace);
+  }
+
+  /**
+   * Now on the server's clock, as its last Date header told it (CONTRACT
+   * §C6): expiry and relative times are the server's business. A header
+   * within the second it can express of our clock is taken to agree.
+   */
+  serverNow(): number {
+    return this.now() + this.clockOffsetMs;
+  }
+
+  private observeDate(res: HttpResponse): number | null {
+    const date = Date.parse(header(res, 'date') ?? '');
+    if (!Number.isFinite(date)) return null;
+    const offset = date - this.now();
+    // Date has whole seconds: the server's now lies in [date, date + 1 s).
+    this.clockOffsetMs = offset <= 0 && offset > -1_500 ? 0 : offset + 500;
+    return date;
   }
 
   /**
@@ -142,7 +172,8 @@ export class ApiClient {
       this.options.log?.(res ? `< ${res.status} in ${latencyMs} ms` : `< ${failure!.message} after ${latencyMs} ms`);
 
       const parsed = res ? parseBody(res) : undefined;
-      env.nowMs = this.now();
+      // An HTTP-date Retry-After is read against the same response's Date.
+      env.nowMs = (res && this.observeDate(res)) ?? this.now();
       const step = nextStep(
         res
           ? {
@@ -181,7 +212,7 @@ export class ApiClient {
               step.reason === 'no-wait' ? 'no-wait' : 'budget',
             );
           }
-          if (res) throw new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, afterLostAnswer);
+          if (res) throw apiError(res, parsed, method, path, afterLostAnswer);
           throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt);
       }
     }
@@ -195,14 +226,17 @@ export class ApiClient {
     latencyMs: number,
     afterLostAnswer: boolean,
   ): ApiResponse<T> {
-    if (res.status < 200 || res.status >= 300) {
-      throw new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, afterLostAnswer);
-    }
+    if (res.status < 200 || res.status >= 300) throw apiError(res, parsed, method, path, afterLostAnswer);
     if (res.status !== 204 && parsed === undefined) {
       throw new UnexpectedResponseError(`${method} ${path} answered ${res.status} without a JSON body`, method, path, res.text);
     }
     return { status: res.status, headers: res.headers, body: (parsed ?? null) as T, latencyMs, afterLostAnswer };
   }
+}
+
+function apiError(res: HttpResponse, parsed: unknown, method: string, path: string, afterLostAnswer: boolean): ApiError {
+  const foreign = res.text.trim() !== '' && parsed === undefined ? (header(res, 'content-type') ?? 'no Content-Type') : null;
+  return new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, afterLostAnswer, foreign);
 }
 
 function parseBody(res: HttpResponse): unknown {

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly path: string,
     /** An earlier attempt of this request may have reached the server and done its work (CONTRACT §C4). */
     readonly afterLostAnswer = false,
+    /** The Content-Type of an answer whose body was not JSON (an HTML error page, say); null for JSON or no body. */
+    readonly foreignBody: string | null = null,
   ) {
     super(body?.error ?? `HTTP ${status}`);
     this.name = 'ApiError';

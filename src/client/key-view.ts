@@ -4,16 +4,30 @@ import { isWellFormedKey } from '../contract/key-format.js';
  * A key record as svc reads it from any server. The spec names none of the
  * record's fields, so each is looked up under our name and its snake_case
  * spelling, and a missing or odd value is null rather than a crash
- * (CONTRACT §C6). Times are epoch milliseconds.
+ * (CONTRACT §C6). Times are epoch milliseconds. `--json` output never goes
+ * through this: it prints the server's document as it came.
  */
 export interface KeyView {
   id: string | null;
   name: string | null;
+  hint: string | null;
+  enabled: boolean | null;
+  /** The server's own word for the state, when it gives one. */
+  status: string | null;
   workspaceId: string | null;
   createdAt: number | null;
   /** null both for "never" and for "not said"; `expiresKnown` tells them apart. */
   expiresAt: number | null;
   expiresKnown: boolean;
+  lastUsedAt: number | null;
+  lastUsedKnown: boolean;
+}
+
+export interface WorkspaceView {
+  id: string | null;
+  name: string | null;
+  plan: string | null;
+  requestsPerMinute: number | null;
 }
 
 type Doc = Record<string, unknown>;
@@ -24,14 +38,21 @@ export function isObject(value: unknown): value is Doc {
 
 export function readKey(value: unknown): KeyView {
   const doc = isObject(value) ? value : {};
-  const expires = field(doc, 'expiresAt', 'expires_at');
+  const expires = readOptionalTime(field(doc, 'expiresAt', 'expires_at'));
+  const lastUsed = readOptionalTime(field(doc, 'lastUsedAt', 'last_used_at'));
+  const enabled = field(doc, 'enabled');
   return {
     id: text(field(doc, 'id')),
     name: text(field(doc, 'name')),
+    hint: text(field(doc, 'hint')),
+    enabled: typeof enabled === 'boolean' ? enabled : null,
+    status: text(field(doc, 'status')),
     workspaceId: text(field(doc, 'workspaceId', 'workspace_id')),
     createdAt: readTime(field(doc, 'createdAt', 'created_at')),
-    expiresAt: readTime(expires),
-    expiresKnown: expires === null || readTime(expires) !== null,
+    expiresAt: expires.at,
+    expiresKnown: expires.known,
+    lastUsedAt: lastUsed.at,
+    lastUsedKnown: lastUsed.known,
   };
 }
 
@@ -41,8 +62,30 @@ export function readKeyList(body: unknown): KeyView[] {
   return Array.isArray(keys) ? keys.map(readKey) : [];
 }
 
+export function readWorkspace(value: unknown): WorkspaceView {
+  const doc = isObject(value) ? value : {};
+  const rpm = field(doc, 'requestsPerMinute', 'requests_per_minute');
+  return {
+    id: text(field(doc, 'id')),
+    name: text(field(doc, 'name')),
+    plan: text(field(doc, 'plan')),
+    requestsPerMinute: typeof rpm === 'number' && Number.isFinite(rpm) ? rpm : null,
+  };
+}
+
+/**
+ * The key's state at `nowMs` (the server's clock): the server's own word
+ * when it gives one, else derived as the contract derives it, else null.
+ */
+export function keyStatus(key: KeyView, nowMs: number): string | null {
+  if (key.status !== null) return key.status;
+  if (key.expiresAt !== null && key.expiresAt <= nowMs) return 'expired';
+  if (key.enabled === null) return null;
+  return key.enabled ? 'enabled' : 'disabled';
+}
+
 function field(doc: Doc, ...names: string[]): unknown {
-  for (const name of names) if (name in doc) return doc[name];
+  for (const name of names) if (Object.hasOwn(doc, name)) return doc[name];
   return undefined;
 }
 
@@ -64,6 +107,12 @@ export function readTime(value: unknown): number | null {
   else if (typeof value === 'string') return nullIfNaN(Date.parse(value));
   else return null;
   return nullIfNaN(Math.abs(ms) < SECONDS_LIMIT ? ms * 1000 : ms);
+}
+
+/** A time that may be null for "never": known when it is null or readable. */
+function readOptionalTime(value: unknown): { at: number | null; known: boolean } {
+  const at = readTime(value);
+  return { at, known: value === null || at !== null };
 }
 
 function nullIfNaN(ms: number): number | null {

@@ -8,5 +8,5 @@ export const apiPaths = {
   workspace: '/workspace',
 } as const;
 
-/** Key ids are `[a-z0-9_]` only; anything else can never name a key. */
+/** The reference server's ids are `[a-z0-9_]` only; clients treat ids as opaque. */
 export const KEY_ID_PATTERN = /^[a-z0-9_]+$/;

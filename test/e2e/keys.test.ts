@@ -100,10 +100,12 @@ describe('keys enable / disable / revoke', () => {
     expect((await svc(['keys', 'enable', id], local.env)).stderr).toContain('already enabled');
   });
 
-  it('answers 4 for an unknown id and 2 for a malformed one', async () => {
+  it('answers 4 for an unknown id of any shape (ids are opaque), and 2 for one no URL can carry', async () => {
     expect((await svc(['keys', 'enable', 'key_doesnotexist'], local.env)).exitCode).toBe(4);
-    const bad = await svc(['keys', 'disable', 'NOT AN ID'], local.env);
-    expect(bad.exitCode).toBe(2);
+    const foreign = await svc(['keys', 'disable', 'NOT AN ID/..'], local.env);
+    expect(foreign.exitCode).toBe(4);
+    expect(foreign.stderr).toContain('No key with id NOT AN ID/..');
+    expect((await svc(['keys', 'disable', '..'], local.env)).exitCode).toBe(2);
   });
 
   it('refuses to revoke without --yes when nobody can be asked', async () => {

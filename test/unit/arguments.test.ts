@@ -5,7 +5,8 @@ import { replacementExpiry } from '../../src/cli/commands/keys/rotate.js';
 import { checkKeyId } from '../../src/cli/commands/keys/common.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { integerAtLeast } from '../../src/cli/program.js';
-import type { KeyRecord } from '../../src/contract/types.js';
+import { readKey } from '../../src/client/key-view.js';
+import { apiPaths } from '../../src/contract/paths.js';
 
 describe('integerAtLeast', () => {
   it('accepts whole numbers at or above the floor', () => {
@@ -41,35 +42,43 @@ describe('svc api arguments', () => {
 });
 
 describe('key ids', () => {
-  it('are [a-z0-9_] only', () => {
-    expect(checkKeyId('key_0123abcd')).toBe('key_0123abcd');
-    for (const bad of ['', 'KEY_1', 'key-1', 'key 1', '../x']) expect(() => checkKeyId(bad), bad).toThrow(UsageError);
+  it('are opaque: any shape another server may use is sent, only what no path segment can carry is refused', () => {
+    for (const id of ['key_0123abcd', 'KEY_1', '3f2c9a4e-8b1d-4c6e-9f00-1a2b3c4d5e6f', '42', 'a b', '../x', '...']) {
+      expect(checkKeyId(id)).toBe(id);
+    }
+    for (const bad of ['', '  ', '.', '..']) expect(() => checkKeyId(bad), JSON.stringify(bad)).toThrow(UsageError);
+  });
+
+  it('are encoded as one path segment', () => {
+    for (const id of ['a/b?c#d', '../x', 'v1.2', 'ключ']) {
+      const url = new URL(`http://h/api/service${apiPaths.key(id)}`);
+      expect(url.pathname.split('/').slice(5).map(decodeURIComponent)).toEqual([id]);
+    }
   });
 });
 
 describe('replacementExpiry', () => {
   const now = Date.parse('2026-11-21T10:00:00.000Z');
-  const key = (createdAt: string, expiresAt: string | null): KeyRecord => ({
-    id: 'key_1',
-    name: 'ci',
-    hint: 'sk_abcd…wxyz',
-    enabled: true,
-    status: 'enabled',
-    workspaceId: 'ws_1',
-    createdAt,
-    expiresAt,
-    lastUsedAt: null,
-  });
+  const key = (record: Record<string, unknown>) => readKey({ id: 'key_1', name: 'ci', ...record });
 
   it('never expires when the old key never did', () => {
-    expect(replacementExpiry(key('2026-11-01T00:00:00.000Z', null), now)).toBeNull();
+    expect(replacementExpiry(key({ createdAt: '2026-11-01T00:00:00.000Z', expiresAt: null }), now)).toEqual({ expiresAt: null, unknown: false });
   });
 
-  it('keeps the old expiry while it is still ahead', () => {
-    expect(replacementExpiry(key('2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'), now)).toBe('2026-12-01T00:00:00.000Z');
+  it('keeps the old expiry while it is still ahead, whatever its spelling', () => {
+    const ahead = { expiresAt: '2026-12-01T00:00:00.000Z', unknown: false };
+    expect(replacementExpiry(key({ expiresAt: '2026-12-01T00:00:00.000Z' }), now)).toEqual(ahead);
+    expect(replacementExpiry(key({ expires_at: Date.parse('2026-12-01T00:00:00.000Z') / 1000 }), now)).toEqual(ahead);
   });
 
   it('gives an expired key its original lifetime again, from now', () => {
-    expect(replacementExpiry(key('2026-11-01T00:00:00.000Z', '2026-11-11T00:00:00.000Z'), now)).toBe('2026-12-01T10:00:00.000Z');
+    const record = { created_at: '2026-11-01T00:00:00.000Z', expiresAt: '2026-11-11T00:00:00.000Z' };
+    expect(replacementExpiry(key(record), now)).toEqual({ expiresAt: '2026-12-01T10:00:00.000Z', unknown: false });
+  });
+
+  it('says so when the record does not tell', () => {
+    expect(replacementExpiry(key({}), now)).toEqual({ expiresAt: null, unknown: true });
+    expect(replacementExpiry(key({ expiresAt: 'soon' }), now)).toEqual({ expiresAt: null, unknown: true });
+    expect(replacementExpiry(key({ expiresAt: '2026-11-11T00:00:00.000Z' }), now)).toEqual({ expiresAt: null, unknown: true });
   });
 });

@@ -132,7 +132,7 @@ describe('ApiClient under the §C4 policies', () => {
 
   it('reports 204 as unchanged with no body', async () => {
     const { client } = harness([{ status: 204, headers: {}, text: '' }]);
-    await expect(client.setEnabled('key_1', true)).resolves.toEqual({ changed: false, key: null });
+    await expect(client.setEnabled('key_1', true)).resolves.toEqual({ changed: false, document: null });
   });
 
   it('rejects a 200 that is not JSON', async () => {

@@ -46,11 +46,11 @@ describe('readTime', () => {
 describe('readKey', () => {
   it('reads snake_case spellings and numeric ids', () => {
     const view = readKey({ id: 42, name: 'ci', workspace_id: 'w1', created_at: 1_700_000_000, expires_at: null });
-    expect(view).toEqual({ id: '42', name: 'ci', workspaceId: 'w1', createdAt: 1_700_000_000_000, expiresAt: null, expiresKnown: true });
+    expect(view).toMatchObject({ id: '42', name: 'ci', workspaceId: 'w1', createdAt: 1_700_000_000_000, expiresAt: null, expiresKnown: true });
   });
 
   it('leaves what is missing or odd as null, and says when expiry is not known', () => {
-    expect(readKey({ name: ['x'], expiresAt: 'never' })).toEqual({
+    expect(readKey({ name: ['x'], expiresAt: 'never' })).toMatchObject({
       id: null,
       name: null,
       workspaceId: null,

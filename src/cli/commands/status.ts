@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
+import type { ApiClient, ApiResponse } from '../../client/api.js';
+import { ApiError } from '../../client/errors.js';
+import { readWorkspace } from '../../client/key-view.js';
 import { keyHint } from '../../contract/key-format.js';
 import type { Context } from '../context.js';
 import { NotAuthenticatedError } from '../errors.js';
-import { printJson, styleFor } from '../output.js';
+import { printJson, styleFor, visible } from '../output.js';
 import type { App } from '../program.js';
 import { describeRateLimit, readRateLimit } from '../rate-limit.js';
 
@@ -37,8 +40,7 @@ export async function run(ctx: Context): Promise<void> {
   }
 
   const client = await ctx.client(creds);
-  const res = await client.getWorkspace();
-  const workspace = res.body;
+  const { res, workspace } = await readWorkspaceOrList(client);
   const rateLimit = readRateLimit(res);
   const key = { hint: keyHint(creds.apiKey), source: creds.source };
   if (ctx.globals.json) {
@@ -46,11 +48,33 @@ export async function run(ctx: Context): Promise<void> {
     return;
   }
   const style = styleFor(ctx.io.colorStdout);
+  const ws = readWorkspace(workspace);
+  const shown = (value: string | null) => (value === null ? '-' : visible(value));
   line('Profile', ctx.profileName);
   line('Server', `${base.url} (${SOURCE_TEXT[base.source]})`);
   line('Key', `${key.hint} (${creds.source === 'env' ? 'from SVC_API_KEY' : 'from the profile'}) ${style.green('valid')}`);
-  line('Workspace', `${workspace.name} (${workspace.id})`);
-  line('Plan', `${workspace.plan}, ${workspace.requestsPerMinute} requests/minute`);
+  if (workspace === null) {
+    line('Workspace', 'not reported: this server has no GET /workspace');
+  } else {
+    line('Workspace', ws.id === null ? shown(ws.name) : `${shown(ws.name)} (${visible(ws.id)})`);
+    line('Plan', `${shown(ws.plan)}${ws.requestsPerMinute === null ? '' : `, ${ws.requestsPerMinute} requests/minute`}`);
+  }
   line('Rate limit', describeRateLimit(rateLimit));
   line('Latency', `${res.latencyMs} ms`);
+}
+
+/**
+ * The workspace of the key, or, where the server has no such endpoint (the
+ * spec does not promise one), the key list: the spec's own smoke test
+ * still says whether the key works (CONTRACT §C6).
+ */
+async function readWorkspaceOrList(client: ApiClient): Promise<{ res: ApiResponse<unknown>; workspace: unknown }> {
+  try {
+    const res = await client.getWorkspace();
+    return { res, workspace: res.body };
+  } catch (error) {
+    // A 404 without the service's JSON error body is no sign of the service at all; the report says so.
+    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405) || !error.body) throw error;
+    return { res: await client.listKeys(), workspace: null };
+  }
 }

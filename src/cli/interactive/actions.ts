@@ -1,9 +1,10 @@
 import { keyHint } from '../../contract/key-format.js';
-import type { KeyRecord } from '../../contract/types.js';
+import { keyStatus, type KeyView } from '../../client/key-view.js';
 import type { Context } from '../context.js';
 import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
-import { relativeTime } from '../output.js';
+import { relativeTime, visible } from '../output.js';
+import { isKeyInUse } from '../commands/keys/common.js';
 import { run as create } from '../commands/keys/create.js';
 import { run as revoke } from '../commands/keys/revoke.js';
 import { run as ping } from '../commands/keys/ping.js';
@@ -44,12 +45,19 @@ export const ACTIONS = {
     needsKey: true,
     async run(ctx, view) {
       const key = await pickKey(ctx, view, 'Key to switch on or off:');
-      if (key.enabled && key.hint === view.inUse) {
-        const prompts = await ctx.prompts();
-        if (!(await prompts.confirm(`Disable '${key.name}' (${key.id})?`))) return;
+      const prompts = await ctx.prompts();
+      // A server may send neither `enabled` nor a status: then the person says which.
+      const enabled =
+        key.enabled ??
+        (await prompts.select(`Switch ${label(key)}:`, [
+          { name: 'on (enable)', value: false },
+          { name: 'off (disable)', value: true },
+        ]));
+      if (enabled && isKeyInUse(key, view.inUse)) {
+        if (!(await prompts.confirm(`Disable ${label(key)}?`))) return;
         if (!(await confirmLockOut(ctx, 'Disabling'))) return;
       }
-      await setEnabled(ctx, key.id, !key.enabled);
+      await setEnabled(ctx, key.id, !enabled);
     },
   },
   revoke: {
@@ -58,8 +66,8 @@ export const ACTIONS = {
     async run(ctx, view) {
       const key = await pickKey(ctx, view, 'Key to revoke:');
       const prompts = await ctx.prompts();
-      if (!(await prompts.confirm(`Revoke '${key.name}' (${key.id})? This cannot be undone.`))) return;
-      if (key.hint === view.inUse && !(await confirmLockOut(ctx, 'Revoking'))) return;
+      if (!(await prompts.confirm(`Revoke ${label(key)}? This cannot be undone.`))) return;
+      if (isKeyInUse(key, view.inUse) && !(await confirmLockOut(ctx, 'Revoking'))) return;
       await revoke(ctx, [key.id], { yes: true });
     },
   },
@@ -120,19 +128,30 @@ export const ACTIONS = {
 
 export type ActionName = keyof typeof ACTIONS;
 
+type PickedKey = KeyView & { id: string };
+
 /** A list filtered as you type: name, hint, status and last use. */
-async function pickKey(ctx: Context, view: View, message: string): Promise<KeyRecord> {
-  if (view.keys.length === 0) throw new UsageError('There are no keys.');
+async function pickKey(ctx: Context, view: View, message: string): Promise<PickedKey> {
+  const keys = view.keys.filter((k): k is PickedKey => k.id !== null);
+  if (keys.length === 0) throw new UsageError('There are no keys.');
   const prompts = await ctx.prompts();
-  const now = Date.now();
   return prompts.search(
     message,
-    view.keys.map((k) => ({
-      name: `${k.name}  ${k.hint}  ${k.status}  ${k.lastUsedAt ? `used ${relativeTime(k.lastUsedAt, now)}` : 'never used'}${k.hint === view.inUse ? '  ← in use' : ''}`,
-      value: k,
-      description: k.id,
-    })),
+    keys.map((k) => {
+      const used = !k.lastUsedKnown ? '' : k.lastUsedAt === null ? '  never used' : `  used ${relativeTime(k.lastUsedAt, view.nowMs)}`;
+      const parts = [k.name, k.hint, keyStatus(k, view.nowMs)].filter((p): p is string => p !== null).map(visible);
+      return {
+        name: `${parts.join('  ')}${used}${isKeyInUse(k, view.inUse) ? '  ← in use' : ''}`,
+        value: k,
+        description: visible(k.id),
+      };
+    }),
   );
+}
+
+/** A key as a confirmation names it: 'name' (id). */
+function label(key: PickedKey): string {
+  return key.name === null ? visible(key.id) : `'${visible(key.name)}' (${visible(key.id)})`;
 }
 
 /** The second, explicit confirmation before the session cuts off its own key. */

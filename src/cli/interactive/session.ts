@@ -1,9 +1,10 @@
 import { keyHint } from '../../contract/key-format.js';
-import type { KeyRecord, Workspace } from '../../contract/types.js';
+import { ApiError } from '../../client/errors.js';
+import { readKeyList, readWorkspace, type KeyView, type WorkspaceView } from '../../client/key-view.js';
 import { createContext, type Context, type Credentials } from '../context.js';
 import { ExitCode } from '../errors.js';
 import type { IO } from '../io.js';
-import { printRows } from '../output.js';
+import { printRows, visible } from '../output.js';
 import { describeFailure, printFailure } from '../report.js';
 import { keyColumns } from '../commands/keys/list.js';
 import { ACTIONS, type ActionName } from './actions.js';
@@ -12,8 +13,11 @@ import { ACTIONS, type ActionName } from './actions.js';
 export interface View {
   credentials: Credentials | null;
   baseUrl: string;
-  workspace: Workspace | null;
-  keys: KeyRecord[];
+  /** Null when logged out, or when the server has no GET /workspace. */
+  workspace: WorkspaceView | null;
+  keys: KeyView[];
+  /** The server's clock, for relative times. */
+  nowMs: number;
   inUse: string | undefined;
 }
 
@@ -60,10 +64,27 @@ function forSession(ctx: Context): Context {
 async function loadView(ctx: Context): Promise<View> {
   const credentials = await ctx.findCredentials();
   const baseUrl = await ctx.baseUrl();
-  if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined };
+  if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined, nowMs: Date.now() };
   const client = await ctx.client(credentials);
-  const [workspace, list] = await Promise.all([client.getWorkspace(), client.listKeys()]);
-  return { credentials, baseUrl, workspace: workspace.body, keys: list.body.keys, inUse: keyHint(credentials.apiKey) };
+  const [workspace, list] = await Promise.all([
+    client.getWorkspace().then(
+      (res) => readWorkspace(res.body),
+      (error: unknown) => {
+        // The spec promises no workspace endpoint; the session shows less without one.
+        if (error instanceof ApiError && (error.status === 404 || error.status === 405) && error.body) return null;
+        throw error;
+      },
+    ),
+    client.listKeys(),
+  ]);
+  return {
+    credentials,
+    baseUrl,
+    workspace,
+    keys: readKeyList(list.body),
+    inUse: keyHint(credentials.apiKey),
+    nowMs: client.serverNow(),
+  };
 }
 
 async function draw(ctx: Context, view: View): Promise<void> {
@@ -76,11 +97,16 @@ async function draw(ctx: Context, view: View): Promise<void> {
     return;
   }
   const source = view.credentials.source === 'env' ? 'SVC_API_KEY' : 'profile';
-  const ws = view.workspace!;
+  const ws = view.workspace;
+  const shown = (value: string | null) => (value === null ? '-' : visible(value));
   out(`key ${view.inUse} (from ${source})`);
-  out(`workspace ${ws.name} (${ws.id})  plan ${ws.plan}, ${ws.requestsPerMinute} requests/min`);
+  if (ws === null) out(style.dim('workspace not reported by this server'));
+  else {
+    const rpm = ws.requestsPerMinute === null ? '' : `, ${ws.requestsPerMinute} requests/min`;
+    out(`workspace ${shown(ws.name)}${ws.id === null ? '' : ` (${visible(ws.id)})`}  plan ${shown(ws.plan)}${rpm}`);
+  }
   out('');
   if (view.keys.length === 0) out('No keys.');
-  else await printRows(ctx.io, keyColumns(view.inUse, Date.now()), view.keys);
+  else printRows(ctx.io, keyColumns(view.inUse, view.nowMs), view.keys);
   out('');
 }

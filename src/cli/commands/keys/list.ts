@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
 import { keyHint } from '../../../contract/key-format.js';
-import type { KeyRecord, KeyStatus } from '../../../contract/types.js';
+import { keyStatus, readKeyList, type KeyView } from '../../../client/key-view.js';
 import type { Context } from '../../context.js';
-import { printJson, printRows, relativeTime, type Column } from '../../output.js';
+import { printJson, printRows, relativeTime, visible, type Column } from '../../output.js';
 import type { App } from '../../program.js';
 
 export function register(keys: Command, app: App): void {
@@ -19,37 +19,50 @@ export async function run(ctx: Context): Promise<void> {
   const client = await ctx.client();
   const { body } = await client.listKeys();
   if (ctx.globals.json) return printJson(ctx.io, body);
+  const keys = readKeyList(body);
   const inUse = ctx.credentialsUsed ? keyHint(ctx.credentialsUsed.apiKey) : undefined;
-  if (body.keys.length === 0 && ctx.io.stdoutIsTTY) {
+  if (keys.length === 0 && ctx.io.stdoutIsTTY) {
     ctx.msg.info('No keys yet. Create one with `svc keys create <name>`.');
     return;
   }
-  await printRows(ctx.io, keyColumns(inUse, Date.now()), body.keys);
-  if (ctx.io.stdoutIsTTY && body.keys.some((k) => k.hint === inUse)) ctx.msg.info('* the key svc is using');
+  printRows(ctx.io, keyColumns(inUse, client.serverNow()), keys);
+  if (ctx.io.stdoutIsTTY && keys.some((k) => k.hint === inUse)) ctx.msg.info('* the key svc is using');
 }
 
-export function statusColor(status: KeyStatus, style: ChalkInstance): string {
+export function statusColor(status: string | null, style: ChalkInstance): string {
+  if (status === null) return BLANK;
   if (status === 'enabled') return style.green(status);
   if (status === 'disabled') return style.yellow(status);
-  return style.red(status);
+  if (status === 'expired') return style.red(status);
+  return visible(status);
 }
 
-/** The table of keys; shared with the interactive session. */
-export function keyColumns(inUse: string | undefined, nowMs: number): Column<KeyRecord>[] {
-  const when = (iso: string | null, none: string) => (iso ? relativeTime(iso, nowMs) : none);
+/** What a table shows for a field the server did not send. */
+export const BLANK = '-';
+
+/** An ISO time for scripts, or nothing. */
+function iso(ms: number | null): string {
+  return ms === null ? '' : new Date(ms).toISOString();
+}
+
+/** The table of keys; shared with the interactive session. `nowMs` is the server's clock. */
+export function keyColumns(inUse: string | undefined, nowMs: number): Column<KeyView>[] {
+  const when = (ms: number | null, known: boolean, none: string) =>
+    !known ? BLANK : ms === null ? none : relativeTime(ms, nowMs);
+  const shown = (value: string | null) => (value === null ? BLANK : visible(value));
   return [
     {
       header: 'ID',
-      human: (k, s) => (k.hint === inUse ? s.bold(`* ${k.id}`) : `  ${k.id}`),
-      plain: (k) => k.id,
+      human: (k, s) => (inUse !== undefined && k.hint === inUse ? s.bold(`* ${shown(k.id)}`) : `  ${shown(k.id)}`),
+      plain: (k) => k.id ?? '',
     },
-    { header: 'NAME', human: (k) => truncate(k.name, 24), plain: (k) => k.name },
-    { header: 'KEY', human: (k, s) => s.dim(k.hint), plain: (k) => k.hint, dropRank: 5 },
-    { header: 'STATUS', human: (k, s) => statusColor(k.status, s), plain: (k) => k.status },
-    { header: 'WORKSPACE', human: (k) => k.workspaceId, plain: (k) => k.workspaceId, dropRank: 2 },
-    { header: 'CREATED', human: (k) => when(k.createdAt, ''), plain: (k) => k.createdAt, dropRank: 1 },
-    { header: 'EXPIRES', human: (k) => when(k.expiresAt, 'never'), plain: (k) => k.expiresAt ?? '', dropRank: 3 },
-    { header: 'LAST USED', human: (k) => when(k.lastUsedAt, 'never'), plain: (k) => k.lastUsedAt ?? '', dropRank: 4 },
+    { header: 'NAME', human: (k) => truncate(shown(k.name), 24), plain: (k) => k.name ?? '' },
+    { header: 'KEY', human: (k, s) => s.dim(shown(k.hint)), plain: (k) => k.hint ?? '', dropRank: 5 },
+    { header: 'STATUS', human: (k, s) => statusColor(keyStatus(k, nowMs), s), plain: (k) => keyStatus(k, nowMs) ?? '' },
+    { header: 'WORKSPACE', human: (k) => shown(k.workspaceId), plain: (k) => k.workspaceId ?? '', dropRank: 2 },
+    { header: 'CREATED', human: (k) => when(k.createdAt, k.createdAt !== null, ''), plain: (k) => iso(k.createdAt), dropRank: 1 },
+    { header: 'EXPIRES', human: (k) => when(k.expiresAt, k.expiresKnown, 'never'), plain: (k) => iso(k.expiresAt), dropRank: 3 },
+    { header: 'LAST USED', human: (k) => when(k.lastUsedAt, k.lastUsedKnown, 'never'), plain: (k) => iso(k.lastUsedAt), dropRank: 4 },
   ];
 }
 

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { keyHint } from '../../../contract/key-format.js';
-import type { KeyRecord, RevokeResult } from '../../../contract/types.js';
+import { readKeyList, type KeyView } from '../../../client/key-view.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { printJson } from '../../output.js';
+import { printJson, visible } from '../../output.js';
 import type { App } from '../../program.js';
-import { checkKeyId, isNotFound, keyNotFound } from './common.js';
+import { checkKeyId, describeKey, isKeyInUse, isNotFound, keyNotFound } from './common.js';
 
 export interface RevokeOptions {
   yes?: boolean;
@@ -28,13 +28,13 @@ export function register(keys: Command, app: App): void {
 }
 
 /** Outcome for one id: the API's answer, or `revoked: false` for a gone key under --if-exists. */
-type Outcome = RevokeResult | { id: string; revoked: false };
+type Outcome = unknown;
 
 export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): Promise<void> {
   idArgs.forEach(checkKeyId);
   const client = await ctx.client();
   // The pick-list and the confirmation show the same listing; it is fetched once.
-  let listed: KeyRecord[] | undefined;
+  let listed: KeyView[] | undefined;
   let ids = idArgs;
   if (ids.length === 0) {
     listed = await listForPrompt(ctx, MISSING_ID);
@@ -47,12 +47,12 @@ export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): 
   for (const id of ids) {
     try {
       outcomes.push(await client.revokeKey(id));
-      ctx.msg.success(`Revoked ${id}.`);
+      ctx.msg.success(`Revoked ${visible(id)}.`);
     } catch (error) {
       if (!isNotFound(error)) throw error;
       if (opts.ifExists) {
         outcomes.push({ id, revoked: false });
-        ctx.msg.info(`${id} was already gone.`);
+        ctx.msg.info(`${visible(id)} was already gone.`);
         continue;
       }
       // Carry on with the other ids, like rm does, and fail at the end.
@@ -67,41 +67,45 @@ const MISSING_ID = 'Missing the key id: svc keys revoke <id>… (see `svc keys l
 const NEEDS_YES = 'Refusing to revoke without confirmation: pass --yes (or run on a terminal to be asked).';
 
 /** The keys to show a person; with nobody to ask, a usage error saying what to pass instead. */
-async function listForPrompt(ctx: Context, withoutPrompt: string): Promise<KeyRecord[]> {
+async function listForPrompt(ctx: Context, withoutPrompt: string): Promise<KeyView[]> {
   if (!ctx.canPrompt) throw new UsageError(withoutPrompt);
-  return (await (await ctx.client()).listKeys()).body.keys;
+  return readKeyList((await (await ctx.client()).listKeys()).body);
 }
 
-async function pickKeys(ctx: Context, keys: KeyRecord[]): Promise<string[]> {
-  if (keys.length === 0) throw new UsageError('There are no keys to revoke.');
-  const inUse = ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
+function inUseHint(ctx: Context): string | undefined {
+  return ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
+}
+
+async function pickKeys(ctx: Context, keys: KeyView[]): Promise<string[]> {
+  const choices = keys.filter((k) => k.id !== null);
+  if (choices.length === 0) throw new UsageError('There are no keys to revoke.');
   const prompts = await ctx.prompts();
+  const now = Date.now();
   const ids = await prompts.pickMany(
     'Keys to revoke (space to select, enter to confirm):',
-    keys.map((k) => ({ name: describeKey(k, inUse), value: k.id })),
+    choices.map((k) => ({ name: describeKey(k, inUseHint(ctx), now), value: k.id! })),
   );
   if (ids.length === 0) throw new UsageError('No key selected.');
   return ids;
 }
 
-async function confirm(ctx: Context, ids: string[], keys: KeyRecord[]): Promise<void> {
+async function confirm(ctx: Context, ids: string[], keys: KeyView[]): Promise<void> {
   const prompts = await ctx.prompts();
-  const inUse = ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
-  const known = new Map(keys.map((k) => [k.id, k]));
+  const inUse = inUseHint(ctx);
+  const now = Date.now();
+  const known = new Map(keys.filter((k) => k.id !== null).map((k) => [k.id!, k]));
   for (const id of ids) {
     const key = known.get(id);
-    ctx.msg.info(`  ${key ? describeKey(key, inUse) : `${id}  (not found)`}`);
+    ctx.msg.info(`  ${key ? describeKey(key, inUse, now) : `${visible(id)}  (not found)`}`);
   }
-  if (ids.some((id) => known.get(id)?.hint === inUse)) {
+  const inUseFlags = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, inUse) : false));
+  if (inUseFlags.includes(true)) {
     ctx.msg.warn('One of these is the key svc is using: once revoked, svc will answer 401 until you log in with another key.');
+  } else if (inUseFlags.includes(null)) {
+    ctx.msg.warn('This server shows no key hints, so svc cannot tell whether one of these is the key it is using.');
   }
-  const what = ids.length === 1 ? ids[0] : `these ${ids.length} keys`;
+  const what = ids.length === 1 ? visible(ids[0]!) : `these ${ids.length} keys`;
   if (!(await prompts.confirm(`Revoke ${what}? This cannot be undone.`))) {
     throw new CliError('Cancelled; nothing was revoked.', ExitCode.failure);
   }
-}
-
-function describeKey(k: KeyRecord, inUse: string | undefined): string {
-  const mark = k.hint === inUse ? '  (the key in use)' : '';
-  return `${k.id}  ${k.name}  ${k.hint}  ${k.status}${mark}`;
 }

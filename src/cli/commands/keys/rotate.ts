@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { keyHint } from '../../../contract/key-format.js';
 import type { ApiClient } from '../../../client/api.js';
-import type { KeyRecord, RevokeResult } from '../../../contract/types.js';
+import type { KeyView } from '../../../client/key-view.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
-import { printJson } from '../../output.js';
+import { printJson, visible } from '../../output.js';
 import type { App } from '../../program.js';
 import { createKey, SecretNotFoundError, showNewKey, type NewKey } from '../../new-key.js';
-import { checkKeyId, isNotFound, keyNotFound } from './common.js';
+import { checkKeyId, isKeyInUse, isNotFound, keyNotFound } from './common.js';
 
 export interface RotateOptions {
   disableOld?: boolean;
@@ -31,8 +31,8 @@ export function register(keys: Command, app: App): void {
 export interface Rotation {
   /** The server's document for the new key, secret included, as it came. */
   key: unknown;
-  /** What became of the old key; null when it was left as it was. */
-  previous: RevokeResult | KeyRecord | null;
+  /** The server's answer about the old key (revoked, or its disabled record); null when it was left as it was. */
+  previous: unknown;
 }
 
 export async function run(ctx: Context, idArg: string, opts: RotateOptions): Promise<void> {
@@ -46,25 +46,31 @@ export async function run(ctx: Context, idArg: string, opts: RotateOptions): Pro
  */
 export async function rotate(ctx: Context, id: string, opts: RotateOptions): Promise<Rotation> {
   const client = await ctx.client();
-  let old: KeyRecord;
+  let old: KeyView;
   try {
-    old = await client.getKey(id);
+    old = (await client.getKey(id)).view;
   } catch (error) {
     throw isNotFound(error) ? keyNotFound(id) : error;
   }
-  const replacesKeyInUse = old.hint === keyHint(ctx.credentialsUsed!.apiKey);
-  const created = await createKey(ctx, client, { name: old.name, expiresAt: replacementExpiry(old, Date.now()) });
+  const replacesKeyInUse = isKeyInUse(old, keyHint(ctx.credentialsUsed!.apiKey));
+  const expiry = replacementExpiry(old, client.serverNow());
+  const name = old.name ?? id;
+  const created = await createKey(ctx, client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt });
 
-  let previous: RevokeResult | KeyRecord;
+  let previous: unknown;
   try {
     showNewKey(ctx, created, false);
-    const workspaceId = created.view.workspaceId;
-    if (workspaceId !== null && workspaceId !== old.workspaceId) {
+    if (expiry.unknown) ctx.msg.warn(`svc could not read when ${visible(id)} expires, so the new key does not expire.`);
+    const [from, to] = [old.workspaceId, created.view.workspaceId];
+    if (from !== null && to !== null && from !== to) {
       ctx.msg.warn(
-        `The new key anchors to workspace ${workspaceId} (your active one), not ${old.workspaceId}: its rate limit and plan follow ${workspaceId}.`,
+        `The new key anchors to workspace ${visible(to)} (your active one), not ${visible(from)}: its rate limit and plan follow ${visible(to)}.`,
       );
     }
     if (replacesKeyInUse) await offerToSave(ctx, created.secret!, opts);
+    else if (replacesKeyInUse === null && ctx.credentialsUsed!.source === 'profile') {
+      ctx.msg.warn(`This server shows no key hints, so svc cannot tell whether ${visible(id)} is the key profile '${ctx.profileName}' uses; if it is, run \`svc login\` with the new one.`);
+    }
     previous = await retireOldKey(client, id, created, opts);
   } catch (error) {
     // --json owes its one document, the new secret in it, whatever failed after the create.
@@ -72,7 +78,9 @@ export async function rotate(ctx: Context, id: string, opts: RotateOptions): Pro
     if (error instanceof SecretNotFoundError) throw new CliError(`${error.message}\nThe old key ${id} was left as it was.`);
     throw error;
   }
-  ctx.msg.success(`${opts.disableOld ? 'Disabled' : 'Revoked'} the old key ${id}; ${created.view.id ?? 'the new key'} replaces it.`);
+  ctx.msg.success(
+    `${opts.disableOld ? 'Disabled' : 'Revoked'} the old key ${visible(id)}; ${created.view.id === null ? 'the new key' : visible(created.view.id)} replaces it.`,
+  );
   const rotation: Rotation = { key: created.document, previous };
   if (ctx.globals.json) printJson(ctx.io, rotation);
   return rotation;
@@ -83,10 +91,10 @@ async function retireOldKey(
   id: string,
   created: NewKey,
   opts: RotateOptions,
-): Promise<RevokeResult | KeyRecord> {
+): Promise<unknown> {
   try {
     return opts.disableOld
-      ? ((await client.setEnabled(id, false)).key ?? (await client.getKey(id)))
+      ? ((await client.setEnabled(id, false)).document ?? (await client.getKey(id)).document)
       : await client.revokeKey(id);
   } catch (error) {
     const verb = opts.disableOld ? 'disable' : 'revoke';
@@ -96,12 +104,17 @@ async function retireOldKey(
   }
 }
 
-/** The old key's expiry carries over; an already expired key gets its original lifetime again. */
-export function replacementExpiry(old: KeyRecord, nowMs: number): string | null {
-  if (!old.expiresAt) return null;
-  const expires = Date.parse(old.expiresAt);
-  if (expires > nowMs) return old.expiresAt;
-  return new Date(nowMs + (expires - Date.parse(old.createdAt))).toISOString();
+/**
+ * The old key's expiry carries over; an already expired key gets its
+ * original lifetime again from `nowMs` (the server's clock). `unknown` when
+ * the record does not say enough to tell.
+ */
+export function replacementExpiry(old: KeyView, nowMs: number): { expiresAt: string | null; unknown: boolean } {
+  if (!old.expiresKnown) return { expiresAt: null, unknown: true };
+  if (old.expiresAt === null) return { expiresAt: null, unknown: false };
+  if (old.expiresAt > nowMs) return { expiresAt: new Date(old.expiresAt).toISOString(), unknown: false };
+  if (old.createdAt === null || old.createdAt >= old.expiresAt) return { expiresAt: null, unknown: true };
+  return { expiresAt: new Date(nowMs + (old.expiresAt - old.createdAt)).toISOString(), unknown: false };
 }
 
 async function offerToSave(ctx: Context, secret: string, opts: RotateOptions): Promise<void> {

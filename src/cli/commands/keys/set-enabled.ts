@@ -1,11 +1,11 @@
 import { keyHint } from '../../../contract/key-format.js';
-import type { KeyRecord } from '../../../contract/types.js';
 import type { Context } from '../../context.js';
-import { printJson } from '../../output.js';
-import { checkKeyId, isNotFound, keyNotFound } from './common.js';
+import { printJson, visible } from '../../output.js';
+import { checkKeyId, isKeyInUse, isNotFound, keyNotFound } from './common.js';
+import { readKey } from '../../../client/key-view.js';
 
 /** The shared body of `keys enable` and `keys disable`: one PATCH, 204 meaning "already". */
-export async function setEnabled(ctx: Context, idArg: string, enabled: boolean): Promise<KeyRecord> {
+export async function setEnabled(ctx: Context, idArg: string, enabled: boolean): Promise<void> {
   const id = checkKeyId(idArg);
   const client = await ctx.client();
   const state = enabled ? 'enabled' : 'disabled';
@@ -15,13 +15,17 @@ export async function setEnabled(ctx: Context, idArg: string, enabled: boolean):
   } catch (error) {
     throw isNotFound(error) ? keyNotFound(id) : error;
   }
-  // 204 has no body; --json still owes one document, so fetch the record.
-  const key = result.key ?? (await client.getKey(id));
-  if (ctx.globals.json) printJson(ctx.io, key);
-  if (result.changed) ctx.msg.success(`${enabled ? 'Enabled' : 'Disabled'} ${id} (${key.name}).`);
-  else ctx.msg.info(`${id} (${key.name}) is already ${state}.`);
-  if (!enabled && ctx.credentialsUsed && key.hint === keyHint(ctx.credentialsUsed.apiKey)) {
-    ctx.msg.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
+  // 204 has no body; --json still owes one document, so the record is read (from the list where need be).
+  const document = result.document ?? (await client.getKey(id)).document;
+  const key = readKey(document);
+  if (ctx.globals.json) printJson(ctx.io, document);
+  const label = `${visible(id)}${key.name === null ? '' : ` (${visible(key.name)})`}`;
+  if (result.changed) ctx.msg.success(`${enabled ? 'Enabled' : 'Disabled'} ${label}.`);
+  else ctx.msg.info(`${label} is already ${state}.`);
+  if (enabled) return;
+  const inUse = isKeyInUse(key, ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey));
+  if (inUse) ctx.msg.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
+  else if (inUse === null && ctx.credentialsUsed) {
+    ctx.msg.info('(This server shows no key hints, so svc cannot tell whether that was the key it is using.)');
   }
-  return key;
 }
