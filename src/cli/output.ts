@@ -122,8 +122,11 @@ export function relativeTime(at: string | number, nowMs: number): string {
   const deltaSeconds = Math.round(((typeof at === 'number' ? at : Date.parse(at)) - nowMs) / 1000);
   const abs = Math.abs(deltaSeconds);
   if (abs < 5) return 'just now';
-  const [size, unit] = UNITS.find(([s]) => abs >= s)!;
-  // Rounded, so a 90-day key seen a minute later still reads "in 3 months".
+  let index = UNITS.findIndex(([s]) => abs >= s);
+  // Rounded, so a 90-day key seen a minute later still reads "in 3 months";
+  // a count that rounds up to the next unit ("60 minutes") is said in that unit.
+  if (index > 0 && Math.round(abs / UNITS[index]![0]) * UNITS[index]![0] >= UNITS[index - 1]![0]) index--;
+  const [size, unit] = UNITS[index]!;
   const n = Math.round(abs / size);
   const phrase = `${n} ${unit}${n === 1 ? '' : 's'}`;
   return deltaSeconds < 0 ? `${phrase} ago` : `in ${phrase}`;

@@ -116,6 +116,16 @@ export class ApiClient {
   }
 
   /**
+   * The server's clock from one cheap request (any answer carries Date,
+   * errors included); where none comes, ours. What failed here fails again,
+   * and is reported, in the request that needed the time.
+   */
+  async readServerClock(): Promise<number> {
+    await this.request('GET', apiPaths.workspace, { maxRetries: 0 }).catch(() => undefined);
+    return this.serverNow();
+  }
+
+  /**
    * Now on the server's clock, as its last Date header told it (CONTRACT
    * §C6): expiry and relative times are the server's business. A header
    * within the second it can express of our clock is taken to agree.

@@ -4,17 +4,23 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A server written from the spec's text alone (spec/api-spec.md), not from
- * our reading of it in src/server: where the spec is silent it can make
- * other choices, switched by a Variation, so svc is tested against a
+ * our reading of it in src/server. Where the spec says "not shown" it makes
+ * the plainest choice by default (no GET of one key, no workspace endpoint,
+ * a record of id, name, enabled and two times), and a Variation switches to
+ * the other choices a real service may make, so svc is tested against a
  * service it did not write the other half of.
  */
 export interface SpecKey {
+  /** The id as it appears in paths. */
   id: string;
+  /** The id as the record carries it: a number on servers with numeric ids. */
+  idValue: string | number;
   name: string;
   secret: string;
   enabled: boolean;
   createdAt: number;
   expiresAt: number | null;
+  lastUsedAt: number | null;
 }
 
 export interface Variation {
@@ -23,18 +29,70 @@ export interface Variation {
   /** Status of a successful create; the spec does not say (201 or 200). */
   createdStatus?: number;
   /** How ids look; the spec only says they are distinct. */
-  newId?: () => string;
+  newId?: () => string | number;
+  /** A key's record; the spec names none of its fields. */
+  record?: (key: SpecKey, nowMs: number) => Record<string, unknown>;
+  /** Offer GET /user/api-keys/{id}, which the spec does not have. */
+  getOne?: boolean;
+  /** Offer GET /workspace (this document), which the spec does not have. */
+  workspace?: Record<string, unknown>;
+  /** Where keys are created; the spec does not show it. */
+  createPath?: string;
+  /** The server's clock runs this far from ours (its Date header, expiry, timestamps). */
+  clockOffsetMs?: number;
 }
 
-/** What happens to the answer of a request that matches; the work itself is always done. */
+/** Record shapes a service may choose. */
+export const records = {
+  /** The fields the spec names, and two times, camelCase ISO. */
+  plain: (k: SpecKey): Record<string, unknown> => ({
+    id: k.idValue,
+    name: k.name,
+    enabled: k.enabled,
+    createdAt: new Date(k.createdAt).toISOString(),
+    expiresAt: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+  }),
+  snakeEpochSeconds: (k: SpecKey): Record<string, unknown> => ({
+    id: k.idValue,
+    name: k.name,
+    enabled: k.enabled,
+    created_at: Math.floor(k.createdAt / 1000),
+    expires_at: k.expiresAt === null ? null : Math.floor(k.expiresAt / 1000),
+    last_used_at: k.lastUsedAt === null ? null : Math.floor(k.lastUsedAt / 1000),
+    workspace_id: 'team-1',
+  }),
+  epochMilliseconds: (k: SpecKey): Record<string, unknown> => ({
+    id: k.idValue,
+    name: k.name,
+    enabled: k.enabled,
+    createdAt: k.createdAt,
+    expiresAt: k.expiresAt,
+    lastUsedAt: k.lastUsedAt,
+    scopes: ['media:write'],
+  }),
+  /** Our own reading of the spec (CONTRACT §A4), for comparison. */
+  full: (k: SpecKey, nowMs: number): Record<string, unknown> => ({
+    id: k.idValue,
+    name: k.name,
+    hint: `sk_${k.secret.slice(3, 7)}\u2026${k.secret.slice(-4)}`,
+    enabled: k.enabled,
+    status: k.expiresAt !== null && k.expiresAt <= nowMs ? 'expired' : k.enabled ? 'enabled' : 'disabled',
+    workspaceId: 'ws_1',
+    createdAt: new Date(k.createdAt).toISOString(),
+    expiresAt: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+    lastUsedAt: k.lastUsedAt === null ? null : new Date(k.lastUsedAt).toISOString(),
+  }),
+};
+
+/** What happens to the answer of a request that matches; the work itself is done unless `work` is false. */
 export interface AnswerRule {
   method: string;
   /** Matched against the path below /api/service. */
   path?: RegExp;
   /** How many matching requests it applies to. */
   times: number;
-  /** 'drop': the connection is cut before the answer; otherwise this status with `body` (text) instead of the real answer. */
-  then: 'drop' | { status: number; body: string };
+  /** 'drop': the connection is cut before the answer; otherwise this status, body (text) and headers instead of the real answer. */
+  then: 'drop' | { status: number; body: string; headers?: (serverNowMs: number) => Record<string, string> };
   /** False: the rule answers without doing the work (the request never took effect). Default true. */
   work?: boolean;
 }
@@ -50,6 +108,7 @@ export interface SpecServer {
 }
 
 const PREFIX = '/api/service';
+const COLLECTION = '/user/api-keys';
 
 export function newSecret(): string {
   const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -60,62 +119,67 @@ function hash(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+type Answer = { status: number; body?: unknown };
+
 export async function startSpecServer(variation: Variation = {}): Promise<SpecServer> {
   const keys = new Map<string, SpecKey>();
   const byHash = new Map<string, SpecKey>();
   const seen: string[] = [];
   const rules: AnswerRule[] = [];
+  const now = () => Date.now() + (variation.clockOffsetMs ?? 0);
   const newId = variation.newId ?? (() => randomUUID().replace(/-/g, '').slice(0, 16));
+  const record = (k: SpecKey) => (variation.record ?? records.plain)(k, now());
+  const createPath = variation.createPath ?? COLLECTION;
 
   const add = (name: string, expiresAt: number | null): SpecKey => {
-    const key: SpecKey = { id: newId(), name, secret: newSecret(), enabled: true, createdAt: Date.now(), expiresAt };
+    const idValue = newId();
+    const key: SpecKey = { id: String(idValue), idValue, name, secret: newSecret(), enabled: true, createdAt: now(), expiresAt, lastUsedAt: null };
     keys.set(key.id, key);
     byHash.set(hash(key.secret), key);
     return key;
   };
   const bootstrap = add('bootstrap', null);
 
-  const record = (k: SpecKey): Record<string, unknown> => ({
-    id: k.id,
-    name: k.name,
-    enabled: k.enabled,
-    createdAt: new Date(k.createdAt).toISOString(),
-    expiresAt: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
-  });
+  const create = (body: Record<string, unknown>): Answer => {
+    if (typeof body.name !== 'string' || body.name.trim() === '') return { status: 400, body: { error: 'name is required' } };
+    let expiresAt: number | null = null;
+    if (body.expiresAt !== undefined && body.expiresAt !== null) {
+      expiresAt = typeof body.expiresAt === 'string' ? Date.parse(body.expiresAt) : Number.NaN;
+      if (!(expiresAt > now())) return { status: 400, body: { error: 'expiresAt must be in the future' } };
+    }
+    const key = add(body.name, expiresAt);
+    const shape = variation.created ?? ((r, secret) => ({ ...r, secret }));
+    return { status: variation.createdStatus ?? 201, body: shape(record(key), key.secret) };
+  };
 
-  const route = (method: string, path: string, body: Record<string, unknown>): { status: number; body?: unknown } => {
-    if (path === '/user/api-keys' && method === 'GET') {
-      return { status: 200, body: { keys: [...keys.values()].reverse().map(record) } };
-    }
-    if (path === '/user/api-keys' && method === 'POST') {
-      if (typeof body.name !== 'string' || body.name.trim() === '') return { status: 400, body: { error: 'name is required' } };
-      const expiresAt = typeof body.expiresAt === 'string' ? Date.parse(body.expiresAt) : null;
-      const key = add(body.name, expiresAt);
-      const shape = variation.created ?? ((r, secret) => ({ ...r, secret }));
-      return { status: variation.createdStatus ?? 201, body: shape(record(key), key.secret) };
-    }
+  const route = (method: string, path: string, body: Record<string, unknown>): Answer => {
+    const notFound = { status: 404, body: { error: 'Not found' } };
+    if (path === createPath && method === 'POST') return create(body);
+    if (path === COLLECTION && method === 'GET') return { status: 200, body: { keys: [...keys.values()].reverse().map(record) } };
+    if (path === '/workspace' && method === 'GET' && variation.workspace) return { status: 200, body: variation.workspace };
     const one = /^\/user\/api-keys\/([^/]+)$/.exec(path);
-    if (one) {
-      const key = keys.get(decodeURIComponent(one[1]!));
-      if (!key) return { status: 404, body: { error: 'Not found' } };
-      if (method === 'GET') return { status: 200, body: record(key) };
-      if (method === 'DELETE') {
-        keys.delete(key.id);
-        byHash.delete(hash(key.secret));
-        return { status: 200, body: { id: key.id, revoked: true } };
-      }
-      if (method === 'PATCH') {
-        if (typeof body.enabled !== 'boolean') return { status: 400, body: { error: 'enabled must be a boolean' } };
-        if (key.enabled === body.enabled) return { status: 204 };
-        key.enabled = body.enabled;
-        return { status: 200, body: record(key) };
-      }
-      return { status: 405, body: { error: 'Method not allowed' } };
+    if (!one) return notFound;
+    const key = keys.get(decodeURIComponent(one[1]!));
+    if (method === 'GET' && !variation.getOne) return notFound;
+    if (!key) return notFound;
+    if (method === 'GET') return { status: 200, body: record(key) };
+    if (method === 'DELETE') {
+      keys.delete(key.id);
+      byHash.delete(hash(key.secret));
+      return { status: 200, body: { id: key.idValue, revoked: true } };
     }
-    return { status: 404, body: { error: 'Not found' } };
+    if (method === 'PATCH') {
+      if (typeof body.enabled !== 'boolean') return { status: 400, body: { error: 'enabled must be a boolean' } };
+      if (key.enabled === body.enabled) return { status: 204 };
+      key.enabled = body.enabled;
+      return { status: 200, body: record(key) };
+    }
+    return { status: 405, body: { error: 'Method not allowed' } };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    res.sendDate = false;
+    res.setHeader('date', new Date(now()).toUTCString());
     const path = (req.url ?? '').split('?')[0]!;
     const method = req.method ?? '';
     seen.push(`${method} ${path}`);
@@ -124,9 +188,10 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     if (!path.startsWith(`${PREFIX}/`)) return send(res, 404, { error: 'Not found' });
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const caller = token === undefined ? undefined : byHash.get(hash(token));
-    if (!caller || !caller.enabled || (caller.expiresAt !== null && caller.expiresAt <= Date.now())) {
+    if (!caller || !caller.enabled || (caller.expiresAt !== null && caller.expiresAt <= now())) {
       return send(res, 401, { error: 'Unauthorized: authentication failed' });
     }
+    caller.lastUsedAt = now();
     let body: Record<string, unknown> = {};
     const isJson = /^application\/json\b/i.test(req.headers['content-type'] ?? '');
     if (isJson && chunks.length > 0) {
@@ -142,7 +207,7 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     const answer = rule?.work === false ? undefined : route(method, sub, body);
     if (!rule) return send(res, answer!.status, answer!.body);
     if (rule.then === 'drop') return res.socket?.destroy();
-    res.writeHead(rule.then.status, { 'content-type': 'application/json' });
+    res.writeHead(rule.then.status, { 'content-type': 'application/json', ...rule.then.headers?.(now()) });
     res.end(rule.then.body);
   };
 

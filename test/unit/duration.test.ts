@@ -27,5 +27,8 @@ describe('relativeTime', () => {
     expect(relativeTime('2026-11-21T10:00:02.000Z', now)).toBe('just now');
     expect(relativeTime('2026-11-20T10:00:00.000Z', now)).toBe('1 day ago');
     expect(relativeTime('2027-02-19T09:59:00.000Z', now)).toBe('in 3 months');
+    expect(relativeTime(now + 3_597_000, now)).toBe('in 1 hour');
+    expect(relativeTime(now - 23.8 * 3_600_000, now)).toBe('1 day ago');
+    expect(relativeTime(now + 45 * 60_000, now)).toBe('in 45 minutes');
   });
 });

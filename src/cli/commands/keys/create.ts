@@ -26,10 +26,10 @@ export function register(keys: Command, app: App): void {
 
 export async function run(ctx: Context, nameArg: string | undefined, opts: CreateOptions): Promise<void> {
   const name = nameArg ?? (await askName(ctx));
-  const expiresAt = opts.expiresIn
-    ? new Date(Date.now() + parseDuration(opts.expiresIn)).toISOString()
-    : opts.expiresAt;
+  const lifetimeMs = opts.expiresIn === undefined ? undefined : parseDuration(opts.expiresIn);
   const client = await ctx.client();
+  // "In 30 days" is the server's 30 days: with a skewed clock of ours, a short lifetime would be refused as past.
+  const expiresAt = lifetimeMs === undefined ? opts.expiresAt : new Date((await client.readServerClock()) + lifetimeMs).toISOString();
   showNewKey(ctx, await createKey(ctx, client, expiresAt ? { name, expiresAt } : { name }));
 }
 
