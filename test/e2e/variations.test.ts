@@ -174,3 +174,26 @@ describe('a server that is not the service at all', () => {
     expect(result.stderr).toContain(`Is ${url} the service's address?`);
   });
 });
+
+describe('a rate limit from a server whose clock is hours off', () => {
+  it('reads an HTTP-date Retry-After against the same answer\'s Date, not against our clock', async () => {
+    const server = await startSpecServer({ clockOffsetMs: 3 * HOUR });
+    try {
+      server.rules.push({
+        method: 'GET',
+        times: 1,
+        work: false,
+        then: {
+          status: 429,
+          body: '{"error":"Rate limit exceeded","code":"RATE_LIMITED"}',
+          headers: (now) => ({ 'retry-after': new Date(now + 1_000).toUTCString() }),
+        },
+      });
+      const result = await svc(['keys', 'list', '--max-wait', '5'], { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(server.seen.filter((r) => r === 'GET /api/service/user/api-keys')).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { printRows, visible, type Column } from '../../src/cli/output.js';
+import { memoryIO } from '../helpers/memory-io.js';
+
+interface Row {
+  id: string;
+  name: string;
+  note: string;
+}
+
+const columns: Column<Row>[] = [
+  { header: 'ID', human: (r, s) => s.bold(r.id), plain: (r) => r.id },
+  { header: 'NAME', human: (r) => r.name, plain: (r) => r.name },
+  { header: 'NOTE', human: (r) => r.note, plain: (r) => r.note, dropRank: 1 },
+];
+
+const rows: Row[] = Array.from({ length: 5_000 }, (_, i) => ({ id: `k${i}`, name: 'x'.repeat(i % 17), note: `note ${i}\twith tab` }));
+
+const strip = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, '');
+
+describe('printRows', () => {
+  it('aligns every column of a terminal table, however many rows', () => {
+    const { io, stdout } = memoryIO({ stdoutIsTTY: true, colorStdout: true, columns: 200 });
+    printRows(io, columns, rows);
+    const lines = stdout().trimEnd().split('\n').map(strip);
+    expect(lines).toHaveLength(5_001);
+    const nameAt = lines[0]!.indexOf('NAME');
+    const noteAt = lines[0]!.indexOf('NOTE');
+    for (const [i, line] of lines.slice(1).entries()) {
+      expect(line.slice(nameAt, nameAt + rows[i]!.name.length)).toBe(rows[i]!.name);
+      expect(line.slice(noteAt)).toBe(rows[i]!.note);
+    }
+  });
+
+  it('leaves out droppable columns until the table fits the terminal', () => {
+    const { io, stdout } = memoryIO({ stdoutIsTTY: true, columns: 30 });
+    printRows(io, columns, rows.slice(0, 20));
+    const lines = stdout().trimEnd().split('\n');
+    expect(lines[0]).toBe('ID   NAME');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(30);
+  });
+
+  it('prints tab-separated rows with a header when piped, tabs in values folded', () => {
+    const { io, stdout } = memoryIO();
+    printRows(io, columns, rows.slice(0, 2));
+    expect(stdout()).toBe('ID\tNAME\tNOTE\nk0\t\tnote 0 with tab\nk1\tx\tnote 1 with tab\n');
+  });
+});
+
+describe('visible', () => {
+  it('shows control characters and escape sequences as escapes, keeps text, tabs and newlines', () => {
+    expect(visible('\x1b]52;c;aGk=\x07 ok\t\u00e9\n\x9b2J')).toBe('\\x1b]52;c;aGk=\\x07 ok\t\u00e9\n\\x9b2J');
+  });
+});
