@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main, processIO } from '../dist/main.js';
+import { ExitCode, main, processIO } from '../dist/main.js';
 
 // Ctrl-C exits 130 at once, unless a command (svc serve) installed its own
 // handler to shut down cleanly.
@@ -9,10 +9,10 @@ process.on('SIGINT', () => {
 
 // The reader went away (`svc keys list | head -1`): stop quietly, as a
 // process killed by SIGPIPE would, rather than crash with a stack trace.
-// Node ignores SIGPIPE itself, so the shell's 128 + 13 is set by hand.
+// Node ignores SIGPIPE itself, so the shell's status for it is set by hand.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(141);
+    if (error.code === 'EPIPE') process.exit(ExitCode.brokenPipe);
     throw error;
   });
 }

@@ -7,6 +7,8 @@ export const ExitCode = {
   notFound: 4,
   rateLimited: 5,
   interrupted: 130,
+  /** The reader of stdout went away: what a shell reports for a process stopped by SIGPIPE (128 + 13). */
+  brokenPipe: 141,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

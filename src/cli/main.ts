@@ -1,6 +1,7 @@
 import type { IO } from './io.js';
 
 export { processIO } from './io.js';
+export { ExitCode } from './errors.js';
 
 /**
  * Runs one `svc` invocation and returns its exit code; only bin/ exits.

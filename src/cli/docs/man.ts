@@ -161,15 +161,19 @@ function exitStatus(): string[] {
       ExitCode.ok,
       t`Success, including a request that changed nothing and ${bold('keys revoke --if-exists')} on a key that is already gone.`,
     ],
-    [ExitCode.failure, t`Failure: a server error, a network error or an unexpected response.`],
+    [
+      ExitCode.failure,
+      t`Failure: a server error, a network error, an unexpected response, an endpoint the server does not offer, or a new key whose secret svc could not find in the answer (printed on stdout).`,
+    ],
     [
       ExitCode.usage,
-      t`Usage: bad arguments, a missing ${bold('--yes')} or name without a terminal, a malformed key, or a 400 answer from the server.`,
+      t`Usage: bad arguments, a base URL that is not an http(s) URL, a missing ${bold('--yes')} or name without a terminal, a malformed key, or a 400 answer from the server.`,
     ],
     [ExitCode.unauthenticated, t`Not authenticated: no key configured, or the server answered 401.`],
     [ExitCode.notFound, t`Not found (404).`],
     [ExitCode.rateLimited, t`Rate limited past the ${bold('--max-wait')} budget, or at once with ${bold('--no-wait')}.`],
     [ExitCode.interrupted, t`Interrupted (Ctrl-C); ${bold('svc serve')} instead stops cleanly and exits 0.`],
+    [ExitCode.brokenPipe, t`The reader of standard output went away, as for a process stopped by SIGPIPE.`],
   ];
   return ['.SH EXIT STATUS', ...codes.flatMap(([code, what]) => ['.TP', `.B ${code}`, text(what)])];
 }
