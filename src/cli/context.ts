@@ -2,7 +2,9 @@ import type { ApiClient, WaitEvent } from '../client/api.js';
 import { DEFAULT_POLICY } from '../client/policy.js';
 import type { Transport } from '../client/transport.js';
 import { API_PREFIX, DEFAULT_BASE_URL } from '../contract/paths.js';
-import { NotAuthenticatedError, UsageError } from './errors.js';
+import { CliError, ExitCode, NotAuthenticatedError, UsageError } from './errors.js';
+import { isLoopbackHost } from '../client/loopback.js';
+import { isWellFormedKey } from '../contract/key-format.js';
 import type { ConfigStore } from './config/store.js';
 import type { IO } from './io.js';
 import { Messages, visible } from './output.js';
@@ -139,10 +141,19 @@ export class Context {
     return fixed;
   }
 
-  /** The key in use, or null when none is configured. */
+  /**
+   * The key in use, or null when none is configured. A key from the
+   * environment is trimmed and must have the key format: a stray newline
+   * or quote would otherwise fail every request in ways no retry mends.
+   */
   async findCredentials(): Promise<Credentials | null> {
-    const fromEnv = this.io.env.SVC_API_KEY;
-    if (fromEnv) return { apiKey: fromEnv, source: 'env' };
+    const fromEnv = this.io.env.SVC_API_KEY?.trim();
+    if (fromEnv) {
+      if (!isWellFormedKey(fromEnv)) {
+        throw new UsageError('SVC_API_KEY does not hold an API key (sk_ followed by 64 letters and digits); its value is not shown here.');
+      }
+      return { apiKey: fromEnv, source: 'env' };
+    }
     const apiKey = (await this.config()).getProfile(this.profileName).apiKey;
     return apiKey ? { apiKey, source: 'profile' } : null;
   }
@@ -157,15 +168,24 @@ export class Context {
   async client(credentials?: Credentials): Promise<ApiClient> {
     const creds = credentials ?? (await this.credentials());
     this.credentialsUsed = creds;
-    const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }, baseUrl] = await Promise.all([
+    const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }, base] = await Promise.all([
       import('../client/api.js'),
       import('../client/transport.js'),
       import('./wait.js'),
-      this.baseUrl(),
+      this.resolveBaseUrl(),
     ]);
     const { globals, io } = this;
+    const baseUrl = base.url;
     this.baseUrlUsed = baseUrl;
-    this.transport ??= createUndiciTransport();
+    this.checkKeyMayGo(base, await this.savedKeyBaseUrl(creds));
+    this.transport ??= createUndiciTransport({
+      proxy: {
+        httpProxy: io.env.http_proxy || io.env.HTTP_PROXY || '',
+        httpsProxy: io.env.https_proxy || io.env.HTTPS_PROXY || '',
+        noProxy: io.env.no_proxy || io.env.NO_PROXY || '',
+      },
+      log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+    });
     return new ApiClient({
       baseUrl,
       apiKey: creds.apiKey,
@@ -178,10 +198,48 @@ export class Context {
     });
   }
 
+  /** The server a profile's key was saved for (CONTRACT §C1); null for a key not from the profile. */
+  private async savedKeyBaseUrl(creds: Credentials): Promise<string | null> {
+    if (creds.source !== 'profile') return null;
+    return (await this.config()).getProfile(this.profileName).baseUrl ?? DEFAULT_BASE_URL;
+  }
+
+  /**
+   * A key goes only where it may (CONTRACT §C1): never in clear text off
+   * this machine, and a saved key only to the server it was saved for.
+   */
+  private checkKeyMayGo(base: { url: string; source: BaseUrlSource }, savedFor: string | null): void {
+    const { hostname, protocol } = new URL(base.url);
+    if (protocol === 'http:' && !isLoopbackHost(hostname) && this.io.env.SVC_ALLOW_HTTP !== '1') {
+      throw new UsageError(
+        `${base.url} is plain http: svc does not send a key in clear text to another machine. Use https, or set SVC_ALLOW_HTTP=1 if the network is yours.`,
+      );
+    }
+    if (savedFor !== null && !sameServer(savedFor, base.url)) {
+      throw new CliError(
+        [
+          `The key of profile '${this.profileName}' belongs to ${savedFor}, but ${BASE_URL_NAMES[base.source]} points at ${base.url}; the key was not sent.`,
+          `Log in for that server in a profile of its own (svc login --profile NAME --base-url ${base.url}), or give its key in SVC_API_KEY.`,
+        ].join('\n'),
+        ExitCode.unauthenticated,
+      );
+    }
+  }
+
   async prompts(): Promise<Prompter> {
     const { createPrompter } = await import('./prompt.js');
     return createPrompter(this.io);
   }
+}
+
+/** Two base URLs name the same server: same scheme, host, port and path (case, trailing slashes and the API prefix aside). */
+function sameServer(a: string, b: string): boolean {
+  const key = (url: string) => {
+    const parsed = new URL(url);
+    const path = parsed.pathname.replace(/\/+$/, '');
+    return parsed.origin + (path.endsWith(API_PREFIX) ? path.slice(0, -API_PREFIX.length) : path);
+  };
+  return key(a) === key(b);
 }
 
 export function createContext(io: IO, globals: GlobalOptions): Context {

@@ -5,7 +5,7 @@ import { findSecret, readKey, readKeyList, type KeyView } from '../client/key-vi
 import type { CreateKeyRequest } from '../contract/types.js';
 import type { Context } from './context.js';
 import { CliError, ExitCode } from './errors.js';
-import { printJson, relativeTime, styleFor, visible } from './output.js';
+import { escapeControls, printJson, relativeTime, styleFor, visible } from './output.js';
 
 /** A key the server just made: its document as it came, and the secret found in it, if any. */
 export interface NewKey {
@@ -57,7 +57,7 @@ export async function createKey(ctx: Context, client: ApiClient, request: Create
     if (!mayHaveCreated(error)) throw error;
     // A body svc cannot parse may still hold the secret: print what there is.
     if (error instanceof UnexpectedResponseError && error.text.trim() !== '') {
-      const text = ctx.io.stdoutIsTTY ? visible(error.text) : error.text;
+      const text = ctx.io.stdoutIsTTY ? escapeControls(error.text) : error.text;
       ctx.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     }
     throw new MaybeCreatedError(error, await lookForOrphans(ctx, client, request.name, began));
@@ -158,7 +158,7 @@ export function showNewKey(ctx: Context, key: NewKey, printDocument = true): voi
     io.stdout.write(`${key.secret}\n`);
   } else {
     msg.success(`Created ${describeNewKey(key.view)}.`);
-    io.stdout.write(`\n  ${styleFor(io.colorStdout).bold(visible(key.secret))}\n\n`);
+    io.stdout.write(`\n  ${styleFor(io.colorStdout).bold(escapeControls(key.secret))}\n\n`);
   }
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
   msg.warn(

@@ -39,12 +39,20 @@ export class Messages {
 }
 
 /**
- * Server text made safe for a terminal: control characters (escape
- * sequences included) shown as visible escapes, so a name cannot move the
- * cursor, clear the screen or write the clipboard.
+ * Control characters (escape sequences included) as visible escapes, so
+ * server text cannot move the cursor, clear the screen or write the
+ * clipboard (CONTRACT §C3). Tabs and newlines stay.
  */
-export function visible(text: string): string {
+export function escapeControls(text: string): string {
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+const MAX_SHOWN = 200;
+
+/** Server text as a person sees it: control characters escaped, and cut with … past 200 characters. */
+export function visible(text: string): string {
+  const chars = [...text];
+  return escapeControls(chars.length > MAX_SHOWN ? `${chars.slice(0, MAX_SHOWN - 1).join('')}…` : text);
 }
 
 export function printJson(io: IO, value: unknown): void {

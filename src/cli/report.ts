@@ -46,7 +46,9 @@ export function describeFailure(error: unknown, ctx: FailureContext): Report {
   if (error instanceof NetworkError) {
     const where = ctx.baseUrl ? ` ${ctx.baseUrl}` : '';
     const lines = [`Could not get an answer from${where}: ${error.message}.`];
-    if (error.method === 'POST' && error.mayHaveReachedServer) {
+    if (error.final && !error.mayHaveReachedServer) {
+      lines.push('Not retried: trying again would fail the same way.');
+    } else if (error.method === 'POST' && error.mayHaveReachedServer) {
       lines.push(
         'The request may have reached the server, so it was not retried (a repeated create could leave a second live key).',
         LOOK_AT_LIST,
@@ -97,6 +99,15 @@ function describeApiError(error: ApiError, ctx: FailureContext): Report {
   }
   const code = error.code ? ` ${error.code}` : '';
   const where = `${error.method} ${API_PREFIX}${error.path}`;
+  if (error.status >= 300 && error.status < 400) {
+    return {
+      exitCode: ExitCode.failure,
+      lines: [
+        `${where} answered ${error.status}, a redirect to ${error.location === null ? 'no address (no Location header)' : visible(error.location)}.`,
+        'svc does not follow redirects, so that a key never goes to a second address. If that is the service, make its address the base URL (--base-url, SVC_BASE_URL or `svc login`).',
+      ],
+    };
+  }
   if (error.foreignBody !== null) {
     return {
       exitCode: ExitCode.failure,

@@ -192,7 +192,7 @@ export class ApiClient {
               code: isErrorBody(parsed) ? parsed.code : undefined,
               retryAfter: header(res, 'retry-after'),
             }
-          : { kind: 'network', reachedServerMaybe: failure!.reachedServerMaybe },
+          : { kind: 'network', reachedServerMaybe: failure!.reachedServerMaybe, final: failure!.final },
         state,
         policy,
         env,
@@ -223,7 +223,7 @@ export class ApiClient {
             );
           }
           if (res) throw apiError(res, parsed, method, path, afterLostAnswer);
-          throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt);
+          throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt, failure!.final);
       }
     }
   }
@@ -245,8 +245,9 @@ export class ApiClient {
 }
 
 function apiError(res: HttpResponse, parsed: unknown, method: string, path: string, afterLostAnswer: boolean): ApiError {
-  const foreign = res.text.trim() !== '' && parsed === undefined ? (header(res, 'content-type') ?? 'no Content-Type') : null;
-  return new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, afterLostAnswer, foreign);
+  const foreignBody = res.text.trim() !== '' && parsed === undefined ? (header(res, 'content-type') ?? 'no Content-Type') : null;
+  const location = res.status >= 300 && res.status < 400 ? header(res, 'location') : null;
+  return new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, { afterLostAnswer, foreignBody, location });
 }
 
 function parseBody(res: HttpResponse): unknown {

@@ -1,19 +1,33 @@
 import type { ErrorBody } from '../contract/errors.js';
 
+/** What an answer said beyond its status and error body. */
+export interface ApiErrorDetails {
+  /** An earlier attempt of this request may have reached the server and done its work (CONTRACT §C4). */
+  afterLostAnswer?: boolean;
+  /** The Content-Type of an answer whose body was not JSON (an HTML error page, say). */
+  foreignBody?: string | null;
+  /** Where a redirect pointed; svc never follows one (CONTRACT §C4). */
+  location?: string | null;
+}
+
 /** The server answered with a status the caller did not ask to handle. */
 export class ApiError extends Error {
+  readonly afterLostAnswer: boolean;
+  readonly foreignBody: string | null;
+  readonly location: string | null;
+
   constructor(
     readonly status: number,
     readonly body: ErrorBody | null,
     readonly method: string,
     readonly path: string,
-    /** An earlier attempt of this request may have reached the server and done its work (CONTRACT §C4). */
-    readonly afterLostAnswer = false,
-    /** The Content-Type of an answer whose body was not JSON (an HTML error page, say); null for JSON or no body. */
-    readonly foreignBody: string | null = null,
+    details: ApiErrorDetails = {},
   ) {
     super(body?.error ?? `HTTP ${status}`);
     this.name = 'ApiError';
+    this.afterLostAnswer = details.afterLostAnswer ?? false;
+    this.foreignBody = details.foreignBody ?? null;
+    this.location = details.location ?? null;
   }
 
   get code(): string | undefined {
@@ -42,6 +56,8 @@ export class NetworkError extends Error {
     readonly method: string,
     readonly path: string,
     readonly attempts: number,
+    /** Not retried: trying again cannot help, and the message names the fix. */
+    readonly final = false,
   ) {
     super(message);
     this.name = 'NetworkError';
@@ -68,6 +84,8 @@ export class TransportError extends Error {
     message: string,
     /** False only when no byte of the request can have reached the server. */
     readonly reachedServerMaybe: boolean,
+    /** Trying again cannot help: a certificate not trusted, a host that does not exist, an answer too large (CONTRACT §C4). */
+    readonly final = false,
   ) {
     super(message);
     this.name = 'TransportError';

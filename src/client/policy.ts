@@ -25,7 +25,7 @@ export const DEFAULT_POLICY: RetryPolicy = {
 /** What one attempt produced, as far as the policy cares. */
 export type Attempt =
   | { kind: 'response'; status: number; code?: string; retryAfter?: string | null }
-  | { kind: 'network'; reachedServerMaybe: boolean };
+  | { kind: 'network'; reachedServerMaybe: boolean; final?: boolean };
 
 export interface RetryState {
   method: string;
@@ -39,7 +39,7 @@ export type Step =
   | { action: 'accept' }
   | { action: 'wait-rate-limit'; seconds: number }
   | { action: 'backoff'; delayMs: number }
-  | { action: 'give-up'; reason: 'no-wait' | 'wait-budget' | 'retries-exhausted' | 'not-idempotent' };
+  | { action: 'give-up'; reason: 'no-wait' | 'wait-budget' | 'retries-exhausted' | 'not-idempotent' | 'final' };
 
 /** min(cap, base·2ⁿ) times a factor in [0.8, 1.2]. */
 export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () => number): number {
@@ -79,6 +79,7 @@ export function nextStep(
     }
     if (attempt.status < 500) return { action: 'accept' };
   }
+  if (attempt.kind === 'network' && attempt.final) return { action: 'give-up', reason: 'final' };
   const reached = attempt.kind === 'response' || attempt.reachedServerMaybe;
   // A created key whose response was lost is still live; retrying would make
   // a second one whose secret nobody saw.

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { isLoopbackHost } from '../../client/loopback.js';
 import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { PLANS, REQUESTS_PER_MINUTE, type Plan } from '../../contract/plans.js';
 import type { LocalServerReady } from '../../contract/types.js';
@@ -68,7 +69,7 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
     throw error;
   }
 
-  if (!isLoopback(options.host)) {
+  if (!isLoopbackHost(options.host)) {
     ctx.msg.warn(
       `Listening on ${options.host}: this server has no TLS and is reachable from the network. Use --host 127.0.0.1 unless you mean it.`,
     );
@@ -84,10 +85,6 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
     throw new CliError(`svc serve: could not save state to ${options.data}: ${(error as Error).message}`);
   }
   ctx.msg.info('Server stopped.');
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /**
