@@ -95,7 +95,7 @@ export class Context {
   async config(): Promise<ConfigStore> {
     if (!this.configStore) {
       const { openConfig } = await import('./config/store.js');
-      this.configStore = openConfig(this.io.env);
+      this.configStore = openConfig(this.io.env, (line) => this.msg.warn(line));
     }
     return this.configStore;
   }

@@ -137,7 +137,15 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
 }
 
 async function loadProxyAgent(proxy: ProxySettings, agentOptions: object): Promise<Dispatcher> {
-  const { default: EnvHttpProxyAgent } = await import('undici/lib/dispatcher/env-http-proxy-agent.js');
+  const [{ default: EnvHttpProxyAgent }, { default: DispatcherClass }, { default: connect }] = await Promise.all([
+    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+    import('undici/lib/dispatcher/dispatcher.js'),
+    import('undici/lib/api/api-connect.js'),
+  ]);
+  // The proxy agent opens its CONNECT tunnel with dispatcher.connect(), which
+  // undici's own index attaches to Dispatcher.prototype; this transport skips
+  // that index, so the one method the tunnel needs is attached the same way.
+  DispatcherClass.prototype.connect ??= connect;
   // proxyTunnel false: plain http goes to the proxy as a forwarded request, as curl sends it; https still tunnels (CONNECT).
   return new EnvHttpProxyAgent({ ...agentOptions, ...proxy, noProxy: proxy.noProxy ?? '', proxyTunnel: false });
 }

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -40,6 +42,10 @@ export interface Variation {
   createPath?: string;
   /** The server's clock runs this far from ours (its Date header, expiry, timestamps). */
   clockOffsetMs?: number;
+  /** Serve HTTPS with this certificate and key (PEM). */
+  tls?: { cert: string; key: string };
+  /** Compress every answer so, whatever the client asked for (as some proxies do). */
+  encoding?: 'gzip' | 'deflate' | 'br';
 }
 
 /** Record shapes a service may choose. */
@@ -99,7 +105,10 @@ export interface AnswerRule {
 
 export interface SpecServer {
   url: string;
+  port: number;
   apiKey: string;
+  /** Puts a key straight into the server's state, as another client would have made it. */
+  addKey(name: string, expiresAt?: number | null): SpecKey;
   keys: Map<string, SpecKey>;
   /** Requests seen, as "METHOD /path". */
   seen: string[];
@@ -185,11 +194,12 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     seen.push(`${method} ${path}`);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (!path.startsWith(`${PREFIX}/`)) return send(res, 404, { error: 'Not found' });
+    const send = (status: number, body?: unknown) => reply(res, status, body, variation.encoding);
+    if (!path.startsWith(`${PREFIX}/`)) return send(404, { error: 'Not found' });
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const caller = token === undefined ? undefined : byHash.get(hash(token));
     if (!caller || !caller.enabled || (caller.expiresAt !== null && caller.expiresAt <= now())) {
-      return send(res, 401, { error: 'Unauthorized: authentication failed' });
+      return send(401, { error: 'Unauthorized: authentication failed' });
     }
     caller.lastUsedAt = now();
     let body: Record<string, unknown> = {};
@@ -198,27 +208,30 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {
-        return send(res, 400, { error: 'Invalid JSON' });
+        return send(400, { error: 'Invalid JSON' });
       }
     }
     const sub = path.slice(PREFIX.length);
     const rule = rules.find((r) => r.times > 0 && r.method === method && (!r.path || r.path.test(sub)));
     if (rule) rule.times--;
     const answer = rule?.work === false ? undefined : route(method, sub, body);
-    if (!rule) return send(res, answer!.status, answer!.body);
+    if (!rule) return send(answer!.status, answer!.body);
     if (rule.then === 'drop') return res.socket?.destroy();
     res.writeHead(rule.then.status, { 'content-type': 'application/json', ...rule.then.headers?.(now()) });
     res.end(rule.then.body);
   };
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch(() => res.destroy());
-  });
+  };
+  const server = variation.tls ? createHttpsServer(variation.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${variation.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    port,
     apiKey: bootstrap.secret,
+    addKey: (name, expiresAt = null) => add(name, expiresAt),
     keys,
     seen,
     rules,
@@ -230,12 +243,20 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
   };
 }
 
-function send(res: ServerResponse, status: number, body?: unknown): void {
+const COMPRESS = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+
+function reply(res: ServerResponse, status: number, body: unknown, encoding: Variation['encoding']): void {
   if (body === undefined) {
     res.writeHead(status);
     res.end();
     return;
   }
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  const text = Buffer.from(JSON.stringify(body));
+  if (!encoding) {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(text);
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', 'content-encoding': encoding, vary: 'accept-encoding' });
+  res.end(COMPRESS[encoding](text));
 }

@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Conf from 'conf';
 import { CliError } from '../errors.js';
 
@@ -30,14 +30,33 @@ export function configDir(env: NodeJS.ProcessEnv): string {
   return join(base, 'svc');
 }
 
-export function openConfig(env: NodeJS.ProcessEnv): ConfigStore {
+/**
+ * The profiles file, in a directory only its owner can change (CONTRACT
+ * §C1). Another user's directory or file, or one others may write (a shared
+ * sticky directory such as /tmp included), is refused rather than trusted
+ * or chmodded; modes are changed only on a directory svc creates and on
+ * svc's own file, with a warning.
+ */
+export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void): ConfigStore {
   const dir = configDir(env);
-  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  // mkdir's mode only applies to a directory it creates; an older, looser
-  // one is tightened here, and so is a file written by hand or another tool.
-  chmodSync(dir, DIR_MODE);
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+    chmodSync(dir, DIR_MODE);
+  }
+  refuseUnsafe(dir, 'config directory', statSync(dir));
   const file = join(dir, 'config.json');
-  if (existsSync(file)) chmodSync(file, FILE_MODE);
+  const link = lstatOrNull(file);
+  if (link?.isSymbolicLink()) {
+    const target = realpathSync(file);
+    refuseUnsafe(dirname(target), `directory of the config file's link target ${target}`, statSync(dirname(target)));
+    refuseUnsafe(target, `config file's link target`, statSync(target));
+  } else if (link) {
+    refuseUnsafe(file, 'config file', link);
+  }
+  if (link && (statSync(file).mode & 0o077) !== 0) {
+    chmodSync(file, FILE_MODE);
+    warn(`${file} was readable by other users; it holds API keys, so its mode is now 0600.`);
+  }
 
   let conf: Conf<ConfigShape>;
   try {
@@ -73,4 +92,28 @@ export function openConfig(env: NodeJS.ProcessEnv): ConfigStore {
       return Object.keys(conf.store.profiles).sort();
     },
   };
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Owned by the user running svc, and writable by nobody else. */
+function refuseUnsafe(path: string, what: string, stats: Stats): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const mode = (stats.mode & 0o7777).toString(8).padStart(4, '0');
+  let problem: string | undefined;
+  if (stats.uid !== uid) problem = `it belongs to another user (uid ${stats.uid})`;
+  else if ((stats.mode & 0o022) !== 0) problem = `other users can write to it (mode ${mode})`;
+  if (problem === undefined) return;
+  throw new CliError(
+    `Refusing to use the ${what} ${path}: ${problem}, and svc keeps API keys there. ` +
+      'Use a directory only you can write (SVC_CONFIG_DIR chooses it), or fix its owner and mode yourself.',
+  );
 }
