@@ -49,10 +49,15 @@ export function escapeControls(text: string): string {
 
 const MAX_SHOWN = 200;
 
-/** Server text as a person sees it: control characters escaped, and cut with … past 200 characters. */
+/**
+ * Server text as a person sees it on one line: every control character
+ * escaped (a newline in a name could forge a line of svc's own), and cut
+ * with … past 200 characters.
+ */
 export function visible(text: string): string {
   const chars = [...text];
-  return escapeControls(chars.length > MAX_SHOWN ? `${chars.slice(0, MAX_SHOWN - 1).join('')}…` : text);
+  const shown = chars.length > MAX_SHOWN ? `${chars.slice(0, MAX_SHOWN - 1).join('')}…` : text;
+  return escapeControls(shown).replace(/[\t\n]/g, (c) => (c === '\t' ? '\\t' : '\\n'));
 }
 
 export function printJson(io: IO, value: unknown): void {

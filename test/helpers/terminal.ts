@@ -17,10 +17,15 @@ export class Terminal {
 
   private constructor() {}
 
+  /**
+   * `clipboard`: tmux accepts OSC 52 clipboard writes from the program into
+   * a paste buffer, so a test can see whether one got through (see buffers()).
+   */
   static async start(
     command: string[],
     env: Record<string, string>,
     size: { columns: number; rows: number } = { columns: 100, rows: 40 },
+    options: { clipboard?: boolean } = {},
   ): Promise<Terminal> {
     const term = new Terminal();
     // tmux hands its own environment (CI=true in CI, say) to the session, so
@@ -29,7 +34,8 @@ export class Terminal {
     const argv = ['env', '-i', ...vars.map(([k, v]) => `${k}=${v}`), ...command];
     const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const script = `${quoted}; echo $? > '${term.exitFile}'; sleep 600`;
-    await term.tmux('new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), 'sh', '-c', script);
+    const clipboard = options.clipboard ? [';', 'set', '-g', 'set-clipboard', 'on'] : [];
+    await term.tmux('new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), 'sh', '-c', script, ...clipboard);
     return term;
   }
 
@@ -49,6 +55,11 @@ export class Terminal {
       if (/^(Enter|Down|Up|Space|Escape|BSpace|Tab|C-[a-z])$/.test(key)) await this.tmux('send-keys', key);
       else await this.tmux('send-keys', '-l', key);
     }
+  }
+
+  /** tmux's paste buffers: what OSC 52 clipboard writes put there, with `clipboard` on. */
+  async buffers(): Promise<string> {
+    return this.tmux('list-buffers').catch(() => '');
   }
 
   async resize(columns: number, rows: number): Promise<void> {

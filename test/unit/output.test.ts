@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printRows, visible, type Column } from '../../src/cli/output.js';
+import { escapeControls, printRows, visible, type Column } from '../../src/cli/output.js';
 import { memoryIO } from '../helpers/memory-io.js';
 
 interface Row {
@@ -47,8 +47,15 @@ describe('printRows', () => {
   });
 });
 
-describe('visible', () => {
-  it('shows control characters and escape sequences as escapes, keeps text, tabs and newlines', () => {
-    expect(visible('\x1b]52;c;aGk=\x07 ok\t\u00e9\n\x9b2J')).toBe('\\x1b]52;c;aGk=\\x07 ok\t\u00e9\n\\x9b2J');
+describe('server text on a terminal', () => {
+  it('escapeControls shows control characters and escape sequences as escapes, keeps text, tabs and newlines', () => {
+    expect(escapeControls('\x1b]52;c;aGk=\x07 ok\t\u00e9\n\x9b2J')).toBe('\\x1b]52;c;aGk=\\x07 ok\t\u00e9\n\\x9b2J');
+  });
+
+  it('visible keeps it to one line and cuts it past 200 characters', () => {
+    expect(visible('a\nb\tc\x1b[2J')).toBe('a\\nb\\tc\\x1b[2J');
+    expect([...visible('é'.repeat(300))]).toHaveLength(200);
+    expect(visible('é'.repeat(300)).endsWith('é…')).toBe(true);
+    expect(visible('x'.repeat(200))).toBe('x'.repeat(200));
   });
 });
