@@ -5,7 +5,8 @@ import type { CreateKeyRequest } from '../contract/types.js';
 import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError } from './errors.js';
 import { header } from './headers.js';
 import { isObject, readKey, type KeyView } from './key-view.js';
-import { nextStep, parseRetryAfter, type RetryPolicy } from './policy.js';
+import { nextStep, rateLimitSeconds, type RetryPolicy } from './policy.js';
+import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 import type { HttpResponse, Transport } from './transport.js';
 
 export interface WaitEvent {
@@ -191,6 +192,7 @@ export class ApiClient {
               status: res.status,
               code: isErrorBody(parsed) ? parsed.code : undefined,
               retryAfter: header(res, 'retry-after'),
+              rateLimitReset: header(res, RATE_LIMIT_HEADERS.reset),
             }
           : { kind: 'network', reachedServerMaybe: failure!.reachedServerMaybe, final: failure!.final },
         state,
@@ -202,7 +204,7 @@ export class ApiClient {
         case 'accept':
           return this.accept<T>(res!, parsed, method, path, latencyMs, afterLostAnswer);
         case 'wait-rate-limit':
-          await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000, cause: '429' });
+          await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429' });
           state.waitedSeconds += step.seconds;
           continue;
         case 'backoff':
@@ -217,7 +219,7 @@ export class ApiClient {
         case 'give-up':
           if (step.reason === 'no-wait' || step.reason === 'wait-budget') {
             throw new RateLimitedError(
-              parseRetryAfter(header(res!, 'retry-after'), env.nowMs),
+              rateLimitSeconds(header(res!, 'retry-after'), header(res!, RATE_LIMIT_HEADERS.reset), env.nowMs),
               state.waitedSeconds,
               step.reason === 'no-wait' ? 'no-wait' : 'budget',
             );

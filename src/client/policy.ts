@@ -24,7 +24,7 @@ export const DEFAULT_POLICY: RetryPolicy = {
 
 /** What one attempt produced, as far as the policy cares. */
 export type Attempt =
-  | { kind: 'response'; status: number; code?: string; retryAfter?: string | null }
+  | { kind: 'response'; status: number; code?: string; retryAfter?: string | null; rateLimitReset?: string | null }
   | { kind: 'network'; reachedServerMaybe: boolean; final?: boolean };
 
 export interface RetryState {
@@ -37,7 +37,8 @@ export interface RetryState {
 
 export type Step =
   | { action: 'accept' }
-  | { action: 'wait-rate-limit'; seconds: number }
+  /** `jitterMs` (0–1,000) comes on top, so clients sharing a workspace do not all wake at the window's edge. */
+  | { action: 'wait-rate-limit'; seconds: number; jitterMs: number }
   | { action: 'backoff'; delayMs: number }
   | { action: 'give-up'; reason: 'no-wait' | 'wait-budget' | 'retries-exhausted' | 'not-idempotent' | 'final' };
 
@@ -47,19 +48,25 @@ export function backoffDelayMs(retry: number, policy: RetryPolicy, random: () =>
   return Math.round(exponential * (0.8 + 0.4 * random()));
 }
 
-/**
- * Seconds to wait from a Retry-After header: delta-seconds or an HTTP date;
- * 1 when missing or unparsable, as the spec recommends.
- */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number): number {
-  if (value == null) return 1;
+/** Seconds from a Retry-After header (delta-seconds or an HTTP date read against `nowMs`, the answer's Date); null when missing or unparsable. */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | null {
+  if (value == null) return null;
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.max(1, Math.ceil(Number(text)));
   const date = Date.parse(text);
   if (/[a-z]/i.test(text) && Number.isFinite(date)) {
     return Math.max(1, Math.ceil((date - nowMs) / 1000));
   }
-  return 1;
+  return null;
+}
+
+/**
+ * How long a 429 asks to wait (CONTRACT §C4): Retry-After, else the same
+ * answer's RateLimit-Reset, else 1 s as the spec recommends.
+ */
+export function rateLimitSeconds(retryAfter: string | null | undefined, rateLimitReset: string | null | undefined, nowMs: number): number {
+  const reset = rateLimitReset?.trim() ?? '';
+  return parseRetryAfter(retryAfter, nowMs) ?? (/^\d+$/.test(reset) ? Math.max(1, Number(reset)) : 1);
 }
 
 export function nextStep(
@@ -71,11 +78,11 @@ export function nextStep(
   if (attempt.kind === 'response') {
     if (attempt.status === 429 && attempt.code === 'RATE_LIMITED') {
       if (!policy.waitOnRateLimit) return { action: 'give-up', reason: 'no-wait' };
-      const seconds = parseRetryAfter(attempt.retryAfter, env.nowMs);
+      const seconds = rateLimitSeconds(attempt.retryAfter, attempt.rateLimitReset, env.nowMs);
       if (state.waitedSeconds + seconds > policy.maxWaitSeconds) {
         return { action: 'give-up', reason: 'wait-budget' };
       }
-      return { action: 'wait-rate-limit', seconds };
+      return { action: 'wait-rate-limit', seconds, jitterMs: Math.floor(env.random() * 1000) };
     }
     if (attempt.status < 500) return { action: 'accept' };
   }

@@ -63,14 +63,21 @@ describe('ApiClient under the §C4 policies', () => {
     expect(waits).toHaveLength(0);
   });
 
-  it('sleeps through Retry-After on 429 RATE_LIMITED, then succeeds', async () => {
+  it('sleeps through Retry-After on 429 RATE_LIMITED (with jitter, here 500 ms), then succeeds', async () => {
     const { client, waits } = harness([rateLimited('12'), rateLimited(), json(200, { keys: [] })]);
     const res = await client.listKeys();
     expect(res.body).toEqual({ keys: [] });
     expect(waits).toEqual([
-      { reason: 'rate-limit', ms: 12_000, cause: '429' },
-      { reason: 'rate-limit', ms: 1_000, cause: '429' },
+      { reason: 'rate-limit', ms: 12_500, cause: '429' },
+      { reason: 'rate-limit', ms: 1_500, cause: '429' },
     ]);
+  });
+
+  it('sleeps through RateLimit-Reset when a 429 has no Retry-After', async () => {
+    const limited = { ...rateLimited(), headers: { 'ratelimit-reset': '9' } };
+    const { client, waits } = harness([limited, json(200, { keys: [] })]);
+    await client.listKeys();
+    expect(waits).toEqual([{ reason: 'rate-limit', ms: 9_500, cause: '429' }]);
   });
 
   it('fails with RateLimitedError at once under --no-wait', async () => {

@@ -4,6 +4,7 @@ import {
   backoffDelayMs,
   nextStep,
   parseRetryAfter,
+  rateLimitSeconds,
   type Attempt,
   type RetryState,
 } from '../../src/client/policy.js';
@@ -37,12 +38,20 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(' 2.1 ', env.nowMs)).toBe(3);
   });
 
-  it('falls back to 1 s when missing, zero or unparsable', () => {
-    expect(parseRetryAfter(undefined, env.nowMs)).toBe(1);
-    expect(parseRetryAfter(null, env.nowMs)).toBe(1);
+  it('is at least 1 s, and null when missing or unparsable', () => {
     expect(parseRetryAfter('0', env.nowMs)).toBe(1);
-    expect(parseRetryAfter('soon', env.nowMs)).toBe(1);
-    expect(parseRetryAfter('-5', env.nowMs)).toBe(1);
+    expect(parseRetryAfter(undefined, env.nowMs)).toBeNull();
+    expect(parseRetryAfter(null, env.nowMs)).toBeNull();
+    expect(parseRetryAfter('soon', env.nowMs)).toBeNull();
+    expect(parseRetryAfter('-5', env.nowMs)).toBeNull();
+  });
+
+  it('rateLimitSeconds falls back to RateLimit-Reset, then to 1 s', () => {
+    expect(rateLimitSeconds('7', '40', env.nowMs)).toBe(7);
+    expect(rateLimitSeconds(null, '40', env.nowMs)).toBe(40);
+    expect(rateLimitSeconds('soon', ' 40 ', env.nowMs)).toBe(40);
+    expect(rateLimitSeconds(null, 'later', env.nowMs)).toBe(1);
+    expect(rateLimitSeconds(undefined, undefined, env.nowMs)).toBe(1);
   });
 
   it('reads an HTTP date relative to now', () => {
@@ -58,22 +67,30 @@ describe('nextStep', () => {
     }
   });
 
-  it('waits Retry-After on 429 RATE_LIMITED', () => {
+  it('waits Retry-After on 429 RATE_LIMITED, plus 0–1,000 ms drawn at random', () => {
     expect(nextStep(response(429, { code: 'RATE_LIMITED', retryAfter: '12' }), fresh(), DEFAULT_POLICY, env)).toEqual({
       action: 'wait-rate-limit',
       seconds: 12,
+      jitterMs: 500,
     });
+    const jitter = (r: number) => nextStep(response(429, { code: 'RATE_LIMITED', retryAfter: '1' }), fresh(), DEFAULT_POLICY, { ...env, random: () => r });
+    expect(jitter(0)).toMatchObject({ jitterMs: 0 });
+    expect(jitter(0.9999)).toMatchObject({ jitterMs: 999 });
   });
 
-  it('waits 1 s when the 429 has no Retry-After', () => {
-    expect(nextStep(response(429, { code: 'RATE_LIMITED' }), fresh(), DEFAULT_POLICY, env)).toEqual({
+  it('waits RateLimit-Reset when the 429 has no Retry-After, else 1 s', () => {
+    expect(nextStep(response(429, { code: 'RATE_LIMITED', rateLimitReset: '42' }), fresh(), DEFAULT_POLICY, env)).toMatchObject({
+      action: 'wait-rate-limit',
+      seconds: 42,
+    });
+    expect(nextStep(response(429, { code: 'RATE_LIMITED' }), fresh(), DEFAULT_POLICY, env)).toMatchObject({
       action: 'wait-rate-limit',
       seconds: 1,
     });
   });
 
   it('waits out a rate-limited POST too: the server refused it before doing anything', () => {
-    expect(nextStep(response(429, { code: 'RATE_LIMITED', retryAfter: '3' }), fresh('POST'), DEFAULT_POLICY, env)).toEqual({
+    expect(nextStep(response(429, { code: 'RATE_LIMITED', retryAfter: '3' }), fresh('POST'), DEFAULT_POLICY, env)).toMatchObject({
       action: 'wait-rate-limit',
       seconds: 3,
     });
