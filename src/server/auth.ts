@@ -24,19 +24,30 @@ export function parseBearer(header: string): string | null {
 }
 
 /**
+ * What an unknown key is compared against, so that a miss does the same
+ * work as a disabled or expired key: the hex decode, the constant-time
+ * compare and the expiry check. Its hash is no SHA-256 of anything.
+ */
+const NO_KEY = { hash: '0'.repeat(64), enabled: false, expiresAt: 0 } as StoredKey;
+
+/**
  * The key a request authenticates with, or null for every kind of failure
- * alike. A successful use is recorded as lastUsedAt.
+ * alike (CONTRACT §A2): an unknown, a disabled and an expired key take one
+ * path, so the time of a 401 does not tell a holder of a dead key which
+ * kind of dead it is. A successful use is recorded as lastUsedAt.
  */
 export function authenticateKey(store: Store, req: IncomingMessage): StoredKey | null {
   const credential = bearerCredential(req);
   if (credential === null || !isWellFormedKey(credential)) return null;
   const digest = hashKey(credential);
-  const key = store.keyByHash(digest.toString('hex'));
+  const found = store.keyByHash(digest.toString('hex'));
+  const key = found ?? NO_KEY;
   // The map lookup already matched; the constant-time compare is the final word, as the contract asks.
-  if (!key || !timingSafeEqual(Buffer.from(key.hash, 'hex'), digest)) return null;
-  if (!key.enabled || store.isExpired(key)) return null;
-  store.recordUse(key);
-  return key;
+  const matches = timingSafeEqual(Buffer.from(key.hash, 'hex'), digest);
+  const usable = key.enabled && !store.isExpired(key);
+  if (found === undefined || !matches || !usable) return null;
+  store.recordUse(found);
+  return found;
 }
 
 /**
