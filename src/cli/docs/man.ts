@@ -114,9 +114,20 @@ function environment(): string[] {
     [
       'SVC_API_KEY',
       t`The API key to use. It takes precedence over the key saved in the profile,
-        so a CI job can take it from a secret without ${bold('svc login')}.`,
+        so a CI job can take it from a secret without ${bold('svc login')}. Surrounding white space is trimmed;
+        anything else that is not a key is a usage error. It goes to whichever server the base URL names.`,
     ],
-    ['SVC_BASE_URL', t`The service address when ${bold('--base-url')} is not given; it overrides the profile's.`],
+    [
+      'SVC_BASE_URL',
+      t`The service address when ${bold('--base-url')} is not given; it overrides the profile's. A key saved
+        by ${bold('svc login')} is sent only to the address it was saved with.`,
+    ],
+    ['SVC_ALLOW_HTTP', t`Set to 1 to let svc send a key over plain http to a host that is not this machine.`],
+    [
+      'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
+      t`Proxies, as curl reads them (lower-case names too). Loopback addresses always go direct.`,
+    ],
+    ['NODE_EXTRA_CA_CERTS', t`A PEM file of extra CA certificates to trust, for a server with a private or self-signed CA.`],
     ['SVC_PROFILE', t`The profile when ${bold('--profile')} is not given; otherwise the profile named ${bold('default')}.`],
     [
       'SVC_CONFIG_DIR',
