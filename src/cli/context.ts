@@ -4,10 +4,11 @@ import type { Transport } from '../client/transport.js';
 import { API_PREFIX, DEFAULT_BASE_URL } from '../contract/paths.js';
 import { CliError, ExitCode, NotAuthenticatedError, UsageError } from './errors.js';
 import { isLoopbackHost } from '../client/loopback.js';
-import { isWellFormedKey } from '../contract/key-format.js';
+import { isWellFormedKey, keyHint } from '../contract/key-format.js';
 import type { ConfigStore } from './config/store.js';
 import type { IO } from './io.js';
-import { Messages, visible } from './output.js';
+import { Messages, relativeTime, visible } from './output.js';
+import { readKeyList } from '../client/key-view.js';
 import type { Prompter } from './prompt.js';
 import type { FailureContext } from './report.js';
 
@@ -56,6 +57,8 @@ export class Context {
   baseUrlUsed: string | undefined;
   private configStore: ConfigStore | undefined;
   private resolvedBaseUrl: Promise<{ url: string; source: BaseUrlSource }> | undefined;
+  /** The key in use as the last key list showed it; the expiry warning reads it. */
+  private keyInUse: { id: string; expiresAt: number | null; nowMs: number } | undefined;
   /** One connection pool for every client this command makes. */
   private transport: Transport | undefined;
 
@@ -194,8 +197,52 @@ export class Context {
       transport: this.transport,
       userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
       wait: (event: WaitEvent) => waitWithCountdown(io, this.msg, event),
+      onKeyList: (body, nowMs) => this.noteKeyInUse(creds, body, nowMs),
       log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
     });
+  }
+
+  /** Remembers when the key in use expires, from a key list this command read anyway. */
+  private noteKeyInUse(creds: Credentials, body: unknown, nowMs: number): void {
+    const hint = keyHint(creds.apiKey);
+    const mine = readKeyList(body).find((key) => key.hint === hint);
+    if (mine && mine.id !== null && mine.expiresKnown) this.keyInUse = { id: mine.id, expiresAt: mine.expiresAt, nowMs };
+  }
+
+  /**
+   * What a command that used a key owes on stderr once it is done (CONTRACT
+   * §C8): that the key expires soon, and that a rotation is pending. Once
+   * each, never with --quiet. A saved key's expiry is kept in the profile,
+   * so commands that read no key list can warn too; the profile is read only
+   * when the command opened it anyway.
+   */
+  async afterCommand(): Promise<void> {
+    const creds = this.credentialsUsed;
+    if (!creds) return;
+    const hint = keyHint(creds.apiKey);
+    const config = this.configStore;
+    const profile = config?.getProfile(this.profileName);
+    if (config && profile && this.keyInUse && profile.apiKey === creds.apiKey) {
+      const { id, expiresAt } = this.keyInUse;
+      const keyExpiry = { hint, id, expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString() };
+      if (JSON.stringify(profile.keyExpiry) !== JSON.stringify(keyExpiry)) config.setProfile(this.profileName, { ...profile, keyExpiry });
+    }
+    if (this.globals.quiet) return;
+    const saved = profile?.keyExpiry?.hint === hint ? profile.keyExpiry : undefined;
+    const known = this.keyInUse ?? (saved && { id: saved.id, expiresAt: saved.expiresAt === null ? null : Date.parse(saved.expiresAt), nowMs: Date.now() });
+    const days = warningDays(this.io.env.SVC_EXPIRY_WARNING_DAYS);
+    if (known && known.expiresAt !== null && days > 0 && known.expiresAt - known.nowMs <= days * 86_400_000) {
+      const when = new Date(known.expiresAt).toISOString();
+      const left = known.expiresAt > known.nowMs ? `expires ${relativeTime(known.expiresAt, known.nowMs)} (${when})` : `expired at ${when}`;
+      this.msg.warn(`The key in use (${hint}) ${left}: replace it with \`svc keys rotate ${visible(known.id)}\`.`);
+    }
+    const pending = profile?.pendingRotation;
+    if (pending) {
+      this.msg.warn(
+        `A rotation is pending in profile '${this.profileName}' since ${pending.since}: ${visible(pending.oldId)} still works beside ${visible(pending.newId)}. ` +
+          'Once everything uses the new key: `svc keys rotate --finish` (or `--cancel`).',
+      );
+    }
   }
 
   /** The server a profile's key was saved for (CONTRACT §C1); null for a key not from the profile. */
@@ -230,6 +277,12 @@ export class Context {
     const { createPrompter } = await import('./prompt.js');
     return createPrompter(this.io);
   }
+}
+
+/** SVC_EXPIRY_WARNING_DAYS: 7 by default, 0 for never; a value that is no number of days leaves the default. */
+function warningDays(value: string | undefined): number {
+  const days = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isFinite(days) && days >= 0 ? days : 7;
 }
 
 /** Two base URLs name the same server: same scheme, host, port and path (case, trailing slashes and the API prefix aside). */

@@ -81,6 +81,7 @@ Examples:
         const ctx = createContext(io, command.optsWithGlobals() as GlobalOptions);
         current = ctx;
         await run(ctx, ...(args.slice(0, -1) as never));
+        await ctx.afterCommand();
       };
     },
   };

@@ -27,6 +27,8 @@ export interface ClientOptions {
   wait: (event: WaitEvent) => Promise<void>;
   /** Request log for `--verbose`; receives no secret. */
   log?: (line: string) => void;
+  /** Told of every key list read, with the server's clock then: how svc learns when its own key expires. */
+  onKeyList?: (body: unknown, serverNowMs: number) => void;
   now?: () => number;
   random?: () => number;
 }
@@ -61,8 +63,10 @@ export class ApiClient {
     return this.options.baseUrl;
   }
 
-  listKeys(opts: RequestOptions = {}): Promise<ApiResponse<unknown>> {
-    return this.request<unknown>('GET', apiPaths.keys, opts);
+  async listKeys(opts: RequestOptions = {}): Promise<ApiResponse<unknown>> {
+    const res = await this.request<unknown>('GET', apiPaths.keys, opts);
+    this.options.onKeyList?.(res.body, this.serverNow());
+    return res;
   }
 
   /**

@@ -80,8 +80,8 @@ export function createApp(deps: AppDeps): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const path = requestPath(req.url);
-      // Headers every answer to this request carries, whatever it turns out to be (rate-limit headers).
-      const headers: Headers = {};
+      // Headers every answer to this request carries, whatever it turns out to be: the server's clock, rate-limit headers.
+      const headers: Headers = { date: clock.httpDate() };
       let reply: Reply;
       try {
         if (isUnder(path, API_PREFIX)) reply = await serveApi(req, path.slice(API_PREFIX.length), headers);

@@ -5,6 +5,8 @@
  */
 export class Clock {
   private offsetMs = 0;
+  private dateSecond = Number.NaN;
+  private dateText = '';
 
   constructor(private readonly realNow: () => number = Date.now) {}
 
@@ -15,6 +17,20 @@ export class Clock {
 
   advance(seconds: number): void {
     this.offsetMs += seconds * 1000;
+  }
+
+  /**
+   * Now as an HTTP Date header: every answer carries the server's clock,
+   * moved or not, so a client reads times against it. Made once a second.
+   */
+  httpDate(): string {
+    const now = this.now();
+    const second = Math.floor(now / 1000);
+    if (second !== this.dateSecond) {
+      this.dateSecond = second;
+      this.dateText = new Date(now).toUTCString();
+    }
+    return this.dateText;
   }
 }
 

@@ -7,6 +7,16 @@ import { CliError } from '../errors.js';
 export interface Profile {
   apiKey?: string;
   baseUrl?: string;
+  /** When the saved key expires, as last seen in a key list; `hint` says which key that was. */
+  keyExpiry?: { hint: string; id: string; expiresAt: string | null };
+  /** A `keys rotate --overlap` not yet finished or cancelled (CONTRACT §C8). */
+  pendingRotation?: PendingRotation;
+}
+
+export interface PendingRotation {
+  oldId: string;
+  newId: string;
+  since: string;
 }
 
 interface ConfigShape {
@@ -84,7 +94,7 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void)
     },
     setProfile(name, profile) {
       const profiles = { ...conf.store.profiles };
-      if (profile.apiKey === undefined && profile.baseUrl === undefined) delete profiles[name];
+      if (Object.values(profile).every((value) => value === undefined)) delete profiles[name];
       else profiles[name] = profile;
       conf.set('profiles', profiles);
     },

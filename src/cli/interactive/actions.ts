@@ -8,7 +8,7 @@ import { isKeyInUse } from '../commands/keys/common.js';
 import { run as create } from '../commands/keys/create.js';
 import { run as revoke } from '../commands/keys/revoke.js';
 import { run as ping } from '../commands/keys/ping.js';
-import { rotate } from '../commands/keys/rotate.js';
+import { rotate, run as rotateCommand } from '../commands/keys/rotate.js';
 import { setEnabled } from '../commands/keys/set-enabled.js';
 import { run as login } from '../commands/login.js';
 import type { View } from './session.js';
@@ -16,6 +16,8 @@ import type { View } from './session.js';
 interface Action {
   label: string;
   needsKey: boolean;
+  /** Offered only when this holds (default: always). */
+  offered?: (view: View) => boolean;
   /** Returns a new context when the action changes who the session is. */
   run(ctx: Context, view: View): Promise<Context | void>;
 }
@@ -79,6 +81,16 @@ export const ACTIONS = {
       await rotate(ctx, key.id, {});
       // A rotated key in use may have been saved to the profile: start afresh.
       return ctx.withProfile(ctx.profileName);
+    },
+  },
+  finish: {
+    label: 'Finish the pending rotation (revoke the old key)',
+    needsKey: true,
+    offered: (view) => view.pending !== undefined,
+    async run(ctx, view) {
+      const prompts = await ctx.prompts();
+      if (!(await prompts.confirm(`Revoke the old key ${visible(view.pending!.oldId)}? Everything should use ${visible(view.pending!.newId)} by now.`))) return;
+      await rotateCommand(ctx, undefined, { finish: true });
     },
   },
   ping: {

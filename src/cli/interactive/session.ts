@@ -1,5 +1,6 @@
 import { keyHint } from '../../contract/key-format.js';
 import { ApiError } from '../../client/errors.js';
+import type { PendingRotation } from '../config/store.js';
 import { readKeyList, readWorkspace, type KeyView, type WorkspaceView } from '../../client/key-view.js';
 import { createContext, type Context, type Credentials } from '../context.js';
 import { ExitCode } from '../errors.js';
@@ -18,6 +19,8 @@ export interface View {
   keys: KeyView[];
   /** The server's clock, for relative times. */
   nowMs: number;
+  /** The profile's `keys rotate --overlap` not yet finished. */
+  pending: PendingRotation | undefined;
   inUse: string | undefined;
 }
 
@@ -35,7 +38,7 @@ export async function runSession(start: Context): Promise<void> {
     const choice = await prompts.menu<ActionName>(
       'What next? (Esc to quit)',
       Object.entries(ACTIONS)
-        .filter(([, action]) => view.credentials || !action.needsKey)
+        .filter(([, action]) => (view.credentials || !action.needsKey) && (!('offered' in action) || action.offered(view)))
         .map(([name, action]) => ({ name: action.label, value: name as ActionName })),
     );
     if (choice === null || choice === 'quit') return;
@@ -64,7 +67,8 @@ function forSession(ctx: Context): Context {
 async function loadView(ctx: Context): Promise<View> {
   const credentials = await ctx.findCredentials();
   const baseUrl = await ctx.baseUrl();
-  if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined, nowMs: Date.now() };
+  const pending = (await ctx.config()).getProfile(ctx.profileName).pendingRotation;
+  if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined, nowMs: Date.now(), pending };
   const client = await ctx.client(credentials);
   const [workspace, list] = await Promise.all([
     client.getWorkspace().then(
@@ -84,6 +88,7 @@ async function loadView(ctx: Context): Promise<View> {
     keys: readKeyList(list.body),
     inUse: keyHint(credentials.apiKey),
     nowMs: client.serverNow(),
+    pending,
   };
 }
 
@@ -104,6 +109,13 @@ async function draw(ctx: Context, view: View): Promise<void> {
   else {
     const rpm = ws.requestsPerMinute === null ? '' : `, ${ws.requestsPerMinute} requests/min`;
     out(`workspace ${shown(ws.name)}${ws.id === null ? '' : ` (${visible(ws.id)})`}  plan ${shown(ws.plan)}${rpm}`);
+  }
+  if (view.pending) {
+    out(
+      style.yellow(
+        `rotation pending since ${view.pending.since}: ${visible(view.pending.oldId)} still works beside ${visible(view.pending.newId)}; finish it once nothing uses the old key`,
+      ),
+    );
   }
   out('');
   if (view.keys.length === 0) out('No keys.');

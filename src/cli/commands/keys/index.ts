@@ -7,21 +7,25 @@ import { register as registerEnable } from './enable.js';
 import { register as registerDisable } from './disable.js';
 import { register as registerPing } from './ping.js';
 import { register as registerRotate } from './rotate.js';
+import { register as registerView } from './view.js';
+import { register as registerPrune } from './prune.js';
 
 export function register(program: Command, app: App): Command {
   const keys = program
     .command('keys')
-    .description('list, create, rotate, revoke, enable and disable API keys')
+    .description('list, view, create, rotate, revoke, enable, disable and prune API keys')
     .addHelpText(
       'after',
       '\nWith no subcommand on a terminal, opens the interactive key manager.\n\nExamples:\n  $ svc keys list\n  $ svc keys create laptop\n  $ svc keys',
     );
   registerList(keys, app);
+  registerView(keys, app);
   registerCreate(keys, app);
   registerRevoke(keys, app);
   registerEnable(keys, app);
   registerDisable(keys, app);
   registerRotate(keys, app);
+  registerPrune(keys, app);
   registerPing(keys, app);
   return keys;
 }

@@ -1,31 +1,54 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
 import { keyHint } from '../../../contract/key-format.js';
-import { keyStatus, readKeyList, type KeyView } from '../../../client/key-view.js';
+import { isObject, keyStatus, readKey, type KeyView } from '../../../client/key-view.js';
+import { parseDuration } from '../../duration.js';
+import { matchesFilter, type ListFilter } from '../../key-filters.js';
 import type { Context } from '../../context.js';
 import { printJson, printRows, relativeTime, visible, type Column } from '../../output.js';
 import type { App } from '../../program.js';
+
+export interface ListOptions {
+  expiring?: string;
+  status?: string;
+  name?: string;
+}
 
 export function register(keys: Command, app: App): void {
   keys
     .command('list')
     .alias('ls')
     .description("list the keys of your user, across all workspaces, newest first")
-    .addHelpText('after', '\nExamples:\n  $ svc keys list\n  $ svc keys list --json | jq -r \'.keys[] | select(.status == "disabled") | .id\'')
+    .option('--expiring <duration>', 'only keys that expire within the duration, expired ones included (7d, 12h)')
+    .addOption(new Option('--status <status>', 'only keys in this state').choices(['enabled', 'disabled', 'expired']))
+    .option('--name <text>', 'only keys whose name contains the text (any case)')
+    .addHelpText(
+      'after',
+      '\nFilters combine; --json keeps the {"keys": [...]} shape with the matching keys only.\n\nExamples:\n  $ svc keys list\n  $ svc keys list --expiring 7d\n  $ svc keys list --status disabled --name ci\n  $ svc keys list --json | jq -r \'.keys[] | select(.status == "disabled") | .id\'',
+    )
     .action(app.action(run));
 }
 
-export async function run(ctx: Context): Promise<void> {
+export async function run(ctx: Context, opts: ListOptions = {}): Promise<void> {
+  const filter: ListFilter = {
+    expiringWithinMs: opts.expiring === undefined ? undefined : parseDuration(opts.expiring),
+    status: opts.status,
+    name: opts.name,
+  };
+  const filtered = Object.values(filter).some((value) => value !== undefined);
   const client = await ctx.client();
   const { body } = await client.listKeys();
-  if (ctx.globals.json) return printJson(ctx.io, body);
-  const keys = readKeyList(body);
+  const now = client.serverNow();
+  const documents = isObject(body) && Array.isArray(body.keys) ? (body.keys as unknown[]) : [];
+  const matching = filtered ? documents.filter((doc) => matchesFilter(readKey(doc), filter, now)) : documents;
+  if (ctx.globals.json) return printJson(ctx.io, filtered ? { ...(body as object), keys: matching } : body);
+  const keys = matching.map(readKey);
   const inUse = ctx.credentialsUsed ? keyHint(ctx.credentialsUsed.apiKey) : undefined;
   if (keys.length === 0 && ctx.io.stdoutIsTTY) {
-    ctx.msg.info('No keys yet. Create one with `svc keys create <name>`.');
+    ctx.msg.info(filtered ? 'No key matches.' : 'No keys yet. Create one with `svc keys create <name>`.');
     return;
   }
-  printRows(ctx.io, keyColumns(inUse, client.serverNow()), keys);
+  printRows(ctx.io, keyColumns(inUse, now), keys);
   if (ctx.io.stdoutIsTTY && keys.some((k) => k.hint === inUse)) ctx.msg.info('* the key svc is using');
 }
 

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { readKey } from '../../src/client/key-view.js';
+import { matchesFilter, matchesPrune } from '../../src/cli/key-filters.js';
+
+const now = Date.parse('2026-11-22T12:00:00.000Z');
+const DAY = 86_400_000;
+const key = (record: Record<string, unknown>) => readKey({ id: 'k', name: 'Nightly CI', enabled: true, createdAt: now - 200 * DAY, ...record });
+
+describe('keys list filters (CONTRACT §C8)', () => {
+  it('--expiring includes a key that expires exactly at the edge, and expired ones; not one just past it or one that never expires', () => {
+    const week = { expiringWithinMs: 7 * DAY };
+    expect(matchesFilter(key({ expiresAt: now + 7 * DAY }), week, now)).toBe(true);
+    expect(matchesFilter(key({ expiresAt: now - DAY }), week, now)).toBe(true);
+    expect(matchesFilter(key({ expiresAt: now + 7 * DAY + 1 }), week, now)).toBe(false);
+    expect(matchesFilter(key({ expiresAt: null }), week, now)).toBe(false);
+  });
+
+  it('--status reads the server\'s word or derives it; --name is a substring in any case; all must match', () => {
+    expect(matchesFilter(key({ status: 'disabled' }), { status: 'disabled' }, now)).toBe(true);
+    expect(matchesFilter(key({ enabled: false }), { status: 'disabled' }, now)).toBe(true);
+    expect(matchesFilter(key({ expiresAt: now }), { status: 'expired' }, now)).toBe(true);
+    expect(matchesFilter(key({}), { name: 'ci' }, now)).toBe(true);
+    expect(matchesFilter(key({}), { name: 'ci', status: 'disabled' }, now)).toBe(false);
+    expect(matchesFilter(readKey({ id: 'k' }), { name: 'x' }, now)).toBe(false);
+  });
+});
+
+describe('keys prune criteria (CONTRACT §C8)', () => {
+  it('--unused-for goes by last use, else by creation; the exact edge counts', () => {
+    const ninety = { unusedForMs: 90 * DAY };
+    expect(matchesPrune(key({ lastUsedAt: now - 90 * DAY }), ninety, now)).toBe(true);
+    expect(matchesPrune(key({ lastUsedAt: now - 90 * DAY + 1 }), ninety, now)).toBe(false);
+    expect(matchesPrune(key({ lastUsedAt: null }), ninety, now)).toBe(true);
+    expect(matchesPrune(key({ lastUsedAt: null, createdAt: now - DAY }), ninety, now)).toBe(false);
+  });
+
+  it('a server that does not say when a key was used gives no ground to prune it as unused', () => {
+    expect(matchesPrune(key({}), { unusedForMs: DAY }, now)).toBe(false);
+  });
+
+  it('--expired and --disabled, together only what is both', () => {
+    expect(matchesPrune(key({ expiresAt: now - 1 }), { expired: true }, now)).toBe(true);
+    expect(matchesPrune(key({ enabled: false }), { disabled: true }, now)).toBe(true);
+    expect(matchesPrune(key({ enabled: false }), { disabled: true, expired: true }, now)).toBe(false);
+    expect(matchesPrune(key({ enabled: false, expiresAt: now - 1 }), { disabled: true, expired: true }, now)).toBe(true);
+  });
+});
