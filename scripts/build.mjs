@@ -1,7 +1,41 @@
 // Bundles the CLI into dist/ with code splitting, so each command pulls in
 // only what it uses: start-up time is a feature of a CLI.
 import { build } from 'esbuild';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+
+// --metafile <file>: esbuild's account of which input ended up in which
+// chunk, for finding what a command loads (https://esbuild.github.io/analyze/).
+const { values: options } = parseArgs({ options: { metafile: { type: 'string' } } });
+
+// conf compiles a JSON-schema validator (ajv, ajv-formats, fast-uri) only
+// when given `schema`, `ajvOptions` or `rootSchema`, and runs migrations
+// (semver) only when given `migrations`; svc passes none of them. Bundled as
+// they are, they are still loaded with conf on every command that reads the
+// profile: about 180 KB of code and 30 ms. They are replaced by a module that
+// throws if conf ever reaches for them, so a future option that needs them
+// fails every config test instead of silently validating nothing.
+const UNUSED_BY_CONF = /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/;
+const confWithoutValidator = {
+  name: 'conf-without-validator',
+  setup(build) {
+    build.onResolve({ filter: UNUSED_BY_CONF }, (args) =>
+      /[\\/]node_modules[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'unused-by-conf' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'unused-by-conf' }, (args) => {
+      const message = `svc's bundle leaves out ${args.path}: conf was asked for a schema or migrations (see scripts/build.mjs)`;
+      return {
+        contents: [
+          `const fail = () => { throw new Error(${JSON.stringify(message)}); };`,
+          'const unused = new Proxy(fail, { get: fail, apply: fail, construct: fail });',
+          'export default unused;',
+          'export const Ajv2020 = unused;',
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -12,7 +46,7 @@ const dist = new URL('dist', root);
 const staging = new URL(`dist.${process.pid}`, root);
 const retired = new URL(`dist.${process.pid}.old`, root);
 
-await build({
+const result = await build({
   entryPoints: { main: 'src/cli/main.ts' },
   outdir: staging.pathname,
   bundle: true,
@@ -26,8 +60,11 @@ await build({
   define: { SVC_VERSION: JSON.stringify(pkg.version) },
   // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
   banner: { js: "import{createRequire as __svcCreateRequire}from'node:module';const require=__svcCreateRequire(import.meta.url);" },
+  plugins: [confWithoutValidator],
+  metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });
+if (options.metafile) await writeFile(options.metafile, JSON.stringify(result.metafile));
 
 await rename(dist, retired).catch((error) => {
   if (error.code !== 'ENOENT') throw error;

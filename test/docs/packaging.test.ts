@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const repo = resolve(import.meta.dirname, '../..');
 const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string };
 const work = mkdtempSync(join(tmpdir(), 'svc-pack-'));
-// Quiet npm that uses its cache first: the declared dependencies still install from the registry.
+// Quiet npm that uses its cache first; the package declares no dependencies, so npx fetches nothing.
 const npmEnv = { npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false', npm_config_prefer_offline: 'true' };
 let tarball: string;
 
@@ -36,6 +36,17 @@ describe('the npm tarball', () => {
     const files = stdout.split('\n').map((f) => f.replace(/^package\//, ''));
     expect(files).toEqual(expect.arrayContaining(['package.json', 'bin/svc.js', 'dist/main.js', 'man/svc.1']));
     expect(files.filter((f) => /^(src|test|scripts)\/|\.ts$|^\.ci\/|^tsconfig|^vitest/.test(f))).toEqual([]);
+  });
+
+  it('declares no runtime dependency: everything svc runs is in the bundle', async () => {
+    const { stdout } = await execa('tar', ['-xzOf', tarball, 'package/package.json']);
+    const manifest = JSON.parse(stdout) as Record<string, unknown>;
+    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'bundleDependencies', 'bundledDependencies']) {
+      expect(manifest[field], field).toBeUndefined();
+    }
+    // Each library svc imports is a build-time dependency, pinned by the lockfile.
+    const { devDependencies } = manifest as { devDependencies: Record<string, string> };
+    for (const lib of ['@inquirer/prompts', 'chalk', 'cli-table3', 'commander', 'conf', 'undici']) expect(devDependencies).toHaveProperty(lib);
   });
 
   it('runs with npx in a directory holding nothing but the tarball', async () => {
@@ -72,6 +83,14 @@ describe('start-up', () => {
     }
     return seen;
   }
+
+  it('leaves out conf\'s schema validator and migration code, which svc never uses', () => {
+    const chunks = readdirSync(join(repo, 'dist/chunks')).map((f) => readFileSync(join(repo, 'dist/chunks', f), 'utf8'));
+    // ajv's draft 2020-12 meta-schema id and semver's spec version constant.
+    for (const marker of ['json-schema.org/draft/2020-12/schema', 'SEMVER_SPEC_VERSION']) {
+      expect(chunks.some((code) => code.includes(marker)), marker).toBe(false);
+    }
+  });
 
   it('does not load the man page and completion generators or the tree walker they share', () => {
     const loaded = [...staticallyLoaded(join(repo, 'dist/main.js'))].map((f) => readFileSync(f, 'utf8'));
