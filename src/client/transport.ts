@@ -1,6 +1,7 @@
 // undici's entry point also loads fetch, WebSocket, caching and more: about
 // twice the code and, measured here, more than twice the load time. Only the
-// dispatcher and `request` are needed.
+// dispatcher and `request` are needed. These are private files, so undici is
+// pinned exactly; test/docs/undici-internals.test.ts fails if they move.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import { setFlagsFromString } from 'node:v8';
