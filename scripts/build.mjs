@@ -2,6 +2,7 @@
 // only what it uses: start-up time is a feature of a CLI.
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import { parseArgs } from 'node:util';
 
 // --metafile <file>: esbuild's account of which input ended up in which
@@ -22,20 +23,58 @@ const confWithoutValidator = {
     build.onResolve({ filter: UNUSED_BY_CONF }, (args) =>
       /[\\/]node_modules[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'unused-by-conf' } : undefined,
     );
-    build.onLoad({ filter: /.*/, namespace: 'unused-by-conf' }, (args) => {
-      const message = `svc's bundle leaves out ${args.path}: conf was asked for a schema or migrations (see scripts/build.mjs)`;
-      return {
-        contents: [
-          `const fail = () => { throw new Error(${JSON.stringify(message)}); };`,
-          'const unused = new Proxy(fail, { get: fail, apply: fail, construct: fail });',
-          'export default unused;',
-          'export const Ajv2020 = unused;',
-        ].join('\n'),
-        loader: 'js',
-      };
-    });
+    build.onLoad({ filter: /.*/, namespace: 'unused-by-conf' }, (args) => ({
+      contents: unusedModule(`svc's bundle leaves out ${args.path}: conf was asked for a schema or migrations (see scripts/build.mjs)`, 'esm'),
+      loader: 'js',
+    }));
   },
 };
+
+// An ES import of a Node built-in goes through an ES module facade that, as
+// it is built, reads every export of the built-in, getters included: for
+// node:process that opens stdin and loads the diagnostic report, for
+// node:crypto it loads WebCrypto, for node:util parseArgs and MIMEType. A
+// CommonJS require() reads nothing until the code asks. So ES imports of
+// built-ins in the bundle become require() calls, which esbuild wraps with
+// lazy getters.
+const BUILTIN = new RegExp(`^(node:)?(${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})$`);
+const builtinsRequired = {
+  name: 'builtins-required',
+  setup(build) {
+    build.onResolve({ filter: BUILTIN }, (args) => (args.kind === 'import-statement' ? { path: args.path, namespace: 'builtin-required' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'builtin-required' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+// commander loads child_process, with dgram and the rest of its machinery,
+// for stand-alone executable subcommands, which svc does not have.
+const commanderWithoutChildProcess = {
+  name: 'commander-without-child-process',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: args.path, namespace: 'unused-by-commander' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'unused-by-commander' }, () => ({
+      contents: unusedModule("svc's bundle leaves out child_process for commander, which svc never asks to run an executable subcommand", 'cjs'),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * A module whose every use throws `message`, for CommonJS importers
+ * (module.exports) or ES ones (default, and the named export conf takes).
+ */
+function unusedModule(message, format) {
+  return [
+    `const fail = () => { throw new Error(${JSON.stringify(message)}); };`,
+    'const unused = new Proxy(fail, { get: fail, apply: fail, construct: fail });',
+    ...(format === 'cjs' ? ['module.exports = unused;'] : ['export default unused;', 'export const Ajv2020 = unused;']),
+  ].join('\n');
+}
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -58,9 +97,11 @@ const result = await build({
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
   define: { SVC_VERSION: JSON.stringify(pkg.version) },
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner: { js: "import{createRequire as __svcCreateRequire}from'node:module';const require=__svcCreateRequire(import.meta.url);" },
-  plugins: [confWithoutValidator],
+  // CommonJS dependencies bundled into ESM still call require() for Node
+  // built-ins. process.getBuiltinModule (Node 20.16+), not an import of
+  // node:module, whose ES facade alone loads Node's source-map support.
+  banner: { js: "const require=process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+  plugins: [confWithoutValidator, commanderWithoutChildProcess, builtinsRequired],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });

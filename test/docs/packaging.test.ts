@@ -1,4 +1,5 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -90,6 +91,20 @@ describe('start-up', () => {
     for (const marker of ['json-schema.org/draft/2020-12/schema', 'SEMVER_SPEC_VERSION']) {
       expect(chunks.some((code) => code.includes(marker)), marker).toBe(false);
     }
+  });
+
+  it('imports no Node built-in as an ES module, whose facade would run every getter of the built-in', () => {
+    const files = [join(repo, 'dist/main.js'), ...readdirSync(join(repo, 'dist/chunks')).map((f) => join(repo, 'dist/chunks', f))];
+    const builtin = new RegExp(`(from|import)\\s*"(node:[^"]+|${builtinModules.join('|')})"`);
+    for (const file of files) expect(readFileSync(file, 'utf8'), file).not.toMatch(builtin);
+  });
+
+  it('gives commander a child_process that throws if ever used, since svc has no executable subcommands', () => {
+    const chunks = readdirSync(join(repo, 'dist/chunks')).map((f) => readFileSync(join(repo, 'dist/chunks', f), 'utf8'));
+    const commander = chunks.filter((code) => code.includes('too many arguments'));
+    expect(commander).toHaveLength(1);
+    expect(commander[0]).toContain("leaves out child_process for commander");
+    expect(commander[0]).not.toMatch(/\("(node:)?child_process"\)/);
   });
 
   it('does not load the man page and completion generators or the tree walker they share', () => {
