@@ -64,6 +64,29 @@ const commanderWithoutChildProcess = {
   },
 };
 
+// atomically, conf's file writer, imports when-exit, which puts listeners on
+// 18 signals and on exit as it loads, to delete temporary files left by a
+// write cut short. conf only writes with atomically's writeFileSync, which is
+// synchronous (no signal listener can run during it) and deletes its
+// temporary file before it returns, so the listeners never had anything to
+// do; they cost every command that reads the profile about 3 ms, and made
+// bin/svc.js's Ctrl-C handler see a second SIGINT listener. The price: a
+// signal that kills svc in the middle of saving a profile can leave a
+// temporary file beside config.json, as SIGKILL always could; config.json
+// itself is replaced by a rename, so it is never half-written.
+const atomicallyWithoutExitHooks = {
+  name: 'atomically-without-exit-hooks',
+  setup(build) {
+    build.onResolve({ filter: /^when-exit$/ }, (args) =>
+      /[\\/]node_modules[\\/]atomically[\\/]/.test(args.importer) ? { path: args.path, namespace: 'no-exit-hooks' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'no-exit-hooks' }, () => ({
+      contents: 'export default function whenExit() { return () => {}; }',
+      loader: 'js',
+    }));
+  },
+};
+
 /**
  * A module whose every use throws `message`, for CommonJS importers
  * (module.exports) or ES ones (default, and the named export conf takes).
@@ -101,7 +124,7 @@ const result = await build({
   // built-ins. process.getBuiltinModule (Node 20.16+), not an import of
   // node:module, whose ES facade alone loads Node's source-map support.
   banner: { js: "const require=process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
-  plugins: [confWithoutValidator, commanderWithoutChildProcess, builtinsRequired],
+  plugins: [confWithoutValidator, atomicallyWithoutExitHooks, commanderWithoutChildProcess, builtinsRequired],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });

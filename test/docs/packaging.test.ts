@@ -107,6 +107,15 @@ describe('start-up', () => {
     expect(commander[0]).not.toMatch(/\("(node:)?child_process"\)/);
   });
 
+  it('registers no exit hooks on 18 signals when conf is loaded (atomically\'s when-exit is left out)', () => {
+    const loaded = [...staticallyLoaded(join(repo, 'dist/main.js'))];
+    const store = readdirSync(join(repo, 'dist/chunks')).filter((f) => f.startsWith('store-')).map((f) => join(repo, 'dist/chunks', f));
+    expect(store).toHaveLength(1);
+    for (const file of [...loaded, ...store, ...[...staticallyLoaded(store[0]!)]]) {
+      expect(readFileSync(file, 'utf8'), file).not.toContain('SIGSTKFLT');
+    }
+  });
+
   it('does not load the man page and completion generators or the tree walker they share', () => {
     const loaded = [...staticallyLoaded(join(repo, 'dist/main.js'))].map((f) => readFileSync(f, 'utf8'));
     expect(loaded.length).toBeGreaterThan(1);
