@@ -1,75 +1,152 @@
-// CLI start-up against `node -e 0`, the floor any Node CLI stands on. Each
-// measured run is paired with a baseline run next to it, the order inside a pair
-// alternates (so drift in the machine's speed hits both sides alike), and
-// the figure is the median of the per-pair ratios.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// CLI start-up against the floors it stands on. `svc --version` is paired
+// with `node -e 0`, the floor of any Node CLI; `svc keys list --json` with
+// bench/floor-request.mjs, one request made with the same undici subset and
+// V8 flag as svc's transport, the floor of any command that calls the API.
+// Each measured run is paired with a run of its floor next to it, the order
+// inside a pair alternates (so drift in the machine's speed hits both sides
+// alike), and the figure is the median of the per-pair ratios.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { childEnv, median, quantile, ROOT, SVC_BIN, startSvcServer } from './lib.mjs';
 
-function timed(args, env) {
+const FLOOR_SCRIPT = join(ROOT, 'bench', 'floor-request.mjs');
+
+function timed(node, args, env, input) {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(node, args, { cwd: ROOT, env, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) {
-    throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    throw new Error(`${node} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   }
   return ms;
 }
 
-export async function benchStartup({ pairs }) {
-  const configDir = mkdtempSync(join(tmpdir(), 'svc-bench-config-'));
+/**
+ * Start-up of each case against its floor, with the Node binary `node` (the
+ * benchmark's own by default). Children run in a minimal environment: PATH,
+ * HOME, NO_COLOR and what the case needs, nothing inherited such as
+ * NODE_OPTIONS or NODE_EXTRA_CA_CERTS. HOME is the real one, so on Node 22+
+ * svc's compile cache (~/.cache/svc) is warm after the warm-up runs, as it
+ * is from a user's second command on.
+ */
+export async function benchStartup({ pairs, node = process.execPath }) {
+  const work = mkdtempSync(join(tmpdir(), 'svc-bench-startup-'));
   const server = await startSvcServer(['--plan', 'pro']);
   try {
-    const baseEnv = childEnv({ SVC_CONFIG_DIR: configDir });
-    const listEnv = childEnv({ SVC_CONFIG_DIR: configDir, SVC_API_KEY: server.apiKey, SVC_BASE_URL: server.url });
-    // The last two are yardsticks, not svc: the cost of any ES module entry point (bin/svc.js is one),
-    // and of loading undici, the HTTP client svc's API commands use.
-    writeFileSync(join(configDir, 'empty.mjs'), '');
-    const cases = [
-      { name: 'svc --version', args: [SVC_BIN, '--version'], env: baseEnv, target: 1.15 },
-      { name: 'svc keys list --json', args: [SVC_BIN, 'keys', 'list', '--json'], env: listEnv, target: 1.4 },
-      { name: 'node empty.mjs', args: [join(configDir, 'empty.mjs')], env: baseEnv, target: null },
-      { name: 'node -e "import(\'undici\')"', args: ['-e', "import('undici')"], env: baseEnv, target: null },
-    ];
-    const baseline = ['-e', '0'];
+    const envDir = join(work, 'env-config');
+    const profileDir = join(work, 'profile-config');
+    mkdirSync(envDir);
+    const emptyModule = join(work, 'empty.mjs');
+    writeFileSync(emptyModule, '');
 
-    // Warm the page cache and the server's first-request paths; not measured.
+    const baseEnv = childEnv({ SVC_CONFIG_DIR: envDir });
+    const envKeyEnv = childEnv({ SVC_CONFIG_DIR: envDir, SVC_API_KEY: server.apiKey, SVC_BASE_URL: server.url });
+    // The everyday path after `svc login`: key and address both come from the saved profile.
+    const profileEnv = childEnv({ SVC_CONFIG_DIR: profileDir });
+    timed(node, [SVC_BIN, 'login', '--with-key', '--base-url', server.url], profileEnv, `${server.apiKey}\n`);
+
+    const nodeFloor = { name: '`node -e 0`', args: ['-e', '0'], env: baseEnv };
+    const requestFloor = { name: '`node bench/floor-request.mjs`', args: [FLOOR_SCRIPT], env: envKeyEnv };
+    const cases = [
+      { name: '`svc --version`', args: [SVC_BIN, '--version'], env: baseEnv, floor: nodeFloor, target: 1.15 },
+      { name: '`svc keys list --json`, key in SVC_API_KEY', args: [SVC_BIN, 'keys', 'list', '--json'], env: envKeyEnv, floor: requestFloor, target: 1.1 },
+      { name: '`svc keys list --json`, key in the saved profile', args: [SVC_BIN, 'keys', 'list', '--json'], env: profileEnv, floor: requestFloor, target: 1.1 },
+      // Yardsticks, not svc: what any ES module entry point (bin/svc.js is one) costs, and the request floor itself.
+      { name: '`node empty.mjs`', args: [emptyModule], env: baseEnv, floor: nodeFloor, target: null },
+      { ...requestFloor, floor: nodeFloor, target: null },
+    ];
+
+    // Warm the page cache, the compile cache and the server's first-request paths; not measured.
     for (let i = 0; i < 3; i++) {
-      timed(baseline, baseEnv);
-      for (const c of cases) timed(c.args, c.env);
+      for (const c of cases) {
+        timed(node, c.floor.args, c.floor.env);
+        timed(node, c.args, c.env);
+      }
     }
 
-    const samples = cases.map(() => ({ ratios: [], measured: [], node: [] }));
+    const samples = cases.map(() => ({ ratios: [], measured: [], floor: [] }));
     for (let i = 0; i < pairs; i++) {
       cases.forEach((c, j) => {
-        let node;
+        let floor;
         let measured;
         if (i % 2 === 0) {
-          node = timed(baseline, baseEnv);
-          measured = timed(c.args, c.env);
+          floor = timed(node, c.floor.args, c.floor.env);
+          measured = timed(node, c.args, c.env);
         } else {
-          measured = timed(c.args, c.env);
-          node = timed(baseline, baseEnv);
+          measured = timed(node, c.args, c.env);
+          floor = timed(node, c.floor.args, c.floor.env);
         }
-        samples[j].node.push(node);
+        samples[j].floor.push(floor);
         samples[j].measured.push(measured);
-        samples[j].ratios.push(measured / node);
+        samples[j].ratios.push(measured / floor);
       });
     }
-    return cases.map((c, j) => ({
-      name: c.name,
-      target: c.target,
+    return {
+      node: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
       pairs,
-      ratio: median(samples[j].ratios),
-      ratioP25: quantile(samples[j].ratios, 0.25),
-      ratioP75: quantile(samples[j].ratios, 0.75),
-      ms: median(samples[j].measured),
-      nodeMs: median(samples[j].node),
-    }));
+      rows: cases.map((c, j) => ({
+        name: c.name,
+        floor: c.floor.name,
+        target: c.target,
+        ratio: median(samples[j].ratios),
+        ratioP25: quantile(samples[j].ratios, 0.25),
+        ratioP75: quantile(samples[j].ratios, 0.75),
+        ms: median(samples[j].measured),
+        floorMs: median(samples[j].floor),
+      })),
+    };
   } finally {
     await server.stop();
-    rmSync(configDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `npx --yes ./svc-cli-<version>.tgz --version` as a first-time user runs
+ * it: the packed tarball alone in an empty directory, and an empty npm cache
+ * each run, so whatever the package declares as dependencies is fetched from
+ * the registry every time. npm's own start-up is part of the figure.
+ */
+export function benchNpxCold({ runs }) {
+  const work = mkdtempSync(join(tmpdir(), 'svc-bench-npx-'));
+  try {
+    // --ignore-scripts: prepack would rebuild dist/; `npm run bench` has just built it.
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const tarball = join(work, packed[0].filename);
+    const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const dir = join(work, `run-${i}`);
+      const cache = join(work, `cache-${i}`);
+      mkdirSync(dir);
+      copyFileSync(tarball, join(dir, basename(tarball)));
+      const env = childEnv({
+        npm_config_cache: cache,
+        npm_config_update_notifier: 'false',
+        npm_config_fund: 'false',
+        npm_config_audit: 'false',
+        // npm and npx from the PATH use the node beside them, as a user's would.
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      });
+      const started = process.hrtime.bigint();
+      const result = spawnSync('npx', ['--yes', `./${basename(tarball)}`, '--version'], { cwd: dir, env, encoding: 'utf8' });
+      times.push(Number(process.hrtime.bigint() - started) / 1e6);
+      if (result.status !== 0 || result.stdout.trim() !== manifest.version) {
+        throw new Error(`npx cold run exited ${result.status} printing ${JSON.stringify(result.stdout)}: ${result.stderr}`);
+      }
+      rmSync(cache, { recursive: true, force: true });
+    }
+    return {
+      runs,
+      ms: median(times),
+      min: Math.min(...times),
+      max: Math.max(...times),
+      dependencies: Object.keys(manifest.dependencies ?? {}),
+      tarballKiB: readFileSync(tarball).length / 1024,
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
 }

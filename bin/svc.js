@@ -1,4 +1,16 @@
 #!/usr/bin/env node
+// V8 keeps the compiled code of svc's lazily loaded chunks between runs
+// (Node >= 22.1). Kept in the user's own cache directory, not Node's default
+// under the shared os.tmpdir(), where another local user could plant code;
+// NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE still win. Built-ins come
+// from process.getBuiltinModule: an import of node:module would cost more
+// than the cache saves on a short command.
+const { enableCompileCache } = process.getBuiltinModule('node:module');
+if (enableCompileCache) {
+  const { isAbsolute, join } = process.getBuiltinModule('node:path');
+  const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
+  enableCompileCache(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache'));
+}
 import { ExitCode, main, processIO } from '../dist/main.js';
 
 // Ctrl-C exits 130 at once, unless a command (svc serve) installed its own

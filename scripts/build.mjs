@@ -1,7 +1,103 @@
 // Bundles the CLI into dist/ with code splitting, so each command pulls in
 // only what it uses: start-up time is a feature of a CLI.
 import { build } from 'esbuild';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { parseArgs } from 'node:util';
+
+// --metafile <file>: esbuild's account of which input ended up in which
+// chunk, for finding what a command loads (https://esbuild.github.io/analyze/).
+const { values: options } = parseArgs({ options: { metafile: { type: 'string' } } });
+
+// conf compiles a JSON-schema validator (ajv, ajv-formats, fast-uri) only
+// when given `schema`, `ajvOptions` or `rootSchema`, and runs migrations
+// (semver) only when given `migrations`; svc passes none of them. Bundled as
+// they are, they are still loaded with conf on every command that reads the
+// profile: about 180 KB of code and 30 ms. They are replaced by a module that
+// throws if conf ever reaches for them, so a future option that needs them
+// fails every config test instead of silently validating nothing.
+const UNUSED_BY_CONF = /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/;
+const confWithoutValidator = {
+  name: 'conf-without-validator',
+  setup(build) {
+    build.onResolve({ filter: UNUSED_BY_CONF }, (args) =>
+      /[\\/]node_modules[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'unused-by-conf' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'unused-by-conf' }, (args) => ({
+      contents: unusedModule(`svc's bundle leaves out ${args.path}: conf was asked for a schema or migrations (see scripts/build.mjs)`, 'esm'),
+      loader: 'js',
+    }));
+  },
+};
+
+// An ES import of a Node built-in goes through an ES module facade that, as
+// it is built, reads every export of the built-in, getters included: for
+// node:process that opens stdin and loads the diagnostic report, for
+// node:crypto it loads WebCrypto, for node:util parseArgs and MIMEType. A
+// CommonJS require() reads nothing until the code asks. So ES imports of
+// built-ins in the bundle become require() calls, which esbuild wraps with
+// lazy getters.
+const BUILTIN = new RegExp(`^(node:)?(${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})$`);
+const builtinsRequired = {
+  name: 'builtins-required',
+  setup(build) {
+    build.onResolve({ filter: BUILTIN }, (args) => (args.kind === 'import-statement' ? { path: args.path, namespace: 'builtin-required' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'builtin-required' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+// commander loads child_process, with dgram and the rest of its machinery,
+// for stand-alone executable subcommands, which svc does not have.
+const commanderWithoutChildProcess = {
+  name: 'commander-without-child-process',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: args.path, namespace: 'unused-by-commander' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'unused-by-commander' }, () => ({
+      contents: unusedModule("svc's bundle leaves out child_process for commander, which svc never asks to run an executable subcommand", 'cjs'),
+      loader: 'js',
+    }));
+  },
+};
+
+// atomically, conf's file writer, imports when-exit, which puts listeners on
+// 18 signals and on exit as it loads, to delete temporary files left by a
+// write cut short. conf only writes with atomically's writeFileSync, which is
+// synchronous (no signal listener can run during it) and deletes its
+// temporary file before it returns, so the listeners never had anything to
+// do; they cost every command that reads the profile about 3 ms, and made
+// bin/svc.js's Ctrl-C handler see a second SIGINT listener. The price: a
+// signal that kills svc in the middle of saving a profile can leave a
+// temporary file beside config.json, as SIGKILL always could; config.json
+// itself is replaced by a rename, so it is never half-written.
+const atomicallyWithoutExitHooks = {
+  name: 'atomically-without-exit-hooks',
+  setup(build) {
+    build.onResolve({ filter: /^when-exit$/ }, (args) =>
+      /[\\/]node_modules[\\/]atomically[\\/]/.test(args.importer) ? { path: args.path, namespace: 'no-exit-hooks' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'no-exit-hooks' }, () => ({
+      contents: 'export default function whenExit() { return () => {}; }',
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * A module whose every use throws `message`, for CommonJS importers
+ * (module.exports) or ES ones (default, and the named export conf takes).
+ */
+function unusedModule(message, format) {
+  return [
+    `const fail = () => { throw new Error(${JSON.stringify(message)}); };`,
+    'const unused = new Proxy(fail, { get: fail, apply: fail, construct: fail });',
+    ...(format === 'cjs' ? ['module.exports = unused;'] : ['export default unused;', 'export const Ajv2020 = unused;']),
+  ].join('\n');
+}
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -12,7 +108,7 @@ const dist = new URL('dist', root);
 const staging = new URL(`dist.${process.pid}`, root);
 const retired = new URL(`dist.${process.pid}.old`, root);
 
-await build({
+const result = await build({
   entryPoints: { main: 'src/cli/main.ts' },
   outdir: staging.pathname,
   bundle: true,
@@ -24,10 +120,15 @@ await build({
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
   define: { SVC_VERSION: JSON.stringify(pkg.version) },
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner: { js: "import{createRequire as __svcCreateRequire}from'node:module';const require=__svcCreateRequire(import.meta.url);" },
+  // CommonJS dependencies bundled into ESM still call require() for Node
+  // built-ins. process.getBuiltinModule (Node 20.16+), not an import of
+  // node:module, whose ES facade alone loads Node's source-map support.
+  banner: { js: "const require=process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+  plugins: [confWithoutValidator, atomicallyWithoutExitHooks, commanderWithoutChildProcess, builtinsRequired],
+  metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });
+if (options.metafile) await writeFile(options.metafile, JSON.stringify(result.metafile));
 
 await rename(dist, retired).catch((error) => {
   if (error.code !== 'ENOENT') throw error;

@@ -1,7 +1,8 @@
 // undici's entry point also loads fetch, WebSocket, caching and more: about
 // twice the code and, measured here, more than twice the load time. Only the
 // dispatcher and `request` are needed; the proxy agent is loaded only when
-// a proxy is configured.
+// a proxy is configured. These are private files, so undici is pinned
+// exactly; test/docs/undici-internals.test.ts fails if they move.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import type { Dispatcher } from 'undici';

@@ -4,10 +4,23 @@
  * malformed bytes. Whatever arrives, the server answers without a 5xx, in
  * JSON (except 204 and HEAD), logs nothing unexpected, and keeps serving.
  * fast-check prints the seed and the smallest failing request.
+ *
+ * Each property runs twice: with a pinned seed, so `npm test` gives the same
+ * inputs every time and a failure there is a bug to fix rather than bad
+ * luck, then with a fresh seed, printed, so every run also explores inputs
+ * no run saw before. SVC_FUZZ_SEED=<n> replays a seed in the second pass.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, exchange, jsonProblems, parseResponses, startServe, type ServeProcess } from './helpers.js';
+
+const PINNED_SEED = 1_610_612_741;
+const freshSeed = process.env.SVC_FUZZ_SEED ? Number(process.env.SVC_FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+if (!Number.isSafeInteger(freshSeed)) throw new Error(`SVC_FUZZ_SEED must be an integer, not ${process.env.SVC_FUZZ_SEED}`);
+const PASSES = [
+  { pass: 'pinned', seed: PINNED_SEED },
+  { pass: 'fresh', seed: freshSeed },
+];
 
 let server: ServeProcess;
 /** The key the fuzzer authenticates with, and ids of other keys of the same user for paths to hit. */
@@ -25,6 +38,10 @@ beforeAll(async () => {
 });
 
 afterAll(() => server.stop());
+
+beforeAll(() => {
+  console.info(`fuzz: fresh seed ${freshSeed} this run; replay it with SVC_FUZZ_SEED=${freshSeed} npx vitest run test/abuse/fuzz.test.ts`);
+});
 
 interface FuzzRequest {
   method: string;
@@ -212,7 +229,7 @@ async function expectStillServing(): Promise<void> {
   expect([200, 429]).toContain(answer.status);
 }
 
-describe('random well-framed requests', () => {
+describe.each(PASSES)('random well-framed requests, $pass seed $seed', ({ seed }) => {
   it('never get a 5xx, always get one JSON answer (none for 204 and HEAD), and the server keeps serving', async () => {
     await fc.assert(
       fc.asyncProperty(request, async (generated) => {
@@ -224,7 +241,7 @@ describe('random well-framed requests', () => {
         expect(jsonProblems(response!, { head })).toEqual([]);
         if (r.target.startsWith('/api/service')) expect(response!.headers['cache-control']).toBe('no-store');
       }),
-      { numRuns: 2000 },
+      { numRuns: 2000, seed },
     );
     await expectStillServing();
   });
@@ -297,7 +314,7 @@ const malformed = fc.oneof(
   },
 );
 
-describe('malformed bytes on a raw socket', () => {
+describe.each(PASSES)('malformed bytes on a raw socket, $pass seed $seed', ({ seed }) => {
   it('get well-framed JSON answers or a hang-up, never a 5xx or a hanging connection, and the server keeps serving', async () => {
     await fc.assert(
       fc.asyncProperty(malformed, async (bytes) => {
@@ -306,7 +323,7 @@ describe('malformed bytes on a raw socket', () => {
           expect(jsonProblems(response, { head })).toEqual([]);
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: 1500, seed },
     );
     await expectStillServing();
   });
