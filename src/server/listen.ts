@@ -6,10 +6,15 @@ import type { Plan } from '../contract/plans.js';
 import type { LocalServerReady } from '../contract/types.js';
 import { createApp } from './app.js';
 import { Clock } from './clock.js';
+import { claimDataFile } from './data-dir.js';
 import { rawErrorResponse, send } from './http.js';
 import { FixedWindowLimiter } from './limiter.js';
-import { loadState, StateFile, StateFileError } from './persistence.js';
+import type { DataFileLock } from './lock.js';
+import { readState, StateFile, StateFileError } from './persistence.js';
+import { ServerStartError } from './start-error.js';
 import { Store } from './store.js';
+
+export { ServerStartError };
 
 export interface ServerTimeouts {
   /** Longest wait for a request's headers: a client that trickles them (slowloris) is cut off. */
@@ -42,32 +47,49 @@ export interface ServerOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** Unexpected errors, stack included; stderr by default. */
   logError?: (error: unknown) => void;
+  /** Trouble the operator must hear of that is no bug, such as a save that failed; one line each, stderr by default. */
+  logWarning?: (message: string) => void;
 }
 
 export interface RunningServer {
   url: string;
   /** What `svc serve --local --json` prints; apiKey is null when state was loaded from a file. */
   ready: LocalServerReady;
-  /** Stops accepting, lets in-flight requests finish, then saves what is unsaved. */
+  /**
+   * Stops accepting, lets in-flight requests finish, saves what is unsaved
+   * and releases the data file's lock. A failed last save is reported through
+   * logWarning, not thrown: every acknowledged change is on disk already.
+   */
   close(): Promise<void>;
 }
 
-/** The server could not start; the message is meant for the operator as it is. */
-export class ServerStartError extends Error {}
+const DONE = Promise.resolve();
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const lock = options.dataFile === undefined ? null : await claimDataFile(options.dataFile);
+  try {
+    return await start(options, lock);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
+
+async function start(options: ServerOptions, lock: DataFileLock | null): Promise<RunningServer> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const logError = options.logError ?? ((error: unknown) => console.error(error));
+  const logWarning = options.logWarning ?? ((message: string) => console.error(message));
   const clock = new Clock();
 
   const saved = options.dataFile === undefined ? null : await load(options.dataFile);
-  const store = saved ? Store.fromSnapshot(saved, clock) : new Store(clock);
+  const store = saved ? Store.fromSnapshot(saved.snapshot, clock) : new Store(clock);
   let apiKey: string | null = null;
   if (!saved) {
     const { user } = store.createUser('Local user', options.plan ?? 'free');
     apiKey = store.createKey(user, 'bootstrap', null).secret;
   }
-  const stateFile = options.dataFile === undefined ? null : new StateFile(options.dataFile, store);
+  const stateFile =
+    options.dataFile === undefined ? null : new StateFile(options.dataFile, store, { durable: saved?.bytes, warn: logWarning });
   if (stateFile && !saved) {
     // The bootstrap key must be on disk before anyone is told about it.
     await stateFile.save().catch((error: Error) => {
@@ -91,7 +113,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       store,
       clock,
       limiter: new FixedWindowLimiter(() => clock.now()),
-      save: stateFile ? () => stateFile.save() : () => Promise.resolve(),
+      save: stateFile ? () => stateFile.save() : () => DONE,
+      whenDurable: stateFile ? () => stateFile.whenDurable() : () => DONE,
       adminToken,
       isClosing: () => closing,
       logError,
@@ -118,7 +141,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const force = setTimeout(() => server.closeAllConnections(), timeouts.shutdownGraceMs);
         await stopped;
         clearTimeout(force);
-        await stateFile?.flush();
+        // A failure is reported by the state file itself, and what it could not save is only lastUsedAt.
+        await stateFile?.flush().catch(() => {});
+        await lock?.release();
       })();
       return closed;
     },
@@ -134,7 +159,7 @@ function reachableHost(host: string): string {
 
 async function load(path: string) {
   try {
-    return await loadState(path);
+    return await readState(path);
   } catch (error) {
     if (error instanceof StateFileError) {
       throw new ServerStartError(`${error.message}. The file was left untouched; repair or move it, or pick another --data file.`);

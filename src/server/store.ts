@@ -72,20 +72,45 @@ export class Store {
 
   static fromSnapshot(snapshot: Snapshot, clock: Clock): Store {
     const store = new Store(clock);
-    for (const w of snapshot.workspaces) store.workspaces.set(w.id, { ...w });
+    store.restore(snapshot);
+    return store;
+  }
+
+  /**
+   * Makes the state the one in `snapshot`, in place: app and handlers hold
+   * this store, and requests in flight hold its records, so a record that
+   * exists in both keeps its identity and only its fields change. Used after
+   * a failed save, to go back to what the file holds. A surviving key keeps
+   * the lastUsedAt it has in memory: that is saved lazily, and its use did happen.
+   */
+  restore(snapshot: Snapshot): void {
+    const workspaces = new Map(this.workspaces);
+    const users = new Map(this.users);
+    const keys = new Map(this.keys);
+    this.workspaces.clear();
+    this.users.clear();
+    this.keys.clear();
+    this.keysByHash.clear();
+    this.keyIdsByUser.clear();
+    for (const w of snapshot.workspaces) {
+      this.workspaces.set(w.id, Object.assign(workspaces.get(w.id) ?? ({} as WorkspaceState), w));
+    }
     for (const u of snapshot.users) {
-      store.users.set(u.id, { ...u, workspaceIds: [...u.workspaceIds] });
-      store.keyIdsByUser.set(u.id, new Set());
+      const user = Object.assign(users.get(u.id) ?? ({} as UserState), u, { workspaceIds: [...u.workspaceIds] });
+      this.users.set(u.id, user);
+      this.keyIdsByUser.set(u.id, new Set());
     }
     for (const k of snapshot.keys) {
-      store.addKey({
-        ...k,
-        createdAt: Date.parse(k.createdAt),
-        expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt),
-        lastUsedAt: k.lastUsedAt === null ? null : Date.parse(k.lastUsedAt),
-      });
+      const live = keys.get(k.id);
+      this.addKey(
+        Object.assign(live ?? ({} as StoredKey), k, {
+          createdAt: Date.parse(k.createdAt),
+          expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt),
+          lastUsedAt: live ? live.lastUsedAt : k.lastUsedAt === null ? null : Date.parse(k.lastUsedAt),
+        }),
+      );
     }
-    return store;
+    this.version++;
   }
 
   toSnapshot(): Snapshot {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { Clock } from '../../src/server/clock.js';
 import { FixedWindowLimiter } from '../../src/server/limiter.js';
+import { StateFileError } from '../../src/server/persistence.js';
 import { Store } from '../../src/server/store.js';
 import { parseResponse, rawRequest, startTestServer, UNAUTHORIZED_BODY, type RawAnswer, type TestServer } from './helpers.js';
 
@@ -207,7 +208,8 @@ describe('unexpected failures', () => {
         store,
         clock,
         limiter: new FixedWindowLimiter(() => clock.now()),
-        save: () => Promise.reject(new Error('disk full')),
+        save: () => Promise.reject(new StateFileError('cannot write state.json: no space left on the device')),
+        whenDurable: () => Promise.resolve(),
         adminToken: 'admin',
         isClosing: () => false,
         logError: (error) => logged.push(error),
@@ -226,15 +228,16 @@ describe('unexpected failures', () => {
     expect(logged.some((e) => (e as Error).message === 'listing exploded')).toBe(true);
   });
 
-  it('answers 500 when state cannot be saved, so a mutation is never acknowledged unsaved', async () => {
+  it('answers 503 UNAVAILABLE when state cannot be saved, so a mutation is never acknowledged unsaved', async () => {
     const body = '{"name":"x"}';
     const answer = await rawRequest(
       port,
       `POST /api/service/user/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
-    expect(answer.status).toBe(500);
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.body)).toEqual({ error: expect.stringContaining('not made'), code: 'UNAVAILABLE' });
     expect(answer.body).not.toContain('sk_');
-    expect(answer.body).not.toContain('disk full');
+    expect(answer.body).not.toContain('no space');
   });
 });
 

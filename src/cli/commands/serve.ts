@@ -62,6 +62,7 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
       dataFile: options.data,
       adminToken,
       logError: (error) => ctx.io.stderr.write(`svc serve: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`),
+      logWarning: (message) => ctx.io.stderr.write(`svc serve: ${message}\n`),
     });
   } catch (error) {
     if (error instanceof ServerStartError) throw new CliError(`svc serve: ${error.message}`);
