@@ -7,7 +7,7 @@ import type { LocalServerReady } from '../contract/types.js';
 import { createApp } from './app.js';
 import { Clock } from './clock.js';
 import { claimDataFile } from './data-dir.js';
-import { rawErrorResponse, send } from './http.js';
+import { rawErrorResponse, send, type Reply } from './http.js';
 import { FixedWindowLimiter } from './limiter.js';
 import type { DataFileLock } from './lock.js';
 import { readState, StateFile, StateFileError } from './persistence.js';
@@ -120,6 +120,9 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
       logError,
     }),
   );
+  // By default node ends its side as soon as the client half-closes, and an answer still being
+  // prepared (a create waiting for its save) is lost. Half-open, node closes after that answer instead.
+  (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   answerMalformedRequestsInJson(server);
 
   await listen(server, options.host, options.port);
@@ -203,31 +206,42 @@ function listenProblem(error: NodeJS.ErrnoException): string {
 /**
  * Node answers some broken requests itself, with empty or non-JSON bodies,
  * or drops the connection silently. These handlers keep the promise that
- * every answer is JSON.
+ * every answer is JSON, and the framing promises of CONTRACT §B: every
+ * complete request is answered before anything is said about the bytes
+ * that follow it, and nothing follows an answer that said `Connection: close`.
  */
 function answerMalformedRequestsInJson(server: ReturnType<typeof createServer>): void {
-  const latest = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => latest.set(req.socket, { req, res }));
+  // The newest exchange on each socket. Node answers pipelined requests in order,
+  // so once this answer is finished, every earlier one on the socket is too.
+  const newest = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => newest.set(req.socket, res));
+  // After its first error the parser reports one for every later chunk; the first decides.
+  const broken = new WeakSet<Duplex>();
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const exchange = latest.get(socket);
-    // An error answer is only right when nothing else is owed on this socket, or when the request
-    // still arriving is the broken one and its answer has not begun. Otherwise (a started answer,
-    // or a request whose answer is pending while a pipelined one is broken) hang up rather than
-    // hand the client a 400 it would take for the earlier request.
-    const owed = exchange && !exchange.res.writableFinished;
-    const brokenOwnBody = owed && !exchange.req.complete && !exchange.res.headersSent;
-    if (!socket.writable || error.code === 'ECONNRESET' || (owed && !brokenOwnBody)) {
+    if (broken.has(socket)) return;
+    broken.add(socket);
+    if (error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const [status, message] =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request header fields too large']
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request timeout: the request took too long to arrive']
-          : [400, 'Bad request: malformed HTTP'];
-    socket.end(rawErrorResponse(status, 'INVALID_REQUEST', message), () => socket.destroy());
+    const reply = errorReply(error);
+    const res = newest.get(socket);
+    if (res && !res.headersSent && !res.req.complete) {
+      // The request still arriving is the broken one: its own response object answers it, so node
+      // queues the answer behind any earlier one still owed on this socket. Its handler still waits
+      // for the body, and node never ends or aborts a request it stopped parsing: that is done here.
+      send(res, reply, true);
+      res.once('close', () => res.req.destroy());
+      return;
+    }
+    if (res && !res.destroyed) {
+      // Owed, or written but not yet through node's own end-of-response handling, which is what
+      // ends the socket after `Connection: close` (writableFinished turns true before that runs).
+      res.once('close', () => answerLast(socket, reply));
+      return;
+    }
+    answerLast(socket, reply);
   });
 
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
@@ -235,6 +249,29 @@ function answerMalformedRequestsInJson(server: ReturnType<typeof createServer>):
   });
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    newest.set(req.socket, res);
     send(res, { status: 417, body: { error: `Expectation failed: only 100-continue is supported, not "${req.headers.expect}"`, code: 'INVALID_REQUEST' } }, true);
   });
+}
+
+function errorReply(error: NodeJS.ErrnoException): Reply {
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request header fields too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request timeout: the request took too long to arrive']
+        : [400, 'Bad request: malformed HTTP'];
+  return { status, body: { error: message, code: 'INVALID_REQUEST' } };
+}
+
+/**
+ * The error answer for bytes that came after every complete request was
+ * answered, then the end of the connection. A socket no longer writable is
+ * being closed by node after an answer that said `Connection: close` (or is
+ * gone): nothing more may be written on it.
+ */
+function answerLast(socket: Duplex, reply: Reply): void {
+  if (!socket.writable) return;
+  const { error, code } = reply.body as { error: string; code: 'INVALID_REQUEST' };
+  socket.end(rawErrorResponse(reply.status, code, error), () => socket.destroy());
 }

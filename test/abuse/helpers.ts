@@ -92,11 +92,12 @@ export interface RawResponse {
 
 /**
  * Sends `bytes` on a fresh connection, half-closes it (so the server sees
- * the end of whatever it was sent) and collects everything until the
- * server hangs up. Rejects if the server neither answers nor hangs up
- * within `timeoutMs`: that would be a connection left hanging.
+ * the end of whatever it was sent; `halfClose: false` keeps it open) and
+ * collects everything until the server hangs up. Rejects if the server
+ * neither answers nor hangs up within `timeoutMs`: that would be a
+ * connection left hanging.
  */
-export function exchange(port: number, bytes: Buffer | string, timeoutMs = 5_000): Promise<Buffer> {
+export function exchange(port: number, bytes: Buffer | string, timeoutMs = 5_000, { halfClose = true } = {}): Promise<Buffer> {
   return new Promise((done, fail) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -111,7 +112,8 @@ export function exchange(port: number, bytes: Buffer | string, timeoutMs = 5_000
       clearTimeout(timer);
       done(Buffer.concat(chunks));
     });
-    socket.end(bytes);
+    if (halfClose) socket.end(bytes);
+    else socket.write(bytes);
   });
 }
 
