@@ -210,6 +210,8 @@ export function describeFsError(error: NodeJS.ErrnoException): string {
   switch (error.code) {
     case 'ENOENT':
       return 'its directory does not exist';
+    case 'ENOTDIR':
+      return 'a part of its path is not a directory';
     case 'EACCES':
     case 'EPERM':
       return 'permission denied';
