@@ -165,7 +165,7 @@ export class StateFile {
         // Rejections only queue their callers' continuations: memory is back before any of them runs.
         waiting?.reject(error);
         if (this.durable) this.state.restore(parseState(this.durable, this.path));
-        this.warn(`${error.message}; the changes since the last save were undone and answered 503`);
+        this.warn(`${error.message}; the changes since the last save were undone`);
         throw error;
       },
     );

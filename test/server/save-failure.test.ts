@@ -243,7 +243,10 @@ describe.skipIf(!canMount)(`save failures on a real file system ${needsRoot}`, (
     const refused = await create('refused');
     expect(refused.status).toBe(503);
     expect(await refused.json()).toMatchObject({ code: 'UNAVAILABLE' });
-    expect(server.stderr()).toMatch(/^svc serve: cannot write .*state\.json: no space left on the device; the changes since the last save were undone and answered 503\n$/);
+    // stderr is a pipe: the line may arrive after the answer.
+    await expect
+      .poll(() => server.stderr())
+      .toMatch(/^svc serve: cannot write .*state\.json: no space left on the device; the changes since the last save were undone\n$/);
     const exited = new Promise<number | null>((done) => server.child.once('exit', (code) => done(code)));
     server.child.kill('SIGTERM');
     expect(await exited).toBe(0);
