@@ -9,7 +9,7 @@ export interface Snapshottable {
   toSnapshot(): Snapshot;
   /** The snapshot already as the file's bytes, for a state that can make them cheaper than JSON.stringify can. */
   stateFileBytes?(): Buffer;
-  /** Returns to a state saved earlier, after a save of later changes failed. */
+  /** Returns to a state saved earlier, after a save of later changes failed. The same snapshot may come again: copy from it, keep nothing of it. */
   restore(snapshot: Snapshot): void;
 }
 
@@ -103,6 +103,8 @@ export class StateFile {
   private current: Promise<void> | null = null;
   private next: Waiter | null = null;
   private durable: Buffer | null;
+  /** `durable` parsed, kept while it stays the durable state: a full disk fails write after write, and parsing is the costly part. */
+  private durableSnapshot: Snapshot | null = null;
   private savedVersion: number;
   private tempCounter = 0;
   private readonly warn: (message: string) => void;
@@ -152,6 +154,7 @@ export class StateFile {
     const write = this.writeAtomically(bytes).then(
       () => {
         this.durable = bytes;
+        this.durableSnapshot = null;
         this.savedVersion = version;
         this.current = null;
         const waiting = this.next;
@@ -164,7 +167,7 @@ export class StateFile {
         this.next = null;
         // Rejections only queue their callers' continuations: memory is back before any of them runs.
         waiting?.reject(error);
-        if (this.durable) this.state.restore(parseState(this.durable, this.path));
+        if (this.durable) this.state.restore((this.durableSnapshot ??= parseState(this.durable, this.path)));
         this.warn(`${error.message}; the changes since the last save were undone`);
         throw error;
       },

@@ -116,6 +116,11 @@ describe('StateFile and Store after a failed write', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(s.store.toSnapshot()).toEqual(before);
     expect(s.store.user(user.id)).toBeUndefined();
+
+    // Failing again goes back to the same state again.
+    s.store.setEnabled(s.kept, false);
+    await expect(s.file.save()).rejects.toBeInstanceOf(StateFileError);
+    expect(s.store.toSnapshot()).toEqual(before);
   });
 
   it('flush on shutdown rejects instead of throwing later, and leaves memory as it was', async () => {
