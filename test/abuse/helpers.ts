@@ -143,8 +143,11 @@ export function parseResponses(bytes: Buffer, { head = false } = {}): RawRespons
       rest = rest.subarray(start);
       continue;
     }
-    // A HEAD answer announces the length of a body it does not carry; node's own error answers do carry theirs.
-    const bodyless = status === 204 || (head && rest.length === start);
+    // A HEAD answer announces the length of a body it does not carry. Only the first final answer can be
+    // the HEAD's own; it may instead be an error answer for bytes the server could not parse, which does
+    // carry its body, but that one says Connection: close and nothing may follow it.
+    const headAnswer = head && responses.length === 0 && (rest.length === start || headers.connection !== 'close');
+    const bodyless = status === 204 || headAnswer;
     const length = bodyless ? 0 : Number(headers['content-length']);
     if (!Number.isInteger(length)) throw new Error(`response ${status} without Content-Length`);
     if (rest.length < start + length) throw new Error(`truncated body of a ${status} response`);
