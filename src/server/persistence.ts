@@ -7,8 +7,8 @@ import { parseSnapshot, SnapshotError, type Snapshot } from './snapshot.js';
 export interface Snapshottable {
   readonly version: number;
   toSnapshot(): Snapshot;
-  /** The snapshot already as the file's bytes, for a state that can make them cheaper than JSON.stringify can. */
-  stateFileBytes?(): Buffer;
+  /** The snapshot already as the file's bytes, in pieces that are never changed afterwards, for a state that can make them cheaper than JSON.stringify can. */
+  stateFileParts?(): Buffer[];
   /** Returns to a state saved earlier, after a save of later changes failed. The same snapshot may come again: copy from it, keep nothing of it. */
   restore(snapshot: Snapshot): void;
 }
@@ -102,7 +102,8 @@ const DONE = Promise.resolve();
 export class StateFile {
   private current: Promise<void> | null = null;
   private next: Waiter | null = null;
-  private durable: Buffer | null;
+  /** The pieces of the last write that succeeded: held as they are, since a copy of a large file would cost every save. */
+  private durable: Buffer[] | null;
   /** `durable` parsed, kept while it stays the durable state: a full disk fails write after write, and parsing is the costly part. */
   private durableSnapshot: Snapshot | null = null;
   private savedVersion: number;
@@ -114,7 +115,7 @@ export class StateFile {
     private readonly state: Snapshottable,
     options: StateFileOptions = {},
   ) {
-    this.durable = options.durable ?? null;
+    this.durable = options.durable ? [options.durable] : null;
     this.savedVersion = this.durable ? state.version : -1;
     this.warn = options.warn ?? (() => {});
   }
@@ -150,10 +151,10 @@ export class StateFile {
 
   private startWrite(): Promise<void> {
     const version = this.state.version;
-    const bytes = this.state.stateFileBytes?.() ?? Buffer.from(`${JSON.stringify(this.state.toSnapshot(), null, 2)}\n`);
-    const write = this.writeAtomically(bytes).then(
+    const parts = this.state.stateFileParts?.() ?? [Buffer.from(`${JSON.stringify(this.state.toSnapshot(), null, 2)}\n`)];
+    const write = this.writeAtomically(Buffer.concat(parts)).then(
       () => {
-        this.durable = bytes;
+        this.durable = parts;
         this.durableSnapshot = null;
         this.savedVersion = version;
         this.current = null;
@@ -167,7 +168,7 @@ export class StateFile {
         this.next = null;
         // Rejections only queue their callers' continuations: memory is back before any of them runs.
         waiting?.reject(error);
-        if (this.durable) this.state.restore((this.durableSnapshot ??= parseState(this.durable, this.path)));
+        if (this.durable) this.state.restore((this.durableSnapshot ??= parseState(Buffer.concat(this.durable), this.path)));
         this.warn(`${error.message}; the changes since the last save were undone`);
         throw error;
       },

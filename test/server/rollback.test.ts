@@ -34,10 +34,10 @@ async function savedStore() {
       return store.version;
     },
     toSnapshot: () => store.toSnapshot(),
-    stateFileBytes() {
+    stateFileParts() {
       // A write begins by taking the bytes; without its directory it fails, as on a vanished disk.
       if (broken) rmSync(dir, { recursive: true, force: true });
-      return store.stateFileBytes();
+      return store.stateFileParts();
     },
     restore: (snapshot) => store.restore(snapshot),
   };

@@ -1,5 +1,5 @@
 /**
- * Store.stateFileBytes reuses each key's saved line while the key is
+ * Store.stateFileParts reuses each key's saved line while the key is
  * unchanged. A stale line would be silent data loss, so random sequences
  * of every kind of change are checked against toSnapshot(), the plain
  * serialisation, after each save.
@@ -24,7 +24,7 @@ const op = fc.oneof(
   fc.constant({ kind: 'save' as const }),
 );
 
-describe('Store.stateFileBytes', () => {
+describe('Store.stateFileParts', () => {
   it('always says what toSnapshot says, however keys, users and workspaces changed since the last save', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
@@ -37,7 +37,7 @@ describe('Store.stateFileBytes', () => {
         const keys = () => users().flatMap((u) => store.userKeys(u));
 
         const check = () => {
-          const text = store.stateFileBytes().toString('utf8');
+          const text = Buffer.concat(store.stateFileParts()).toString('utf8');
           const parsed = JSON.parse(text);
           expect(parsed).toEqual(store.toSnapshot());
           expect(Store.fromSnapshot(parseSnapshot(parsed), clock).toSnapshot()).toEqual(store.toSnapshot());
