@@ -8,7 +8,6 @@ import { ServerStartError } from './start-error.js';
 const held = new Set<string>();
 
 export interface DataFileLock {
-  readonly path: string;
   /** Removes the lock file if it is still ours. */
   release(): Promise<void>;
 }
@@ -27,7 +26,7 @@ export async function lockDataFile(dataFile: string): Promise<DataFileLock> {
   for (let round = 0; round < 5; round++) {
     if (await create(path, join(dirname(path), tempFileName(dataFile, 0)), mine)) {
       held.add(path);
-      return { path, release: () => release(path, mine) };
+      return { release: () => release(path, mine) };
     }
     const content = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return null;
