@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'INVALID_REQUEST',
   'PAYLOAD_TOO_LARGE',
   'INTERNAL',
+  'UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -20,14 +20,23 @@ export interface ApiDeps {
   now: () => number;
   /** Resolves once every change made so far is durable; mutations await it before answering. */
   save: () => Promise<void>;
+  /** Settles once the changes made so far are durable, without saving; rejects when they were undone. */
+  whenDurable: () => Promise<void>;
 }
 
 /** The handlers of CONTRACT §A5, paths relative to /api/service. */
-export function apiRouter({ store, now, save }: ApiDeps): Router<ApiHandler> {
-  const ownKey = (user: UserState, rawId: string | undefined): StoredKey => {
+export function apiRouter({ store, now, save, whenDurable }: ApiDeps): Router<ApiHandler> {
+  const findKey = (user: UserState, rawId: string | undefined): StoredKey | undefined => {
     const id = decodeId(rawId);
-    const key = id === null ? undefined : store.userKey(user, id);
-    if (!key) throw new HttpError(404, 'NOT_FOUND', `Not found: no API key with id ${id === null ? 'like that' : `"${id}"`}`);
+    return id === null ? undefined : store.userKey(user, id);
+  };
+  const notFound = (rawId: string | undefined): HttpError => {
+    const id = decodeId(rawId);
+    return new HttpError(404, 'NOT_FOUND', `Not found: no API key with id ${id === null ? 'like that' : `"${id}"`}`);
+  };
+  const ownKey = (user: UserState, rawId: string | undefined): StoredKey => {
+    const key = findKey(user, rawId);
+    if (!key) throw notFound(rawId);
     return key;
   };
 
@@ -44,19 +53,30 @@ export function apiRouter({ store, now, save }: ApiDeps): Router<ApiHandler> {
         return { status: 201, body: store.createdKey(key, secret) };
       },
     })
+    // An answer that changes nothing ("already gone" 404, "already so" 204) may rest on another request's change
+    // that is still being saved. Should that save fail, the change is undone and the answer would have been false
+    // (a client retrying a revoke takes its 404 for success), so such an answer waits until that change is durable.
     .add('/user/api-keys/:id', {
       GET: async ({ user, params }) => ({ status: 200, body: store.keyRecord(ownKey(user, params.id)) }),
       // The body is judged before the id, so a bad body to an unknown id is a 400 (CONTRACT §A2).
       PATCH: async ({ user, params, body }) => {
         const enabled = validPatchKey(body);
-        const key = ownKey(user, params.id);
-        if (key.enabled === enabled) return { status: 204 };
+        const key = findKey(user, params.id);
+        if (!key || key.enabled === enabled) {
+          await whenDurable();
+          if (!key) throw notFound(params.id);
+          return { status: 204 };
+        }
         store.setEnabled(key, enabled);
         await save();
         return { status: 200, body: store.keyRecord(key) };
       },
       DELETE: async ({ user, params }) => {
-        const key = ownKey(user, params.id);
+        const key = findKey(user, params.id);
+        if (!key) {
+          await whenDurable();
+          throw notFound(params.id);
+        }
         store.deleteKey(key);
         await save();
         const body: RevokeResult = { id: key.id, revoked: true };

@@ -19,6 +19,7 @@ import {
   type Reply,
 } from './http.js';
 import type { FixedWindowLimiter, RateDecision } from './limiter.js';
+import { StateFileError } from './persistence.js';
 import type { Match } from './router.js';
 import type { Store } from './store.js';
 
@@ -26,7 +27,10 @@ export interface AppDeps {
   store: Store;
   clock: Clock;
   limiter: FixedWindowLimiter;
+  /** Resolves once every change made so far is durable; rejects with a StateFileError when they could not be saved and were undone. */
   save: () => Promise<void>;
+  /** Settles once the changes made so far are durable, saving nothing itself; rejects like save. */
+  whenDurable: () => Promise<void>;
   adminToken: string;
   /** True once shutdown began: responses then close their connection instead of keeping it alive. */
   isClosing: () => boolean;
@@ -37,6 +41,10 @@ export interface AppDeps {
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 
 const INTERNAL_ERROR: Reply = { status: 500, body: { error: 'Internal server error', code: 'INTERNAL' } };
+const UNAVAILABLE: Reply = {
+  status: 503,
+  body: { error: 'Service unavailable: the change could not be saved, so it was not made; try again later', code: 'UNAVAILABLE' },
+};
 
 function unauthorized(): HttpError {
   return new HttpError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
@@ -48,8 +56,8 @@ function unauthorized(): HttpError {
  * with its own error and the later ones never run.
  */
 export function createApp(deps: AppDeps): RequestListener {
-  const { store, clock, limiter, save, adminToken } = deps;
-  const api = apiRouter({ store, now: () => clock.now(), save });
+  const { store, clock, limiter, save, whenDurable, adminToken } = deps;
+  const api = apiRouter({ store, now: () => clock.now(), save, whenDurable });
   const admin = adminRouter({ store, clock, save });
 
   async function serveApi(req: IncomingMessage, path: string, headers: Headers): Promise<Reply> {
@@ -91,6 +99,9 @@ export function createApp(deps: AppDeps): RequestListener {
         if (error instanceof RequestAborted) return;
         if (error instanceof HttpError) {
           reply = error.toReply();
+        } else if (error instanceof StateFileError) {
+          // The state file reported the cause to the operator; memory is back to what the file holds.
+          reply = UNAVAILABLE;
         } else {
           deps.logError(error);
           reply = INTERNAL_ERROR;

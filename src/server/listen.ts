@@ -6,10 +6,15 @@ import type { Plan } from '../contract/plans.js';
 import type { LocalServerReady } from '../contract/types.js';
 import { createApp } from './app.js';
 import { Clock } from './clock.js';
-import { rawErrorResponse, send } from './http.js';
+import { claimDataFile } from './data-dir.js';
+import { rawErrorResponse, send, type Reply } from './http.js';
 import { FixedWindowLimiter } from './limiter.js';
-import { loadState, StateFile, StateFileError } from './persistence.js';
+import type { DataFileLock } from './lock.js';
+import { readState, StateFile, StateFileError } from './persistence.js';
+import { ServerStartError } from './start-error.js';
 import { Store } from './store.js';
+
+export { ServerStartError };
 
 export interface ServerTimeouts {
   /** Longest wait for a request's headers: a client that trickles them (slowloris) is cut off. */
@@ -42,32 +47,49 @@ export interface ServerOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** Unexpected errors, stack included; stderr by default. */
   logError?: (error: unknown) => void;
+  /** Trouble the operator must hear of that is no bug, such as a save that failed; one line each, stderr by default. */
+  logWarning?: (message: string) => void;
 }
 
 export interface RunningServer {
   url: string;
   /** What `svc serve --local --json` prints; apiKey is null when state was loaded from a file. */
   ready: LocalServerReady;
-  /** Stops accepting, lets in-flight requests finish, then saves what is unsaved. */
+  /**
+   * Stops accepting, lets in-flight requests finish, saves what is unsaved
+   * and releases the data file's lock. A failed last save is reported through
+   * logWarning, not thrown: every acknowledged change is on disk already.
+   */
   close(): Promise<void>;
 }
 
-/** The server could not start; the message is meant for the operator as it is. */
-export class ServerStartError extends Error {}
+const DONE = Promise.resolve();
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const lock = options.dataFile === undefined ? null : await claimDataFile(options.dataFile);
+  try {
+    return await start(options, lock);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+}
+
+async function start(options: ServerOptions, lock: DataFileLock | null): Promise<RunningServer> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const logError = options.logError ?? ((error: unknown) => console.error(error));
+  const logWarning = options.logWarning ?? ((message: string) => console.error(message));
   const clock = new Clock();
 
   const saved = options.dataFile === undefined ? null : await load(options.dataFile);
-  const store = saved ? Store.fromSnapshot(saved, clock) : new Store(clock);
+  const store = saved ? Store.fromSnapshot(saved.snapshot, clock) : new Store(clock);
   let apiKey: string | null = null;
   if (!saved) {
     const { user } = store.createUser('Local user', options.plan ?? 'free');
     apiKey = store.createKey(user, 'bootstrap', null).secret;
   }
-  const stateFile = options.dataFile === undefined ? null : new StateFile(options.dataFile, store);
+  const stateFile =
+    options.dataFile === undefined ? null : new StateFile(options.dataFile, store, { durable: saved?.bytes, warn: logWarning });
   if (stateFile && !saved) {
     // The bootstrap key must be on disk before anyone is told about it.
     await stateFile.save().catch((error: Error) => {
@@ -91,12 +113,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       store,
       clock,
       limiter: new FixedWindowLimiter(() => clock.now()),
-      save: stateFile ? () => stateFile.save() : () => Promise.resolve(),
+      save: stateFile ? () => stateFile.save() : () => DONE,
+      whenDurable: stateFile ? () => stateFile.whenDurable() : () => DONE,
       adminToken,
       isClosing: () => closing,
       logError,
     }),
   );
+  // By default node ends its side as soon as the client half-closes, and an answer still being
+  // prepared (a create waiting for its save) is lost. Half-open, node closes after that answer instead.
+  (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   answerMalformedRequestsInJson(server);
 
   await listen(server, options.host, options.port);
@@ -118,7 +144,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         const force = setTimeout(() => server.closeAllConnections(), timeouts.shutdownGraceMs);
         await stopped;
         clearTimeout(force);
-        await stateFile?.flush();
+        // A failure is reported by the state file itself, and what it could not save is only lastUsedAt.
+        await stateFile?.flush().catch(() => {});
+        await lock?.release();
       })();
       return closed;
     },
@@ -134,7 +162,7 @@ function reachableHost(host: string): string {
 
 async function load(path: string) {
   try {
-    return await loadState(path);
+    return await readState(path);
   } catch (error) {
     if (error instanceof StateFileError) {
       throw new ServerStartError(`${error.message}. The file was left untouched; repair or move it, or pick another --data file.`);
@@ -178,31 +206,42 @@ function listenProblem(error: NodeJS.ErrnoException): string {
 /**
  * Node answers some broken requests itself, with empty or non-JSON bodies,
  * or drops the connection silently. These handlers keep the promise that
- * every answer is JSON.
+ * every answer is JSON, and the framing promises of CONTRACT §B: every
+ * complete request is answered before anything is said about the bytes
+ * that follow it, and nothing follows an answer that said `Connection: close`.
  */
 function answerMalformedRequestsInJson(server: ReturnType<typeof createServer>): void {
-  const latest = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => latest.set(req.socket, { req, res }));
+  // The newest exchange on each socket. Node answers pipelined requests in order,
+  // so once this answer is finished, every earlier one on the socket is too.
+  const newest = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => newest.set(req.socket, res));
+  // After its first error the parser reports one for every later chunk; the first decides.
+  const broken = new WeakSet<Duplex>();
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const exchange = latest.get(socket);
-    // An error answer is only right when nothing else is owed on this socket, or when the request
-    // still arriving is the broken one and its answer has not begun. Otherwise (a started answer,
-    // or a request whose answer is pending while a pipelined one is broken) hang up rather than
-    // hand the client a 400 it would take for the earlier request.
-    const owed = exchange && !exchange.res.writableFinished;
-    const brokenOwnBody = owed && !exchange.req.complete && !exchange.res.headersSent;
-    if (!socket.writable || error.code === 'ECONNRESET' || (owed && !brokenOwnBody)) {
+    if (broken.has(socket)) return;
+    broken.add(socket);
+    if (error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const [status, message] =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request header fields too large']
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request timeout: the request took too long to arrive']
-          : [400, 'Bad request: malformed HTTP'];
-    socket.end(rawErrorResponse(status, 'INVALID_REQUEST', message), () => socket.destroy());
+    const reply = errorReply(error);
+    const res = newest.get(socket);
+    if (res && !res.headersSent && !res.req.complete) {
+      // The request still arriving is the broken one: its own response object answers it, so node
+      // queues the answer behind any earlier one still owed on this socket. Its handler still waits
+      // for the body, and node never ends or aborts a request it stopped parsing: that is done here.
+      send(res, reply, true);
+      res.once('close', () => res.req.destroy());
+      return;
+    }
+    if (res && !res.destroyed) {
+      // Owed, or written but not yet through node's own end-of-response handling, which is what
+      // ends the socket after `Connection: close` (writableFinished turns true before that runs).
+      res.once('close', () => answerLast(socket, reply));
+      return;
+    }
+    answerLast(socket, reply);
   });
 
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
@@ -210,6 +249,29 @@ function answerMalformedRequestsInJson(server: ReturnType<typeof createServer>):
   });
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    newest.set(req.socket, res);
     send(res, { status: 417, body: { error: `Expectation failed: only 100-continue is supported, not "${req.headers.expect}"`, code: 'INVALID_REQUEST' } }, true);
   });
+}
+
+function errorReply(error: NodeJS.ErrnoException): Reply {
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request header fields too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request timeout: the request took too long to arrive']
+        : [400, 'Bad request: malformed HTTP'];
+  return { status, body: { error: message, code: 'INVALID_REQUEST' } };
+}
+
+/**
+ * The error answer for bytes that came after every complete request was
+ * answered, then the end of the connection. A socket no longer writable is
+ * being closed by node after an answer that said `Connection: close` (or is
+ * gone): nothing more may be written on it.
+ */
+function answerLast(socket: Duplex, reply: Reply): void {
+  if (!socket.writable) return;
+  const { error, code } = reply.body as { error: string; code: 'INVALID_REQUEST' };
+  socket.end(rawErrorResponse(reply.status, code, error), () => socket.destroy());
 }

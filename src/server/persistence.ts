@@ -3,21 +3,28 @@ import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseSnapshot, SnapshotError, type Snapshot } from './snapshot.js';
 
-/** What the state file needs from the store: a snapshot, and a counter that moves on every change. */
+/** What the state file needs from the store: a snapshot, a counter that moves on every change, and a way back. */
 export interface Snapshottable {
   readonly version: number;
   toSnapshot(): Snapshot;
-  /** The snapshot already as the file's bytes, for a state that can make them cheaper than JSON.stringify can. */
-  stateFileBytes?(): Buffer;
+  /** The snapshot already as the file's bytes, in pieces that are never changed afterwards, for a state that can make them cheaper than JSON.stringify can. */
+  stateFileParts?(): Buffer[];
+  /** Returns to a state saved earlier, after a save of later changes failed. The same snapshot may come again: copy from it, keep nothing of it. */
+  restore(snapshot: Snapshot): void;
 }
 
-/** A state file that cannot be used; start-up stops and the file is not touched. */
+/** A state file that cannot be used, read or written; the message names the file and the cause. */
 export class StateFileError extends Error {}
+
+/** The saved state and the bytes it was read from, or null when the file does not exist yet. */
+export interface SavedState {
+  snapshot: Snapshot;
+  bytes: Buffer;
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The saved state, or null when the file does not exist yet. */
-export async function loadState(path: string): Promise<Snapshot | null> {
+export async function readState(path: string): Promise<SavedState | null> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -25,6 +32,15 @@ export async function loadState(path: string): Promise<Snapshot | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`);
   }
+  return { snapshot: parseState(bytes, path), bytes };
+}
+
+/** The saved state, or null when the file does not exist yet. */
+export async function loadState(path: string): Promise<Snapshot | null> {
+  return (await readState(path))?.snapshot ?? null;
+}
+
+function parseState(bytes: Buffer, path: string): Snapshot {
   let json: unknown;
   try {
     json = JSON.parse(utf8.decode(bytes));
@@ -39,11 +55,37 @@ export async function loadState(path: string): Promise<Snapshot | null> {
   }
 }
 
+/**
+ * Names of the state file's temp files: `.<name>.<pid>.<n>.<hex>.tmp` beside
+ * it. The pid says whose a leftover is, so start-up can clear a crashed
+ * server's without touching a live one's.
+ */
+export function tempFileName(path: string, counter: number): string {
+  return `.${basename(path)}.${process.pid}.${counter}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/** The pid in a temp file name of `path`'s, or null when `name` is not one. */
+export function tempFileOwner(path: string, name: string): number | null {
+  const prefix = `.${basename(path)}.`;
+  if (!name.startsWith(prefix)) return null;
+  const match = /^(\d+)\.\d+\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length));
+  return match ? Number(match[1]) : null;
+}
+
+export interface StateFileOptions {
+  /** The bytes the file holds now, when it holds this state: what a failed save returns to. */
+  durable?: Buffer | null;
+  /** Told once per failed save, and when a save landed but its directory could not be synced. */
+  warn?: (message: string) => void;
+}
+
 interface Waiter {
   promise: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
+
+const DONE = Promise.resolve();
 
 /**
  * Saves state atomically with group commit. At most one write runs at a
@@ -51,20 +93,35 @@ interface Waiter {
  * which snapshots the state when it starts and so covers all of them. A
  * caller's promise therefore resolves only after a write that began after
  * its change, and a burst of N mutations costs two writes, not N.
+ *
+ * When a write fails, memory goes back to the bytes of the last write that
+ * succeeded: the failed write's changes are undone, and so are those queued
+ * for the next write, which were made on top of them. Every caller of
+ * either is rejected; nothing they changed is served any longer.
  */
 export class StateFile {
-  private inFlight: Promise<void> | null = null;
+  private current: Promise<void> | null = null;
   private next: Waiter | null = null;
-  private savedVersion = -1;
+  /** The pieces of the last write that succeeded: held as they are, since a copy of a large file would cost every save. */
+  private durable: Buffer[] | null;
+  /** `durable` parsed, kept while it stays the durable state: a full disk fails write after write, and parsing is the costly part. */
+  private durableSnapshot: Snapshot | null = null;
+  private savedVersion: number;
   private tempCounter = 0;
+  private readonly warn: (message: string) => void;
 
   constructor(
     readonly path: string,
     private readonly state: Snapshottable,
-  ) {}
+    options: StateFileOptions = {},
+  ) {
+    this.durable = options.durable ? [options.durable] : null;
+    this.savedVersion = this.durable ? state.version : -1;
+    this.warn = options.warn ?? (() => {});
+  }
 
   save(): Promise<void> {
-    if (!this.inFlight) return this.startWrite();
+    if (!this.current) return this.startWrite();
     if (!this.next) {
       let resolve!: () => void;
       let reject!: (error: unknown) => void;
@@ -77,32 +134,53 @@ export class StateFile {
     return this.next.promise;
   }
 
+  /**
+   * Settles once every change made so far is durable: at once when no write
+   * is pending, else with the write that carries the latest change, so it
+   * rejects when that write failed and the changes were undone.
+   */
+  whenDurable(): Promise<void> {
+    return this.next?.promise ?? this.current ?? DONE;
+  }
+
   /** Waits for pending writes, then saves what is still unsaved (lastUsedAt is only saved lazily). */
   async flush(): Promise<void> {
-    while (this.inFlight) await this.inFlight;
+    while (this.current) await this.current.catch(() => {});
     if (this.state.version !== this.savedVersion) await this.save();
   }
 
   private startWrite(): Promise<void> {
     const version = this.state.version;
-    const bytes = this.state.stateFileBytes?.() ?? `${JSON.stringify(this.state.toSnapshot(), null, 2)}\n`;
-    const write = this.writeAtomically(bytes).then(() => {
-      this.savedVersion = version;
-    });
-    const settle = () => {
-      this.inFlight = null;
-      const waiting = this.next;
-      this.next = null;
-      if (waiting) this.startWrite().then(waiting.resolve, waiting.reject);
-    };
-    this.inFlight = write.then(settle, settle);
+    const parts = this.state.stateFileParts?.() ?? [Buffer.from(`${JSON.stringify(this.state.toSnapshot(), null, 2)}\n`)];
+    const write = this.writeAtomically(Buffer.concat(parts)).then(
+      () => {
+        this.durable = parts;
+        this.durableSnapshot = null;
+        this.savedVersion = version;
+        this.current = null;
+        const waiting = this.next;
+        this.next = null;
+        if (waiting) this.startWrite().then(waiting.resolve, waiting.reject);
+      },
+      (error: StateFileError) => {
+        this.current = null;
+        const waiting = this.next;
+        this.next = null;
+        // Rejections only queue their callers' continuations: memory is back before any of them runs.
+        waiting?.reject(error);
+        if (this.durable) this.state.restore((this.durableSnapshot ??= parseState(Buffer.concat(this.durable), this.path)));
+        this.warn(`${error.message}; the changes since the last save were undone`);
+        throw error;
+      },
+    );
+    this.current = write;
     return write;
   }
 
   /** Temp file in the same directory, fsync, rename over the old file, fsync the directory so the rename itself survives a crash. */
-  private async writeAtomically(bytes: string | Buffer): Promise<void> {
+  private async writeAtomically(bytes: Buffer): Promise<void> {
     const dir = dirname(this.path);
-    const temp = join(dir, `.${basename(this.path)}.${process.pid}.${++this.tempCounter}.${randomBytes(4).toString('hex')}.tmp`);
+    const temp = join(dir, tempFileName(this.path, ++this.tempCounter));
     try {
       const file = await open(temp, 'wx', 0o600);
       try {
@@ -112,6 +190,13 @@ export class StateFile {
         await file.close();
       }
       await rename(temp, this.path);
+    } catch (error) {
+      await unlink(temp).catch(() => {});
+      throw new StateFileError(`cannot write ${this.path}: ${describeFsError(error as NodeJS.ErrnoException)}`);
+    }
+    // The file now holds the new state, whatever happens next: undoing it in memory would make
+    // memory disagree with what a restart loads. A directory that cannot be synced is only reported.
+    try {
       const directory = await open(dir, 'r');
       try {
         await directory.sync();
@@ -119,18 +204,18 @@ export class StateFile {
         await directory.close();
       }
     } catch (error) {
-      // After a successful rename the temp name is gone and this does nothing.
-      await unlink(temp).catch(() => {});
-      throw new StateFileError(`cannot write ${this.path}: ${describe(error as NodeJS.ErrnoException)}`);
+      this.warn(`saved ${this.path}, but could not sync its directory: ${describeFsError(error as NodeJS.ErrnoException)}`);
     }
   }
 }
 
 /** The cause in words, without the temp file's name, which means nothing to the operator. */
-function describe(error: NodeJS.ErrnoException): string {
+export function describeFsError(error: NodeJS.ErrnoException): string {
   switch (error.code) {
     case 'ENOENT':
       return 'its directory does not exist';
+    case 'ENOTDIR':
+      return 'a part of its path is not a directory';
     case 'EACCES':
     case 'EPERM':
       return 'permission denied';
@@ -138,6 +223,8 @@ function describe(error: NodeJS.ErrnoException): string {
       return 'the file system is read-only';
     case 'ENOSPC':
       return 'no space left on the device';
+    case 'EDQUOT':
+      return 'the disk quota is exhausted';
     default:
       return error.message;
   }

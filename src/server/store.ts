@@ -60,7 +60,7 @@ export class Store {
   private readonly keys = new Map<string, StoredKey>();
   private readonly keysByHash = new Map<string, StoredKey>();
   private readonly keyIdsByUser = new Map<string, Set<string>>();
-  /** Each key's line in the state file, with the field values it was made from (see stateFileBytes). */
+  /** Each key's line in the state file, with the field values it was made from (see stateFileParts). */
   private readonly savedLines = new WeakMap<StoredKey, { fields: StoredKey; line: Buffer }>();
   /** Bumped by every change, lastUsedAt included, so persistence can tell when state is unsaved. */
   version = 0;
@@ -72,20 +72,52 @@ export class Store {
 
   static fromSnapshot(snapshot: Snapshot, clock: Clock): Store {
     const store = new Store(clock);
-    for (const w of snapshot.workspaces) store.workspaces.set(w.id, { ...w });
+    store.restore(snapshot);
+    return store;
+  }
+
+  /**
+   * Makes the state the one in `snapshot`, in place: app and handlers hold
+   * this store, and requests in flight hold its records, so a record that
+   * exists in both keeps its identity and only its fields change. Used after
+   * a failed save, to go back to what the file holds. A surviving key keeps
+   * the lastUsedAt it has in memory: that is saved lazily, and its use did happen.
+   */
+  restore(snapshot: Snapshot): void {
+    const workspaces = new Map(this.workspaces);
+    const users = new Map(this.users);
+    const keys = new Map(this.keys);
+    this.workspaces.clear();
+    this.users.clear();
+    this.keys.clear();
+    this.keysByHash.clear();
+    this.keyIdsByUser.clear();
+    for (const w of snapshot.workspaces) {
+      this.workspaces.set(w.id, Object.assign(workspaces.get(w.id) ?? ({} as WorkspaceState), w));
+    }
     for (const u of snapshot.users) {
-      store.users.set(u.id, { ...u, workspaceIds: [...u.workspaceIds] });
-      store.keyIdsByUser.set(u.id, new Set());
+      const user = Object.assign(users.get(u.id) ?? ({} as UserState), u, { workspaceIds: [...u.workspaceIds] });
+      this.users.set(u.id, user);
+      this.keyIdsByUser.set(u.id, new Set());
     }
     for (const k of snapshot.keys) {
-      store.addKey({
-        ...k,
+      const live = keys.get(k.id);
+      // One literal with every field, as createKey makes them: keys of one shape keep the save loop fast.
+      const key: StoredKey = {
+        id: k.id,
+        userId: k.userId,
+        workspaceId: k.workspaceId,
+        name: k.name,
+        hash: k.hash,
+        hint: k.hint,
+        enabled: k.enabled,
         createdAt: Date.parse(k.createdAt),
         expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt),
-        lastUsedAt: k.lastUsedAt === null ? null : Date.parse(k.lastUsedAt),
-      });
+        lastUsedAt: live ? live.lastUsedAt : k.lastUsedAt === null ? null : Date.parse(k.lastUsedAt),
+      };
+      this.addKey(live ? Object.assign(live, key) : key);
     }
-    return store;
+    this.version++;
   }
 
   toSnapshot(): Snapshot {
@@ -99,13 +131,15 @@ export class Store {
   }
 
   /**
-   * toSnapshot() as the state file's bytes: JSON, one record per line.
-   * Rewriting the whole file is what makes a save atomic, but with 100,000
-   * keys serialising every key on every save took a fifth of a second of
-   * blocked event loop (bench/scale.mjs); so each key's line is kept and
-   * reused for as long as every one of its fields is unchanged.
+   * toSnapshot() as the state file's bytes, in order, in pieces: JSON, one
+   * record per line. Rewriting the whole file is what makes a save atomic,
+   * but with 100,000 keys serialising every key on every save took a fifth
+   * of a second of blocked event loop (bench/scale.mjs); so each key's line
+   * is kept and reused for as long as every one of its fields is unchanged.
+   * The pieces are never changed afterwards, so holding them holds the file
+   * as it was written, at the cost of an array rather than a copy.
    */
-  stateFileBytes(): Buffer {
+  stateFileParts(): Buffer[] {
     const parts: Buffer[] = [Buffer.from(`{"format":${JSON.stringify(FORMAT)},"version":${VERSION},\n`)];
     const section = (name: string, lines: Iterable<Buffer>, end: string) => {
       parts.push(Buffer.from(`"${name}":[\n`));
@@ -120,7 +154,7 @@ export class Store {
     section('users', [...this.users.values()].map((u) => Buffer.from(JSON.stringify(savedUser(u)))), ',\n');
     section('workspaces', [...this.workspaces.values()].map((w) => Buffer.from(JSON.stringify(w))), ',\n');
     section('keys', this.keyLines(), '}\n');
-    return Buffer.concat(parts);
+    return parts;
   }
 
   private *keyLines(): Generator<Buffer> {

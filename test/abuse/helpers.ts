@@ -92,11 +92,12 @@ export interface RawResponse {
 
 /**
  * Sends `bytes` on a fresh connection, half-closes it (so the server sees
- * the end of whatever it was sent) and collects everything until the
- * server hangs up. Rejects if the server neither answers nor hangs up
- * within `timeoutMs`: that would be a connection left hanging.
+ * the end of whatever it was sent; `halfClose: false` keeps it open) and
+ * collects everything until the server hangs up. Rejects if the server
+ * neither answers nor hangs up within `timeoutMs`: that would be a
+ * connection left hanging.
  */
-export function exchange(port: number, bytes: Buffer | string, timeoutMs = 5_000): Promise<Buffer> {
+export function exchange(port: number, bytes: Buffer | string, timeoutMs = 5_000, { halfClose = true } = {}): Promise<Buffer> {
   return new Promise((done, fail) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -111,7 +112,8 @@ export function exchange(port: number, bytes: Buffer | string, timeoutMs = 5_000
       clearTimeout(timer);
       done(Buffer.concat(chunks));
     });
-    socket.end(bytes);
+    if (halfClose) socket.end(bytes);
+    else socket.write(bytes);
   });
 }
 
@@ -141,8 +143,11 @@ export function parseResponses(bytes: Buffer, { head = false } = {}): RawRespons
       rest = rest.subarray(start);
       continue;
     }
-    // A HEAD answer announces the length of a body it does not carry; node's own error answers do carry theirs.
-    const bodyless = status === 204 || (head && rest.length === start);
+    // A HEAD answer announces the length of a body it does not carry. Only the first final answer can be
+    // the HEAD's own; it may instead be an error answer for bytes the server could not parse, which does
+    // carry its body, but that one says Connection: close and nothing may follow it.
+    const headAnswer = head && responses.length === 0 && (rest.length === start || headers.connection !== 'close');
+    const bodyless = status === 204 || headAnswer;
     const length = bodyless ? 0 : Number(headers['content-length']);
     if (!Number.isInteger(length)) throw new Error(`response ${status} without Content-Length`);
     if (rest.length < start + length) throw new Error(`truncated body of a ${status} response`);

@@ -27,6 +27,9 @@ function countingState() {
       state.snapshots++;
       return { version: state.version } as unknown as Snapshot;
     },
+    restore() {
+      throw new Error('a counting state has nothing to go back to');
+    },
   };
   return state satisfies Snapshottable;
 }

@@ -1,5 +1,5 @@
 /**
- * Store.stateFileBytes reuses each key's saved line while the key is
+ * Store.stateFileParts reuses each key's saved line while the key is
  * unchanged. A stale line would be silent data loss, so random sequences
  * of every kind of change are checked against toSnapshot(), the plain
  * serialisation, after each save.
@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PLANS } from '../../src/contract/plans.js';
 import { Clock } from '../../src/server/clock.js';
-import { parseSnapshot } from '../../src/server/snapshot.js';
+import { parseSnapshot, type Snapshot } from '../../src/server/snapshot.js';
 import { Store } from '../../src/server/store.js';
 
 const op = fc.oneof(
@@ -22,10 +22,13 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('switch-workspace' as const), user: fc.nat(), workspace: fc.nat() }),
   fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 5_000 }) }),
   fc.constant({ kind: 'save' as const }),
+  fc.constant({ kind: 'rollback' as const }),
 );
 
-describe('Store.stateFileBytes', () => {
-  it('always says what toSnapshot says, however keys, users and workspaces changed since the last save', () => {
+const withoutLastUse = (snapshot: Snapshot) => ({ ...snapshot, keys: snapshot.keys.map((k) => ({ ...k, lastUsedAt: null })) });
+
+describe('Store.stateFileParts', () => {
+  it('always says what toSnapshot says, however keys, users and workspaces changed since the last save, or were rolled back to it', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
         let now = Date.parse('2026-01-01T00:00:00.000Z');
@@ -37,7 +40,7 @@ describe('Store.stateFileBytes', () => {
         const keys = () => users().flatMap((u) => store.userKeys(u));
 
         const check = () => {
-          const text = store.stateFileBytes().toString('utf8');
+          const text = Buffer.concat(store.stateFileParts()).toString('utf8');
           const parsed = JSON.parse(text);
           expect(parsed).toEqual(store.toSnapshot());
           expect(Store.fromSnapshot(parseSnapshot(parsed), clock).toSnapshot()).toEqual(store.toSnapshot());
@@ -45,6 +48,7 @@ describe('Store.stateFileBytes', () => {
           expect(text.split('\n').length).toBeGreaterThanOrEqual(parsed.keys.length + parsed.users.length);
         };
 
+        let saved = store.toSnapshot();
         for (const o of ops) {
           switch (o.kind) {
             case 'create-key':
@@ -86,7 +90,20 @@ describe('Store.stateFileBytes', () => {
               break;
             case 'save':
               check();
+              saved = store.toSnapshot();
               break;
+            case 'rollback': {
+              // As after a failed save: back to the last saved state, in place, a used key keeping its lastUsedAt.
+              const lastUsed = new Map(keys().map((k) => [k.id, k.lastUsedAt]));
+              store.restore(saved);
+              const back = store.toSnapshot();
+              expect(withoutLastUse(back)).toEqual(withoutLastUse(saved));
+              for (const k of keys()) {
+                if (lastUsed.has(k.id)) expect(k.lastUsedAt).toBe(lastUsed.get(k.id));
+              }
+              check();
+              break;
+            }
           }
         }
         check();

@@ -63,6 +63,7 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
       dataFile: options.data,
       adminToken,
       logError: (error) => ctx.io.stderr.write(`svc serve: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`),
+      logWarning: (message) => ctx.io.stderr.write(`svc serve: ${message}\n`),
     });
   } catch (error) {
     if (error instanceof ServerStartError) throw new CliError(`svc serve: ${error.message}`);
@@ -74,16 +75,16 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
       `Listening on ${options.host}: this server has no TLS and is reachable from the network. Use --host 127.0.0.1 unless you mean it.`,
     );
   }
+  // Listen for the stop signal before anyone is told the server is ready: a SIGTERM sent on reading the
+  // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
+  const stopSignal = untilStopSignal();
   if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify(server.ready)}\n`);
   else printBanner(ctx, server.ready, options);
 
-  const signal = await untilStopSignal();
+  const signal = await stopSignal;
   ctx.msg.info(`${signal}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
-  try {
-    await server.close();
-  } catch (error) {
-    throw new CliError(`svc serve: could not save state to ${options.data}: ${(error as Error).message}`);
-  }
+  // A failed last save is reported as a warning by the server itself: everything acknowledged is on disk.
+  await server.close();
   ctx.msg.info('Server stopped.');
 }
 

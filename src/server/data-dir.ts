@@ -1,0 +1,57 @@
+import { open, readdir, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { lockDataFile, type DataFileLock } from './lock.js';
+import { describeFsError, tempFileName, tempFileOwner } from './persistence.js';
+import { isProcessAlive } from './process-alive.js';
+import { ServerStartError } from './start-error.js';
+
+/**
+ * Every save writes a temp file beside the data file and renames it over,
+ * so the directory must take new files. Permission bits do not stop root,
+ * and a read-only mount stops everyone, so the only sure test is to try.
+ */
+export async function checkWritableDirectory(dataFile: string): Promise<void> {
+  const dir = dirname(dataFile);
+  const probe = join(dir, tempFileName(dataFile, 0));
+  try {
+    const file = await open(probe, 'wx', 0o600);
+    await file.close();
+    await unlink(probe);
+  } catch (error) {
+    throw new ServerStartError(
+      `cannot save ${dataFile} (${describeFsError(error as NodeJS.ErrnoException)}): svc serve --data must be able to create files in ${dir}, ` +
+        'because it saves by writing a temp file there and renaming it over the data file',
+    );
+  }
+}
+
+/**
+ * Removes temp files of `dataFile` that a crashed server left. Call it only
+ * with the lock held; even then a file of a live process is left alone.
+ */
+export async function removeStaleTempFiles(dataFile: string): Promise<void> {
+  const dir = dirname(dataFile);
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    throw new ServerStartError(`cannot list ${dir} to clear temp files left by a crash: ${describeFsError(error)}`);
+  });
+  for (const name of names) {
+    const owner = tempFileOwner(dataFile, name);
+    if (owner === null || (owner !== process.pid && isProcessAlive(owner))) continue;
+    await unlink(join(dir, name)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw new ServerStartError(`cannot remove the stale temp file ${join(dir, name)}: ${describeFsError(error)}`);
+    });
+  }
+}
+
+/** Start-up for a --data file: its directory takes files, the lock is ours, and a crash's temp files are gone. */
+export async function claimDataFile(dataFile: string): Promise<DataFileLock> {
+  await checkWritableDirectory(dataFile);
+  const lock = await lockDataFile(dataFile);
+  try {
+    await removeStaleTempFiles(dataFile);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  return lock;
+}
