@@ -1,4 +1,4 @@
-// The time of a 401 by cause (CONTRACT §A2): an unknown, a disabled and an
+// The time of a 401 by cause (docs/contract.md §A2): an unknown, a disabled and an
 // expired key must take one path. Measured in-process on the server's own
 // authenticateKey, interleaved so machine load falls on all three alike.
 // Run: node bench/auth-paths.mjs

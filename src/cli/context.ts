@@ -12,7 +12,7 @@ import { readKeyList } from '../client/key-view.js';
 import type { Prompter } from './prompt.js';
 import type { FailureContext } from './report.js';
 
-/** The program-wide options of CONTRACT §C2, as commander hands them over. */
+/** The program-wide options of docs/contract.md §C2, as commander hands them over. */
 export interface GlobalOptions {
   json?: boolean;
   quiet?: boolean;
@@ -107,7 +107,7 @@ export class Context {
     return (await this.resolveBaseUrl()).url;
   }
 
-  /** CONTRACT §C1: flag, then env, then profile, then the local reference server; checked once per command. */
+  /** docs/contract.md §C1: flag, then env, then profile, then the local reference server; checked once per command. */
   resolveBaseUrl(): Promise<{ url: string; source: BaseUrlSource }> {
     this.resolvedBaseUrl ??= this.findBaseUrl().then(({ url, source }) => ({ url: this.checkBaseUrl(url, source), source }));
     return this.resolvedBaseUrl;
@@ -210,7 +210,7 @@ export class Context {
   }
 
   /**
-   * What a command that used a key owes on stderr once it is done (CONTRACT
+   * What a command that used a key owes on stderr once it is done (docs/contract.md
    * §C8): that the key expires soon, and that a rotation is pending. Once
    * each, never with --quiet. A saved key's expiry is kept in the profile,
    * so commands that read no key list can warn too; the profile is read only
@@ -245,14 +245,14 @@ export class Context {
     }
   }
 
-  /** The server a profile's key was saved for (CONTRACT §C1); null for a key not from the profile. */
+  /** The server a profile's key was saved for (docs/contract.md §C1); null for a key not from the profile. */
   private async savedKeyBaseUrl(creds: Credentials): Promise<string | null> {
     if (creds.source !== 'profile') return null;
     return (await this.config()).getProfile(this.profileName).baseUrl ?? DEFAULT_BASE_URL;
   }
 
   /**
-   * A key goes only where it may (CONTRACT §C1): never in clear text off
+   * A key goes only where it may (docs/contract.md §C1): never in clear text off
    * this machine, and a saved key only to the server it was saved for.
    */
   private checkKeyMayGo(base: { url: string; source: BaseUrlSource }, savedFor: string | null): void {

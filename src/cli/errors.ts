@@ -1,4 +1,4 @@
-/** Exit codes of CONTRACT §C5. */
+/** Exit codes of docs/contract.md §C5. */
 export const ExitCode = {
   ok: 0,
   failure: 1,

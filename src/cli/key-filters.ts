@@ -1,6 +1,6 @@
 import { keyStatus, type KeyView } from '../client/key-view.js';
 
-/** `keys list` filters (CONTRACT §C8); every one given must match. */
+/** `keys list` filters (docs/contract.md §C8); every one given must match. */
 export interface ListFilter {
   /** Expires within this many milliseconds of now; expired keys included. */
   expiringWithinMs?: number;
@@ -16,7 +16,7 @@ export function matchesFilter(key: KeyView, filter: ListFilter, nowMs: number): 
   return true;
 }
 
-/** `keys prune` criteria (CONTRACT §C8); every one given must match. */
+/** `keys prune` criteria (docs/contract.md §C8); every one given must match. */
 export interface PruneCriteria {
   expired?: boolean;
   disabled?: boolean;

@@ -15,7 +15,7 @@ export interface NewKey {
 }
 
 /**
- * A create whose outcome is unknown (CONTRACT §C4): the request may have made
+ * A create whose outcome is unknown (docs/contract.md §C4): the request may have made
  * a key whose secret nobody saw. Carries what the look for such keys found.
  */
 export class MaybeCreatedError extends CliError {
@@ -28,7 +28,7 @@ export class MaybeCreatedError extends CliError {
   }
 }
 
-/** The server answered, but svc cannot tell which part of the answer is the secret (CONTRACT §C6). */
+/** The server answered, but svc cannot tell which part of the answer is the secret (docs/contract.md §C6). */
 export class SecretNotFoundError extends CliError {
   constructor(id: string | null) {
     super(

@@ -41,7 +41,7 @@ export class Messages {
 /**
  * Control characters (escape sequences included) as visible escapes, so
  * server text cannot move the cursor, clear the screen or write the
- * clipboard (CONTRACT §C3). Tabs and newlines stay.
+ * clipboard (docs/contract.md §C3). Tabs and newlines stay.
  */
 export function escapeControls(text: string): string {
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);

@@ -134,7 +134,7 @@ function describeApiError(error: ApiError, ctx: FailureContext): Report {
 
 /**
  * svc's own endpoints that are not about one key: a 404 or 405 there means
- * the server lacks the endpoint, not that a key is missing (CONTRACT §C6).
+ * the server lacks the endpoint, not that a key is missing (docs/contract.md §C6).
  */
 const COLLECTIONS = new Set<string>([apiPaths.keys, apiPaths.workspace]);
 

@@ -38,7 +38,7 @@ export interface ApiResponse<T> {
   headers: HttpResponse['headers'];
   body: T;
   latencyMs: number;
-  /** An earlier attempt may have reached the server and done the work; this answer reads in that light (CONTRACT §C4). */
+  /** An earlier attempt may have reached the server and done the work; this answer reads in that light (docs/contract.md §C4). */
   afterLostAnswer: boolean;
 }
 
@@ -72,7 +72,7 @@ export class ApiClient {
   /**
    * One key's record. The spec guarantees only the list, so where the server
    * has no `GET /user/api-keys/{id}` (404 or 405), the list answers instead
-   * (CONTRACT §C6); a key in neither is a 404.
+   * (docs/contract.md §C6); a key in neither is a 404.
    */
   async getKey(id: string): Promise<{ view: KeyView; document: unknown }> {
     try {
@@ -131,7 +131,7 @@ export class ApiClient {
   }
 
   /**
-   * Now on the server's clock, as its last Date header told it (CONTRACT
+   * Now on the server's clock, as its last Date header told it (docs/contract.md
    * §C6): expiry and relative times are the server's business. A header
    * within the second it can express of our clock is taken to agree.
    */

@@ -2,11 +2,11 @@ import type { ErrorBody } from '../contract/errors.js';
 
 /** What an answer said beyond its status and error body. */
 export interface ApiErrorDetails {
-  /** An earlier attempt of this request may have reached the server and done its work (CONTRACT §C4). */
+  /** An earlier attempt of this request may have reached the server and done its work (docs/contract.md §C4). */
   afterLostAnswer?: boolean;
   /** The Content-Type of an answer whose body was not JSON (an HTML error page, say). */
   foreignBody?: string | null;
-  /** Where a redirect pointed; svc never follows one (CONTRACT §C4). */
+  /** Where a redirect pointed; svc never follows one (docs/contract.md §C4). */
   location?: string | null;
 }
 
@@ -84,7 +84,7 @@ export class TransportError extends Error {
     message: string,
     /** False only when no byte of the request can have reached the server. */
     readonly reachedServerMaybe: boolean,
-    /** Trying again cannot help: a certificate not trusted, a host that does not exist, an answer too large (CONTRACT §C4). */
+    /** Trying again cannot help: a certificate not trusted, a host that does not exist, an answer too large (docs/contract.md §C4). */
     readonly final = false,
   ) {
     super(message);

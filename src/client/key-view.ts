@@ -4,7 +4,7 @@ import { isWellFormedKey } from '../contract/key-format.js';
  * A key record as svc reads it from any server. The spec names none of the
  * record's fields, so each is looked up under our name and its snake_case
  * spelling, and a missing or odd value is null rather than a crash
- * (CONTRACT §C6). Times are epoch milliseconds. `--json` output never goes
+ * (docs/contract.md §C6). Times are epoch milliseconds. `--json` output never goes
  * through this: it prints the server's document as it came.
  */
 export interface KeyView {
@@ -120,7 +120,7 @@ function nullIfNaN(ms: number): number | null {
 }
 
 /**
- * The plaintext of a new key (CONTRACT §C6): the `secret` field, else the
+ * The plaintext of a new key (docs/contract.md §C6): the `secret` field, else the
  * one string of the key format at the top level or one object down. Two
  * different candidates are no answer: guessing wrong would lose the key.
  */

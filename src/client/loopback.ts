@@ -1,7 +1,7 @@
 /**
  * 127.0.0.0/8, ::1 and localhost: this machine. Such addresses never go
  * through a proxy (as Go's net/http, and so gh, decides) and may carry a key
- * over plain http (CONTRACT §C1).
+ * over plain http (docs/contract.md §C1).
  */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();

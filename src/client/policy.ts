@@ -1,5 +1,5 @@
 /**
- * The retry rules of CONTRACT §C4 as pure functions: no timers, no I/O, so
+ * The retry rules of docs/contract.md §C4 as pure functions: no timers, no I/O, so
  * every branch is tested directly.
  */
 
@@ -61,7 +61,7 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
 }
 
 /**
- * How long a 429 asks to wait (CONTRACT §C4): Retry-After, else the same
+ * How long a 429 asks to wait (docs/contract.md §C4): Retry-After, else the same
  * answer's RateLimit-Reset, else 1 s as the spec recommends.
  */
 export function rateLimitSeconds(retryAfter: string | null | undefined, rateLimitReset: string | null | undefined, nowMs: number): number {

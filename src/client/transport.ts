@@ -26,7 +26,7 @@ export interface HttpResponse {
 
 export type Transport = (req: HttpRequest) => Promise<HttpResponse>;
 
-/** The proxy variables of the environment, as curl and gh read them (CONTRACT §C1). */
+/** The proxy variables of the environment, as curl and gh read them (docs/contract.md §C1). */
 export interface ProxySettings {
   httpProxy?: string;
   httpsProxy?: string;
@@ -169,7 +169,7 @@ function tooLarge(): TransportError {
   return new TransportError(`the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; svc abandoned it`, true, true);
 }
 
-/** A body a server or proxy compressed although svc asked for identity (CONTRACT §A1). */
+/** A body a server or proxy compressed although svc asked for identity (docs/contract.md §A1). */
 async function decode(bytes: Buffer, encoding: string | string[] | undefined): Promise<string> {
   const coding = String(encoding ?? 'identity').trim().toLowerCase();
   if (coding === 'identity' || coding === '' || bytes.length === 0) return bytes.toString('utf8');

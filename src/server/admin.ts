@@ -19,7 +19,7 @@ export interface AdminDeps {
   save: () => Promise<void>;
 }
 
-/** The local admin area of CONTRACT §B, paths relative to /_local. */
+/** The local admin area of docs/contract.md §B, paths relative to /_local. */
 export function adminRouter({ store, clock, save }: AdminDeps): Router<AdminHandler> {
   const clockReading = (): Reply => {
     const body: ClockReading = { now: isoTime(clock.now()) };

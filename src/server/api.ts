@@ -24,7 +24,7 @@ export interface ApiDeps {
   whenDurable: () => Promise<void>;
 }
 
-/** The handlers of CONTRACT §A5, paths relative to /api/service. */
+/** The handlers of docs/contract.md §A5, paths relative to /api/service. */
 export function apiRouter({ store, now, save, whenDurable }: ApiDeps): Router<ApiHandler> {
   const findKey = (user: UserState, rawId: string | undefined): StoredKey | undefined => {
     const id = decodeId(rawId);
@@ -58,7 +58,7 @@ export function apiRouter({ store, now, save, whenDurable }: ApiDeps): Router<Ap
     // (a client retrying a revoke takes its 404 for success), so such an answer waits until that change is durable.
     .add('/user/api-keys/:id', {
       GET: async ({ user, params }) => ({ status: 200, body: store.keyRecord(ownKey(user, params.id)) }),
-      // The body is judged before the id, so a bad body to an unknown id is a 400 (CONTRACT §A2).
+      // The body is judged before the id, so a bad body to an unknown id is a 400 (docs/contract.md §A2).
       PATCH: async ({ user, params, body }) => {
         const enabled = validPatchKey(body);
         const key = findKey(user, params.id);

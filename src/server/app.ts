@@ -51,7 +51,7 @@ function unauthorized(): HttpError {
 }
 
 /**
- * The request handler. Checks run in the order of CONTRACT §A2:
+ * The request handler. Checks run in the order of docs/contract.md §A2:
  * authentication, rate limit, routing, body, handler; each step answers
  * with its own error and the later ones never run.
  */

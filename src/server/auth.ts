@@ -32,7 +32,7 @@ const NO_KEY = { hash: '0'.repeat(64), enabled: false, expiresAt: 0 } as StoredK
 
 /**
  * The key a request authenticates with, or null for every kind of failure
- * alike (CONTRACT §A2): an unknown, a disabled and an expired key take one
+ * alike (docs/contract.md §A2): an unknown, a disabled and an expired key take one
  * path, so the time of a 401 does not tell a holder of a dead key which
  * kind of dead it is. A successful use is recorded as lastUsedAt.
  */

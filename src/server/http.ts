@@ -128,7 +128,7 @@ export function isJsonContentType(header: string | undefined): boolean {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The request body as a JSON object, by the rules of CONTRACT §A1: without
+ * The request body as a JSON object, by the rules of docs/contract.md §A1: without
  * the JSON content type the bytes are ignored and the body is `{}`, and an
  * empty body is `{}` too.
  */

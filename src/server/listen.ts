@@ -206,7 +206,7 @@ function listenProblem(error: NodeJS.ErrnoException): string {
 /**
  * Node answers some broken requests itself, with empty or non-JSON bodies,
  * or drops the connection silently. These handlers keep the promise that
- * every answer is JSON, and the framing promises of CONTRACT §B: every
+ * every answer is JSON, and the framing promises of docs/contract.md §B: every
  * complete request is answered before anything is said about the bytes
  * that follow it, and nothing follows an answer that said `Connection: close`.
  */

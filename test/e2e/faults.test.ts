@@ -8,7 +8,7 @@ afterAll(() => config.remove());
 
 const env = (url: string) => ({ SVC_API_KEY: KEY, SVC_BASE_URL: url, SVC_CONFIG_DIR: config.dir });
 
-describe('network errors and 5xx (CONTRACT §C4)', () => {
+describe('network errors and 5xx (docs/contract.md §C4)', () => {
   it('retries a read through 5xx and succeeds, saying why it waited', async () => {
     const server = await startFaultServer((_req, res, n) =>
       n < 3 ? sendJson(res, 503, { error: 'busy', code: 'INTERNAL' }) : sendJson(res, 200, { keys: [] }),

@@ -3,7 +3,7 @@ import { SVC_BIN, tempConfigDir } from '../helpers/cli.js';
 import { startSpecServer, records, type SpecServer } from '../helpers/spec-server.js';
 import { Terminal } from '../helpers/terminal.js';
 
-// CONTRACT §C3: text from a server reaches a person sanitised. A hostile
+// docs/contract.md §C3: text from a server reaches a person sanitised. A hostile
 // server's names, workspace and error texts carry escape sequences; on a
 // real terminal none of them acts.
 

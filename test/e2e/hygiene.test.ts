@@ -5,7 +5,7 @@ import { call, startLocalServer, SVC_BIN, svc, tempConfigDir, type LocalServer }
 import { records, startSpecServer, type SpecServer } from '../helpers/spec-server.js';
 import { Terminal } from '../helpers/terminal.js';
 
-// CONTRACT §C8: see what expires, clean up what is dead, rotate without a
+// docs/contract.md §C8: see what expires, clean up what is dead, rotate without a
 // gap. Time moves on the reference server's clock, never by sleeping.
 
 const DAY = 86_400_000;

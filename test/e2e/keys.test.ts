@@ -230,7 +230,7 @@ describe('usage errors', () => {
   });
 });
 
-describe('rate limits (CONTRACT §C4)', () => {
+describe('rate limits (docs/contract.md §C4)', () => {
   let limited: LocalServer;
   let limitedEnv: Record<string, string>;
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import { startSpecServer, type SpecServer } from '../helpers/spec-server.js';
 import { SVC_BIN, svc, tempConfigDir } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';
 
-// CONTRACT §C4: the request reached the server and did its work, then the
+// docs/contract.md §C4: the request reached the server and did its work, then the
 // answer was lost (a dropped connection, a 5xx, a body that cannot be read).
 
 const config = tempConfigDir();

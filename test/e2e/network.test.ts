@@ -5,7 +5,7 @@ import { refusedUrl, startFaultServer } from '../helpers/fault-server.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
 import { startSpecServer, type SpecServer } from '../helpers/spec-server.js';
 
-// CONTRACT §C1, §C4, §A1: real networks. A forwarding proxy, a self-signed
+// docs/contract.md §C1, §C4, §A1: real networks. A forwarding proxy, a self-signed
 // HTTPS server made now, a server that compresses whatever it is asked.
 
 const certificate = selfSignedCertificate();

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { call, cleanEnv, SVC_BIN, useLocalServer } from '../helpers/cli.js';
 
-// CONTRACT §C3: stdout reaches a slow reader whole, however large; a reader
+// docs/contract.md §C3: stdout reaches a slow reader whole, however large; a reader
 // that leaves ends svc quietly. Real OS pipes, through a real shell.
 
 const KEYS = 2_000;

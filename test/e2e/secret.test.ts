@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSpecServer, type SpecServer, type Variation } from '../helpers/spec-server.js';
 import { svc, tempConfigDir } from '../helpers/cli.js';
 
-// CONTRACT §C6: the spec never names the field that carries a new key's
+// docs/contract.md §C6: the spec never names the field that carries a new key's
 // secret. Against servers that name or nest it otherwise, the secret still
 // reaches stdout, or the whole answer does and svc fails; rotate never
 // touches the old key unless the new secret was shown.

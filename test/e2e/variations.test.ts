@@ -6,7 +6,7 @@ import { records, startSpecServer, type SpecServer, type Variation } from '../he
 import { SVC_BIN, svc, tempConfigDir } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';
 
-// CONTRACT §C6: the real service follows the spec, which leaves paths, field
+// docs/contract.md §C6: the real service follows the spec, which leaves paths, field
 // names, ids and two of our endpoints open. Against each choice a service may
 // make, no command crashes, prints "undefined", loses a secret or reports
 // the wrong cause.

@@ -76,7 +76,7 @@ export const records = {
     lastUsedAt: k.lastUsedAt,
     scopes: ['media:write'],
   }),
-  /** Our own reading of the spec (CONTRACT §A4), for comparison. */
+  /** Our own reading of the spec (docs/contract.md §A4), for comparison. */
   full: (k: SpecKey, nowMs: number): Record<string, unknown> => ({
     id: k.idValue,
     name: k.name,

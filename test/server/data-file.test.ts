@@ -1,5 +1,5 @@
 /**
- * Start-up with --data (CONTRACT §B): the directory must take files, one
+ * Start-up with --data (docs/contract.md §B): the directory must take files, one
  * server per data file (a lock naming the holder's pid, taken over when that
  * pid is dead), and temp files left by a crash are cleared.
  */

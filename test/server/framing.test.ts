@@ -1,5 +1,5 @@
 /**
- * CONTRACT §B, HTTP framing, on raw sockets: a complete request is answered
+ * docs/contract.md §B, HTTP framing, on raw sockets: a complete request is answered
  * before anything is said about bytes that follow it, and nothing is
  * written after an answer that said `Connection: close`.
  */

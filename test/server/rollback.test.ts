@@ -1,5 +1,5 @@
 /**
- * A failed save undoes its changes (CONTRACT §B): StateFile with group
+ * A failed save undoes its changes (docs/contract.md §B): StateFile with group
  * commit and Store.restore, with a write made to fail for real (its
  * directory removed when the write begins), so no root is needed here.
  * The tmpfs tests in save-failure.test.ts do the same through HTTP.

@@ -1,5 +1,5 @@
 /**
- * Save failures made real (CONTRACT §B): the data directory is a tiny tmpfs
+ * Save failures made real (docs/contract.md §B): the data directory is a tiny tmpfs
  * that fills up, or a mount made read-only. Whatever was answered 2xx is on
  * disk and survives a restart; whatever was answered 503 is not visible,
  * before the restart or after it. Mounting needs root: without it these

@@ -30,7 +30,7 @@ function context(env: NodeJS.ProcessEnv, over: Partial<GlobalOptions> = {}, tty 
   return new Context(io, globals(over));
 }
 
-describe('where the key, address and profile come from (CONTRACT §C1)', () => {
+describe('where the key, address and profile come from (docs/contract.md §C1)', () => {
   it('prefers SVC_API_KEY over the profile', async () => {
     const ctx = context({});
     (await ctx.config()).setProfile('default', { apiKey: SAVED_KEY });
@@ -185,7 +185,7 @@ describe('the config store', () => {
   });
 });
 
-describe('when svc may prompt (CONTRACT §C3)', () => {
+describe('when svc may prompt (docs/contract.md §C3)', () => {
   it('needs TTYs, no --no-input and no CI', () => {
     expect(context({}, {}, true).canPrompt).toBe(true);
     expect(context({}, {}, false).canPrompt).toBe(false);

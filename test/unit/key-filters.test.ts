@@ -6,7 +6,7 @@ const now = Date.parse('2026-11-22T12:00:00.000Z');
 const DAY = 86_400_000;
 const key = (record: Record<string, unknown>) => readKey({ id: 'k', name: 'Nightly CI', enabled: true, createdAt: now - 200 * DAY, ...record });
 
-describe('keys list filters (CONTRACT §C8)', () => {
+describe('keys list filters (docs/contract.md §C8)', () => {
   it('--expiring includes a key that expires exactly at the edge, and expired ones; not one just past it or one that never expires', () => {
     const week = { expiringWithinMs: 7 * DAY };
     expect(matchesFilter(key({ expiresAt: now + 7 * DAY }), week, now)).toBe(true);
@@ -25,7 +25,7 @@ describe('keys list filters (CONTRACT §C8)', () => {
   });
 });
 
-describe('keys prune criteria (CONTRACT §C8)', () => {
+describe('keys prune criteria (docs/contract.md §C8)', () => {
   it('--unused-for goes by last use, else by creation; the exact edge counts', () => {
     const ninety = { unusedForMs: 90 * DAY };
     expect(matchesPrune(key({ lastUsedAt: now - 90 * DAY }), ninety, now)).toBe(true);

@@ -4,7 +4,7 @@ import { findSecret, readKey, readKeyList, readTime } from '../../src/client/key
 const secret = `sk_${'a1B2'.repeat(16)}`;
 const other = `sk_${'Z9'.repeat(32)}`;
 
-describe('findSecret (CONTRACT §C6)', () => {
+describe('findSecret (docs/contract.md §C6)', () => {
   it.each([
     ['the secret field', { id: 'k', secret }],
     ['the secret field, whatever its shape', { secret: 'opaque-token', key: other }],

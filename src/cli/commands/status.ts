@@ -66,7 +66,7 @@ export async function run(ctx: Context): Promise<void> {
 /**
  * The workspace of the key, or, where the server has no such endpoint (the
  * spec does not promise one), the key list: the spec's own smoke test
- * still says whether the key works (CONTRACT §C6).
+ * still says whether the key works (docs/contract.md §C6).
  */
 async function readWorkspaceOrList(client: ApiClient): Promise<{ res: ApiResponse<unknown>; workspace: unknown }> {
   try {

@@ -9,7 +9,7 @@ export interface Profile {
   baseUrl?: string;
   /** When the saved key expires, as last seen in a key list; `hint` says which key that was. */
   keyExpiry?: { hint: string; id: string; expiresAt: string | null };
-  /** A `keys rotate --overlap` not yet finished or cancelled (CONTRACT §C8). */
+  /** A `keys rotate --overlap` not yet finished or cancelled (docs/contract.md §C8). */
   pendingRotation?: PendingRotation;
 }
 
@@ -41,7 +41,7 @@ export function configDir(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * The profiles file, in a directory only its owner can change (CONTRACT
+ * The profiles file, in a directory only its owner can change (docs/contract.md
  * §C1). Another user's directory or file, or one others may write (a shared
  * sticky directory such as /tmp included), is refused rather than trusted
  * or chmodded; modes are changed only on a directory svc creates and on

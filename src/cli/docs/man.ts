@@ -10,7 +10,7 @@ export interface ManPageInfo {
 
 /**
  * man/svc.1 in groff man macros. Everything about commands comes from the
- * commander tree; the rest (environment, files, exit status) is CONTRACT §C.
+ * commander tree; the rest (environment, files, exit status) is docs/contract.md §C.
  * No date: the page must come out byte-identical from the same tree, so a
  * test can tell when the committed page is stale.
  */

@@ -16,7 +16,7 @@ export function keyNotFound(ids: string): CliError {
 }
 
 /**
- * Ids are opaque (CONTRACT §C6): any server may shape them its own way. Only
+ * Ids are opaque (docs/contract.md §C6): any server may shape them its own way. Only
  * what no URL can carry as one path segment is refused: an empty id would
  * address the whole collection, and URL parsers resolve `.` and `..` (even
  * percent-encoded) to another path.

@@ -34,7 +34,7 @@ export function register(keys: Command, app: App): void {
     .action(app.action(run));
 }
 
-/** CONTRACT §C8: lists first, confirms on a terminal, needs --yes elsewhere; exit 1 if any revoke failed. */
+/** docs/contract.md §C8: lists first, confirms on a terminal, needs --yes elsewhere; exit 1 if any revoke failed. */
 export async function run(ctx: Context, opts: PruneOptions): Promise<void> {
   const criteria: PruneCriteria = {
     expired: opts.expired,

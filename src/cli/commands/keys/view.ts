@@ -16,7 +16,7 @@ export function register(keys: Command, app: App): void {
     .action(app.action(run));
 }
 
-/** One key (CONTRACT §C8): from GET /user/api-keys/{id}, or the list where the server has no such endpoint. */
+/** One key (docs/contract.md §C8): from GET /user/api-keys/{id}, or the list where the server has no such endpoint. */
 export async function run(ctx: Context, idArg: string): Promise<void> {
   const id = checkKeyId(idArg);
   const client = await ctx.client();
