@@ -136,9 +136,9 @@ export class Context {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new UsageError(`${from} must be an http:// or https:// address, not '${visible(raw)}'.`);
     }
-    const path = url.pathname.replace(/\/+$/, '');
-    if (!path.endsWith(API_PREFIX)) return raw.replace(/\/+$/, '');
-    url.pathname = path.slice(0, -API_PREFIX.length);
+    const path = basePath(url);
+    if (path === url.pathname.replace(/\/+$/, '')) return raw.replace(/\/+$/, '');
+    url.pathname = path;
     const fixed = url.toString().replace(/\/+$/, '');
     this.msg.warn(`${from} ends in ${API_PREFIX}, which svc adds to every path itself: using ${fixed}.`);
     return fixed;
@@ -289,10 +289,15 @@ function warningDays(value: string | undefined): number {
 function sameServer(a: string, b: string): boolean {
   const key = (url: string) => {
     const parsed = new URL(url);
-    const path = parsed.pathname.replace(/\/+$/, '');
-    return parsed.origin + (path.endsWith(API_PREFIX) ? path.slice(0, -API_PREFIX.length) : path);
+    return parsed.origin + basePath(parsed);
   };
   return key(a) === key(b);
+}
+
+/** A base URL's path without trailing slashes or the API prefix, which svc adds itself. */
+function basePath(url: URL): string {
+  const path = url.pathname.replace(/\/+$/, '');
+  return path.endsWith(API_PREFIX) ? path.slice(0, -API_PREFIX.length) : path;
 }
 
 export function createContext(io: IO, globals: GlobalOptions): Context {

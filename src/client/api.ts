@@ -4,7 +4,7 @@ import { keyHint } from '../contract/key-format.js';
 import type { CreateKeyRequest } from '../contract/types.js';
 import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError } from './errors.js';
 import { header } from './headers.js';
-import { isObject, readKey, type KeyView } from './key-view.js';
+import { keyDocuments, readKey, type KeyView } from './key-view.js';
 import { nextStep, rateLimitSeconds, type RetryPolicy } from './policy.js';
 import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 import type { HttpResponse, Transport } from './transport.js';
@@ -81,8 +81,7 @@ export class ApiClient {
     } catch (error) {
       if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
       const { body } = await this.listKeys();
-      const documents = isObject(body) && Array.isArray(body.keys) ? (body.keys as unknown[]) : [];
-      const document = documents.find((doc) => readKey(doc).id === id);
+      const document = keyDocuments(body).find((doc) => readKey(doc).id === id);
       if (document === undefined) throw error.status === 404 ? error : new ApiError(404, null, 'GET', apiPaths.key(id));
       return { view: readKey(document), document };
     }

@@ -56,10 +56,14 @@ export function readKey(value: unknown): KeyView {
   };
 }
 
-/** The records of a list answer, `{"keys": [...]}`; anything else is an empty list. */
-export function readKeyList(body: unknown): KeyView[] {
+/** The records of a list answer, `{"keys": [...]}`, as they came; anything else is an empty list. */
+export function keyDocuments(body: unknown): unknown[] {
   const keys = isObject(body) ? body.keys : undefined;
-  return Array.isArray(keys) ? keys.map(readKey) : [];
+  return Array.isArray(keys) ? keys : [];
+}
+
+export function readKeyList(body: unknown): KeyView[] {
+  return keyDocuments(body).map(readKey);
 }
 
 export function readWorkspace(value: unknown): WorkspaceView {

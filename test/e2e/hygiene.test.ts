@@ -241,8 +241,12 @@ describe('rotate --overlap, --finish and --cancel', () => {
     const term = await Terminal.start(['node', SVC_BIN], env(), { columns: 120, rows: 40 });
     try {
       await term.waitFor('rotation pending since');
-      await term.waitFor('Finish the pending rotation');
-      for (let i = 0; i < 8 && !(await term.screen()).includes('❯ Finish the pending rotation'); i++) await term.send('Down');
+      const menu = (await term.waitFor('Finish the pending rotation')).split('\n').filter((line) => /^[❯ ] \S/.test(line));
+      const at = menu.findIndex((line) => line.startsWith('❯'));
+      const target = menu.findIndex((line) => line.includes('Finish the pending rotation'));
+      // Counted, not read back after each key: a screen read too early would mean one press too many.
+      for (let i = at; i < target; i++) await term.send('Down');
+      await term.waitFor('❯ Finish the pending rotation');
       await term.send('Enter');
       await term.waitFor(`Revoke the old key ${fleet}?`);
       await term.send('y', 'Enter');

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
 import { keyHint } from '../../../contract/key-format.js';
-import { isObject, keyStatus, readKey, type KeyView } from '../../../client/key-view.js';
+import { keyDocuments, keyStatus, readKey, type KeyView } from '../../../client/key-view.js';
 import { parseDuration } from '../../duration.js';
 import { matchesFilter, type ListFilter } from '../../key-filters.js';
 import type { Context } from '../../context.js';
@@ -39,7 +39,7 @@ export async function run(ctx: Context, opts: ListOptions = {}): Promise<void> {
   const client = await ctx.client();
   const { body } = await client.listKeys();
   const now = client.serverNow();
-  const documents = isObject(body) && Array.isArray(body.keys) ? (body.keys as unknown[]) : [];
+  const documents = keyDocuments(body);
   const matching = filtered ? documents.filter((doc) => matchesFilter(readKey(doc), filter, now)) : documents;
   if (ctx.globals.json) return printJson(ctx.io, filtered ? { ...(body as object), keys: matching } : body);
   const keys = matching.map(readKey);

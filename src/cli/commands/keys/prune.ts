@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isObject, readKey } from '../../../client/key-view.js';
+import { keyDocuments, readKey } from '../../../client/key-view.js';
 import { keyHint } from '../../../contract/key-format.js';
 import type { Context } from '../../context.js';
 import { parseDuration } from '../../duration.js';
@@ -48,8 +48,7 @@ export async function run(ctx: Context, opts: PruneOptions): Promise<void> {
   const { body } = await client.listKeys();
   const now = client.serverNow();
   const inUse = keyHint(ctx.credentialsUsed!.apiKey);
-  const documents = isObject(body) && Array.isArray(body.keys) ? (body.keys as unknown[]) : [];
-  const matched = documents
+  const matched = keyDocuments(body)
     .map((document) => ({ document, view: readKey(document) }))
     .filter(({ view }) => view.id !== null && matchesPrune(view, criteria, now));
   const targets = matched.filter(({ view }) => {
