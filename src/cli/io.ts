@@ -20,13 +20,43 @@ export interface IO {
   env: NodeJS.ProcessEnv;
 }
 
-export function processIO(): IO {
+export interface ProcessIO {
+  io: IO;
+  /** Resolves once everything written so far to stdout and stderr has been handed to the system. */
+  flushed(): Promise<void>;
+}
+
+/**
+ * The process's own terminal. Node builds process.stdout and process.stderr
+ * on first touch, which costs start-up, so each is touched only when a
+ * command writes to it; `onError` is attached to each as it is built (EPIPE
+ * when the reader has gone), and only those built need flushing.
+ */
+export function processIO(onError: (error: NodeJS.ErrnoException) => void): ProcessIO {
   const noColor = Boolean(process.env.NO_COLOR);
-  const stdoutIsTTY = Boolean(process.stdout.isTTY);
-  const stderrIsTTY = Boolean(process.stderr.isTTY);
-  return {
-    stdout: process.stdout,
-    stderr: process.stderr,
+  const stdoutIsTTY = isatty(1);
+  const stderrIsTTY = isatty(2);
+  const opened: NodeJS.WriteStream[] = [];
+  const open = (stream: () => NodeJS.WriteStream) => {
+    let built: NodeJS.WriteStream | undefined;
+    return () => {
+      if (!built) {
+        built = stream();
+        built.on('error', onError);
+        opened.push(built);
+      }
+      return built;
+    };
+  };
+  const stdout = open(() => process.stdout);
+  const stderr = open(() => process.stderr);
+  const io: IO = {
+    get stdout() {
+      return stdout();
+    },
+    get stderr() {
+      return stderr();
+    },
     // Touching process.stdin builds a stream; most commands never read it.
     get stdin() {
       return process.stdin;
@@ -37,8 +67,11 @@ export function processIO(): IO {
     colorStdout: stdoutIsTTY && !noColor,
     colorStderr: stderrIsTTY && !noColor,
     get columns() {
-      return process.stdout.columns || process.stderr.columns || 80;
+      return (stdoutIsTTY && process.stdout.columns) || (stderrIsTTY && process.stderr.columns) || 80;
     },
     env: process.env,
   };
+  // An empty write's callback runs once everything queued before it is flushed.
+  const flushed = () => Promise.all(opened.map((s) => new Promise<void>((resolve) => s.write('', () => resolve())))).then(() => {});
+  return { io, flushed };
 }

@@ -173,7 +173,8 @@ export class ApiClient {
 
     for (let attempt = 1; ; attempt++) {
       this.options.log?.(`> ${method} ${url} (Authorization: Bearer ${keyHint(apiKey)})`);
-      const started = performance.now();
+      // hrtime, not performance.now(): the latter loads perf_hooks and seven more modules on every command.
+      const started = process.hrtime.bigint();
       let res: HttpResponse | undefined;
       let failure: TransportError | undefined;
       try {
@@ -182,7 +183,7 @@ export class ApiClient {
         if (!(error instanceof TransportError)) throw error;
         failure = error;
       }
-      const latencyMs = Math.round(performance.now() - started);
+      const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
       this.options.log?.(res ? `< ${res.status} in ${latencyMs} ms` : `< ${failure!.message} after ${latencyMs} ms`);
 
       const parsed = res ? parseBody(res) : undefined;
