@@ -81,7 +81,8 @@ const GAP = '  ';
  * A table on a TTY; tab-separated rows under a header line when piped.
  * Each cell is rendered and measured once, then the least useful columns
  * are left out until the rest fit the terminal: one pass, however many rows
- * (cli-table3 lays out every cell against every other, 9 s for 5,000 keys).
+ * (cli-table3, which the first version used, lays out every cell against
+ * every other: 9 s for 5,000 keys).
  */
 export function printRows<T>(io: IO, columns: Column<T>[], rows: T[]): void {
   if (!io.stdoutIsTTY) {
