@@ -181,13 +181,14 @@ export class Context {
     const baseUrl = base.url;
     this.baseUrlUsed = baseUrl;
     this.checkKeyMayGo(base, await this.savedKeyBaseUrl(creds));
+    const log = globals.verbose ? (line: string) => io.stderr.write(`${line}\n`) : undefined;
     this.transport ??= createUndiciTransport({
       proxy: {
         httpProxy: io.env.http_proxy || io.env.HTTP_PROXY || '',
         httpsProxy: io.env.https_proxy || io.env.HTTPS_PROXY || '',
         noProxy: io.env.no_proxy || io.env.NO_PROXY || '',
       },
-      log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+      log,
     });
     return new ApiClient({
       baseUrl,
@@ -198,7 +199,7 @@ export class Context {
       userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
       wait: (event: WaitEvent) => waitWithCountdown(io, this.msg, event),
       onKeyList: (body, nowMs) => this.noteKeyInUse(creds, body, nowMs),
-      log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+      log,
     });
   }
 

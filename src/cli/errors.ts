@@ -37,6 +37,21 @@ export class InterruptedError extends CliError {
   }
 }
 
+/**
+ * A create whose outcome is unknown (docs/contract.md §C4): the request may
+ * have made a key whose secret nobody saw. Carries what the look for such
+ * keys found; the report puts the cause first.
+ */
+export class MaybeCreatedError extends CliError {
+  constructor(
+    readonly cause: unknown,
+    readonly findings: string[],
+  ) {
+    super(findings.join('\n'), ExitCode.failure);
+    this.name = 'MaybeCreatedError';
+  }
+}
+
 /** No key at all: says how to get one. */
 export class NotAuthenticatedError extends CliError {
   constructor(message: string) {

@@ -4,7 +4,7 @@ import { header } from '../client/headers.js';
 import { findSecret, readKey, readKeyList, type KeyView } from '../client/key-view.js';
 import type { CreateKeyRequest } from '../contract/types.js';
 import type { Context } from './context.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode, MaybeCreatedError } from './errors.js';
 import { escapeControls, printJson, relativeTime, styleFor, visible } from './output.js';
 
 /** A key the server just made: its document as it came, and the secret found in it, if any. */
@@ -12,20 +12,6 @@ export interface NewKey {
   document: unknown;
   secret: string | null;
   view: KeyView;
-}
-
-/**
- * A create whose outcome is unknown (docs/contract.md §C4): the request may have made
- * a key whose secret nobody saw. Carries what the look for such keys found.
- */
-export class MaybeCreatedError extends CliError {
-  constructor(
-    readonly cause: unknown,
-    readonly findings: string[],
-  ) {
-    super(findings.join('\n'), ExitCode.failure);
-    this.name = 'MaybeCreatedError';
-  }
 }
 
 /** The server answered, but svc cannot tell which part of the answer is the secret (docs/contract.md §C6). */

@@ -1,8 +1,7 @@
 import { keyHint } from '../contract/key-format.js';
 import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from '../client/errors.js';
 import type { Credentials } from './context.js';
-import { CliError, ExitCode } from './errors.js';
-import { MaybeCreatedError } from './new-key.js';
+import { CliError, ExitCode, MaybeCreatedError } from './errors.js';
 import type { IO } from './io.js';
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
 import { styleFor, visible } from './output.js';

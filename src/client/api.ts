@@ -115,8 +115,19 @@ export class ApiClient {
     }
   }
 
-  getWorkspace(): Promise<ApiResponse<unknown>> {
-    return this.request<unknown>('GET', apiPaths.workspace);
+  /**
+   * GET /workspace, or null where the server does not offer it: the spec
+   * promises no such endpoint (docs/contract.md §C6). Only a 404 or 405 with
+   * an error body in JSON counts as "not offered"; an HTML page is no sign
+   * of the service at all, and is reported as such.
+   */
+  async findWorkspace(): Promise<ApiResponse<unknown> | null> {
+    try {
+      return await this.request<unknown>('GET', apiPaths.workspace);
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 404 || error.status === 405) && error.body) return null;
+      throw error;
+    }
   }
 
   /**

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { ApiClient, ApiResponse } from '../../client/api.js';
-import { ApiError } from '../../client/errors.js';
 import { readWorkspace } from '../../client/key-view.js';
 import { keyHint } from '../../contract/key-format.js';
 import type { Context } from '../context.js';
@@ -69,12 +68,6 @@ export async function run(ctx: Context): Promise<void> {
  * still says whether the key works (docs/contract.md §C6).
  */
 async function readWorkspaceOrList(client: ApiClient): Promise<{ res: ApiResponse<unknown>; workspace: unknown }> {
-  try {
-    const res = await client.getWorkspace();
-    return { res, workspace: res.body };
-  } catch (error) {
-    // A 404 without the service's JSON error body is no sign of the service at all; the report says so.
-    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405) || !error.body) throw error;
-    return { res: await client.listKeys(), workspace: null };
-  }
+  const res = await client.findWorkspace();
+  return res ? { res, workspace: res.body } : { res: await client.listKeys(), workspace: null };
 }

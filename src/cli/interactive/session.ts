@@ -1,5 +1,4 @@
 import { keyHint } from '../../contract/key-format.js';
-import { ApiError } from '../../client/errors.js';
 import type { PendingRotation } from '../config/store.js';
 import { readKeyList, readWorkspace, type KeyView, type WorkspaceView } from '../../client/key-view.js';
 import { createContext, type Context, type Credentials } from '../context.js';
@@ -71,14 +70,7 @@ async function loadView(ctx: Context): Promise<View> {
   if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined, nowMs: Date.now(), pending };
   const client = await ctx.client(credentials);
   const [workspace, list] = await Promise.all([
-    client.getWorkspace().then(
-      (res) => readWorkspace(res.body),
-      (error: unknown) => {
-        // The spec promises no workspace endpoint; the session shows less without one.
-        if (error instanceof ApiError && (error.status === 404 || error.status === 405) && error.body) return null;
-        throw error;
-      },
-    ),
+    client.findWorkspace().then((res) => res && readWorkspace(res.body)),
     client.listKeys(),
   ]);
   return {
