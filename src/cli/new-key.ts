@@ -12,6 +12,8 @@ export interface NewKey {
   document: unknown;
   secret: string | null;
   view: KeyView;
+  /** The server's clock when it answered, for "expires in …". */
+  nowMs: number;
 }
 
 /** The server answered, but svc cannot tell which part of the answer is the secret (docs/contract.md §C6). */
@@ -38,7 +40,7 @@ export async function createKey(ctx: Context, client: ApiClient, request: Create
   const began = Date.now();
   try {
     const { body } = await client.createKey(request);
-    return { document: body, secret: findSecret(body), view: readKey(body) };
+    return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow() };
   } catch (error) {
     if (!mayHaveCreated(error)) throw error;
     // A body svc cannot parse may still hold the secret: print what there is.
@@ -143,7 +145,7 @@ export function showNewKey(ctx: Context, key: NewKey, printDocument = true): voi
   } else if (!io.stdoutIsTTY) {
     io.stdout.write(`${key.secret}\n`);
   } else {
-    msg.success(`Created ${describeNewKey(key.view)}.`);
+    msg.success(`Created ${describeNewKey(key)}.`);
     io.stdout.write(`\n  ${styleFor(io.colorStdout).bold(escapeControls(key.secret))}\n\n`);
   }
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
@@ -153,9 +155,9 @@ export function showNewKey(ctx: Context, key: NewKey, printDocument = true): voi
   );
 }
 
-function describeNewKey(view: KeyView): string {
+function describeNewKey({ view, nowMs }: NewKey): string {
   const parts = [`key${view.name === null ? '' : ` '${visible(view.name)}'`}${view.id === null ? '' : ` (${visible(view.id)})`}`];
-  if (view.expiresKnown) parts.push(view.expiresAt === null ? 'never expires' : `expires ${relativeTime(view.expiresAt, Date.now())}`);
+  if (view.expiresKnown) parts.push(view.expiresAt === null ? 'never expires' : `expires ${relativeTime(view.expiresAt, nowMs)}`);
   if (view.workspaceId !== null) parts.push(`workspace ${visible(view.workspaceId)}`);
   return parts.join(', ');
 }

@@ -117,6 +117,25 @@ describe.each(variations)('against a service with %s', (_, variation) => {
   });
 });
 
+describe.each([3, -3])("a new key's lifetime from a server whose clock is %i hours off", (hours) => {
+  it('is told on the server\'s clock, on a terminal', async () => {
+    const server = await startSpecServer({ clockOffsetMs: hours * HOUR });
+    const term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'on-a-terminal', '--expires-in', '1h'], {
+      SVC_BASE_URL: server.url,
+      SVC_API_KEY: server.apiKey,
+    });
+    try {
+      const screen = await term.waitFor('only time this secret is shown');
+      expect(screen).toContain("Created key 'on-a-terminal'");
+      expect(screen).toContain('expires in 1 hour');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      await term.close();
+      await server.close();
+    }
+  });
+});
+
 describe('a service whose paths differ', () => {
   let server: SpecServer;
   const config = tempConfigDir();

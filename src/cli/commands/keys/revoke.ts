@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { keyHint } from '../../../contract/key-format.js';
+import type { ApiClient } from '../../../client/api.js';
 import { readKeyList, type KeyView } from '../../../client/key-view.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
@@ -34,13 +35,13 @@ export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): 
   idArgs.forEach(checkKeyId);
   const client = await ctx.client();
   // The pick-list and the confirmation show the same listing; it is fetched once.
-  let listed: KeyView[] | undefined;
+  let listed: Listing | undefined;
   let ids = idArgs;
   if (ids.length === 0) {
-    listed = await listForPrompt(ctx, MISSING_ID);
+    listed = await listForPrompt(ctx, client, MISSING_ID);
     ids = await pickKeys(ctx, listed);
   }
-  if (!opts.yes) await confirm(ctx, ids, listed ?? (await listForPrompt(ctx, NEEDS_YES)));
+  if (!opts.yes) await confirm(ctx, ids, listed ?? (await listForPrompt(ctx, client, NEEDS_YES)));
 
   const outcomes: Outcome[] = [];
   const missing: string[] = [];
@@ -66,33 +67,38 @@ export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): 
 const MISSING_ID = 'Missing the key id: svc keys revoke <id>… (see `svc keys list`)';
 const NEEDS_YES = 'Refusing to revoke without confirmation: pass --yes (or run on a terminal to be asked).';
 
+/** The keys, and the server's clock they are read against. */
+interface Listing {
+  keys: KeyView[];
+  nowMs: number;
+}
+
 /** The keys to show a person; with nobody to ask, a usage error saying what to pass instead. */
-async function listForPrompt(ctx: Context, withoutPrompt: string): Promise<KeyView[]> {
+async function listForPrompt(ctx: Context, client: ApiClient, withoutPrompt: string): Promise<Listing> {
   if (!ctx.canPrompt) throw new UsageError(withoutPrompt);
-  return readKeyList((await (await ctx.client()).listKeys()).body);
+  const keys = readKeyList((await client.listKeys()).body);
+  return { keys, nowMs: client.serverNow() };
 }
 
 function inUseHint(ctx: Context): string | undefined {
   return ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
 }
 
-async function pickKeys(ctx: Context, keys: KeyView[]): Promise<string[]> {
+async function pickKeys(ctx: Context, { keys, nowMs }: Listing): Promise<string[]> {
   const choices = keys.filter((k) => k.id !== null);
   if (choices.length === 0) throw new UsageError('There are no keys to revoke.');
   const prompts = await ctx.prompts();
-  const now = Date.now();
   const ids = await prompts.pickMany(
     'Keys to revoke (space to select, enter to confirm):',
-    choices.map((k) => ({ name: describeKey(k, inUseHint(ctx), now), value: k.id! })),
+    choices.map((k) => ({ name: describeKey(k, inUseHint(ctx), nowMs), value: k.id! })),
   );
   if (ids.length === 0) throw new UsageError('No key selected.');
   return ids;
 }
 
-async function confirm(ctx: Context, ids: string[], keys: KeyView[]): Promise<void> {
+async function confirm(ctx: Context, ids: string[], { keys, nowMs: now }: Listing): Promise<void> {
   const prompts = await ctx.prompts();
   const inUse = inUseHint(ctx);
-  const now = Date.now();
   const known = new Map(keys.filter((k) => k.id !== null).map((k) => [k.id!, k]));
   for (const id of ids) {
     const key = known.get(id);
