@@ -1,4 +1,5 @@
 import type { ApiClient, WaitEvent } from '../client/api.js';
+import type { BaseUrlSource, KeySource, RequestOrigin } from '../client/errors.js';
 import { DEFAULT_POLICY } from '../client/policy.js';
 import type { Transport } from '../client/transport.js';
 import { API_PREFIX, DEFAULT_BASE_URL } from '../contract/paths.js';
@@ -10,7 +11,6 @@ import type { IO } from './io.js';
 import { Messages, relativeTime, visible } from './output.js';
 import { readKeyList } from '../client/key-view.js';
 import type { Prompter } from './prompt.js';
-import type { FailureContext } from './report.js';
 
 /** The program-wide options of docs/contract.md §C2, as commander hands them over. */
 export interface GlobalOptions {
@@ -26,9 +26,7 @@ export interface GlobalOptions {
   verbose?: boolean;
 }
 
-/** Where the key came from; `login` is a key being checked before it is saved. */
-export type KeySource = 'env' | 'profile' | 'login';
-export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'default';
+export type { BaseUrlSource, KeySource };
 
 export interface Credentials {
   apiKey: string;
@@ -52,9 +50,8 @@ const BASE_URL_NAMES: Record<BaseUrlSource, string> = {
 export class Context {
   readonly msg: Messages;
   readonly profileName: string;
-  /** Set once credentials are resolved, so a 401 can say which key failed. */
-  credentialsUsed: Credentials | undefined;
-  baseUrlUsed: string | undefined;
+  /** The key this command's clients send; what the after-command warnings are about. */
+  private keyUsed: Credentials | undefined;
   private configStore: ConfigStore | undefined;
   private resolvedBaseUrl: Promise<{ url: string; source: BaseUrlSource }> | undefined;
   /** The key in use as the last key list showed it; the expiry warning reads it. */
@@ -68,16 +65,6 @@ export class Context {
   ) {
     this.msg = new Messages(io, globals.quiet);
     this.profileName = globals.profile || io.env.SVC_PROFILE || 'default';
-  }
-
-  /** What a failure report needs to say which key and server were involved. */
-  failureContext(): FailureContext {
-    return {
-      credentials: this.credentialsUsed,
-      profileName: this.profileName,
-      baseUrl: this.baseUrlUsed,
-      verbose: Boolean(this.globals.verbose),
-    };
   }
 
   /** A fresh context for another profile: nothing resolved is carried over. */
@@ -163,14 +150,14 @@ export class Context {
 
   async credentials(): Promise<Credentials> {
     const found = await this.findCredentials();
-    if (!found) throw new NotAuthenticatedError(`No API key is configured for profile '${this.profileName}'.`);
+    if (!found) throw new NotAuthenticatedError(`No API key is configured for profile '${this.profileName}'.`, this.profileName);
     return found;
   }
 
   /** An API client for the configured key, or for `credentials` when given (login). */
   async client(credentials?: Credentials): Promise<ApiClient> {
     const creds = credentials ?? (await this.credentials());
-    this.credentialsUsed = creds;
+    this.keyUsed = creds;
     const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }, base] = await Promise.all([
       import('../client/api.js'),
       import('../client/transport.js'),
@@ -179,8 +166,15 @@ export class Context {
     ]);
     const { globals, io } = this;
     const baseUrl = base.url;
-    this.baseUrlUsed = baseUrl;
     this.checkKeyMayGo(base, await this.savedKeyBaseUrl(creds));
+    const origin: RequestOrigin = {
+      baseUrl,
+      baseUrlSource: base.source,
+      overriddenBaseUrl: await this.overriddenBaseUrl(creds, base),
+      keyHint: keyHint(creds.apiKey),
+      keySource: creds.source,
+      profile: this.profileName,
+    };
     const log = globals.verbose ? (line: string) => io.stderr.write(`${line}\n`) : undefined;
     this.transport ??= createUndiciTransport({
       proxy: {
@@ -200,7 +194,24 @@ export class Context {
       wait: (event: WaitEvent) => waitWithCountdown(io, this.msg, event),
       onKeyList: (body, nowMs) => this.noteKeyInUse(creds, body, nowMs),
       log,
+      origin,
     });
+  }
+
+  /**
+   * The profile's saved server when --base-url or SVC_BASE_URL sends a key
+   * being logged in elsewhere, so a 401 can say so. A saved key never goes
+   * elsewhere (checkKeyMayGo), and a key from SVC_API_KEY belongs to no profile.
+   */
+  private async overriddenBaseUrl(creds: Credentials, base: { url: string; source: BaseUrlSource }): Promise<string | null> {
+    if (creds.source !== 'login' || (base.source !== 'flag' && base.source !== 'env')) return null;
+    const saved = (await this.config()).getProfile(this.profileName).baseUrl;
+    return saved && !sameServer(saved, base.url) ? saved : null;
+  }
+
+  /** The profile's key was replaced during the command (a rotation saved): the after-command warnings are about the new one. */
+  keyReplaced(apiKey: string): void {
+    this.keyUsed = { apiKey, source: 'profile' };
   }
 
   /** Remembers when the key in use expires, from a key list this command read anyway. */
@@ -218,7 +229,7 @@ export class Context {
    * when the command opened it anyway.
    */
   async afterCommand(): Promise<void> {
-    const creds = this.credentialsUsed;
+    const creds = this.keyUsed;
     if (!creds) return;
     const hint = keyHint(creds.apiKey);
     const config = this.configStore;

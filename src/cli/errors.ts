@@ -52,10 +52,16 @@ export class MaybeCreatedError extends CliError {
   }
 }
 
-/** No key at all: says how to get one. */
+/** No key at all: says how to get one, for the profile in question. */
 export class NotAuthenticatedError extends CliError {
-  constructor(message: string) {
-    super(`${message}\nRun \`svc login\` to save a key, or set SVC_API_KEY.`, ExitCode.unauthenticated);
+  constructor(message: string, profile: string) {
+    super(`${message}\nRun \`${loginCommand(profile)}\` to save a key, or set SVC_API_KEY.`, ExitCode.unauthenticated);
     this.name = 'NotAuthenticatedError';
   }
+}
+
+/** The login that saves a key to `profile`: `--profile` is named unless it is the default, quoted for a shell where need be. */
+export function loginCommand(profile: string): string {
+  if (profile === 'default') return 'svc login';
+  return `svc login --profile ${/^[\w.@%+=:,/-]+$/.test(profile) ? profile : `'${profile.replace(/'/g, "'\\''")}'`}`;
 }

@@ -25,8 +25,6 @@ export function integerAtLeast(min: number) {
 export interface Program {
   program: Command;
   app: App;
-  /** The context of the command that ran, for the failure report. */
-  context(): Context | undefined;
 }
 
 export function createProgram(io: IO): Program {
@@ -72,18 +70,16 @@ Examples:
       writeErr: (s) => io.stderr.write(s),
     });
 
-  let current: Context | undefined;
   const app: App = {
     io,
     action(run) {
       return async (...args: unknown[]) => {
         const command = args[args.length - 1] as Command;
         const ctx = createContext(io, command.optsWithGlobals() as GlobalOptions);
-        current = ctx;
         await run(ctx, ...(args.slice(0, -1) as never));
         await ctx.afterCommand();
       };
     },
   };
-  return { program, app, context: () => current };
+  return { program, app };
 }

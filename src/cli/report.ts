@@ -1,15 +1,11 @@
-import { keyHint } from '../contract/key-format.js';
-import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from '../client/errors.js';
-import type { Credentials } from './context.js';
-import { CliError, ExitCode, MaybeCreatedError } from './errors.js';
+import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
+import { CliError, ExitCode, loginCommand, MaybeCreatedError } from './errors.js';
 import type { IO } from './io.js';
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
 import { styleFor, visible } from './output.js';
 
-export interface FailureContext {
-  credentials?: Credentials;
-  profileName: string;
-  baseUrl?: string;
+/** How much of an unexpected error to show; everything else a report says comes with the error itself. */
+export interface ReportOptions {
   verbose: boolean;
 }
 
@@ -22,9 +18,9 @@ interface Report {
 const LOOK_AT_LIST = 'Run `svc keys list` to see whether it took effect before trying again.';
 
 /** The one place an error becomes an operator message and an exit code. */
-export function describeFailure(error: unknown, ctx: FailureContext): Report {
+export function describeFailure(error: unknown, options: ReportOptions): Report {
   if (error instanceof MaybeCreatedError) {
-    const cause = describeFailure(error.cause, ctx).lines.filter((line) => line !== LOOK_AT_LIST);
+    const cause = describeFailure(error.cause, options).lines.filter((line) => line !== LOOK_AT_LIST);
     return { exitCode: error.exitCode, lines: [...cause, ...error.findings] };
   }
   if (error instanceof CliError) return { exitCode: error.exitCode, lines: error.message.split('\n') };
@@ -41,9 +37,9 @@ export function describeFailure(error: unknown, ctx: FailureContext): Report {
       ],
     };
   }
-  if (error instanceof ApiError) return describeApiError(error, ctx);
+  if (error instanceof ApiError) return describeApiError(error);
   if (error instanceof NetworkError) {
-    const where = ctx.baseUrl ? ` ${ctx.baseUrl}` : '';
+    const where = error.origin ? ` ${error.origin.baseUrl}` : '';
     const lines = [`Could not get an answer from${where}: ${error.message}.`];
     if (error.final && !error.mayHaveReachedServer) {
       lines.push('Not retried: trying again would fail the same way.');
@@ -60,39 +56,31 @@ export function describeFailure(error: unknown, ctx: FailureContext): Report {
     return { exitCode: ExitCode.failure, lines };
   }
   if (error instanceof UnexpectedResponseError) {
-    return { exitCode: ExitCode.failure, lines: [`Unexpected response: ${error.message}.`, notTheService(ctx)] };
+    return { exitCode: ExitCode.failure, lines: [`Unexpected response: ${error.message}.`, notTheService(error.origin)] };
   }
   const bug = error instanceof Error ? error : new Error(String(error));
   return {
     exitCode: ExitCode.failure,
     lines: [
       `Unexpected error: ${bug.message}`,
-      ...(ctx.verbose && bug.stack ? bug.stack.split('\n').slice(1) : ['Run again with --verbose for details.']),
+      ...(options.verbose && bug.stack ? bug.stack.split('\n').slice(1) : ['Run again with --verbose for details.']),
     ],
   };
 }
 
-function describeApiError(error: ApiError, ctx: FailureContext): Report {
+function describeApiError(error: ApiError): Report {
   const serverText = error.body?.error ?? `HTTP ${error.status}`;
+  const { origin } = error;
   if (error.status === 401) {
-    const creds = ctx.credentials;
-    const source = !creds
-      ? 'no key'
-      : creds.source === 'env'
-        ? 'from the SVC_API_KEY environment variable'
-        : creds.source === 'login'
-          ? '(the key given to svc login; nothing was saved)'
-          : `from profile '${ctx.profileName}' in the config store`;
     return {
       exitCode: ExitCode.unauthenticated,
       lines: [
         `Authentication failed (401): ${visible(serverText)}.`,
         'The key is unknown, disabled, expired or revoked.',
-        `  key:    ${creds ? keyHint(creds.apiKey) : '(none)'} ${source}`,
-        ...(ctx.baseUrl ? [`  server: ${ctx.baseUrl}`] : []),
-        creds?.source === 'env'
+        ...(origin ? describeOrigin(origin) : []),
+        origin?.keySource === 'env'
           ? 'Next: put a working key in SVC_API_KEY, or unset it to use the saved profile.'
-          : 'Next: run `svc login` with a working key (create one where you still have access, or re-enable this one).',
+          : `Next: run \`${loginCommand(origin?.profile ?? 'default')}\` with a working key (create one where you still have access, or re-enable this one).`,
       ],
     };
   }
@@ -110,14 +98,14 @@ function describeApiError(error: ApiError, ctx: FailureContext): Report {
   if (error.foreignBody !== null) {
     return {
       exitCode: ExitCode.failure,
-      lines: [`${where} answered ${error.status} with ${error.foreignBody}, not the service's JSON.`, notTheService(ctx)],
+      lines: [`${where} answered ${error.status} with ${error.foreignBody}, not the service's JSON.`, notTheService(origin)],
     };
   }
   if ((error.status === 404 || error.status === 405) && COLLECTIONS.has(error.path)) {
     return {
       exitCode: ExitCode.failure,
       lines: [
-        `The server${ctx.baseUrl ? ` at ${ctx.baseUrl}` : ''} does not offer ${where} (${error.status}${code}): ${visible(serverText)}`,
+        `The server${origin ? ` at ${origin.baseUrl}` : ''} does not offer ${where} (${error.status}${code}): ${visible(serverText)}`,
         'It may use another path for this; `svc api` calls any path below /api/service (see `svc api --help`).',
       ],
     };
@@ -137,16 +125,32 @@ function describeApiError(error: ApiError, ctx: FailureContext): Report {
  */
 const COLLECTIONS = new Set<string>([apiPaths.keys, apiPaths.workspace]);
 
-function notTheService(ctx: FailureContext): string {
-  return `Is ${ctx.baseUrl ?? 'the base URL'} the service's address? It is set with --base-url, SVC_BASE_URL or \`svc login\`.`;
+/** The key and server lines of a 401: which key, from where, sent where. */
+function describeOrigin(origin: RequestOrigin): string[] {
+  const source =
+    origin.keySource === 'env'
+      ? 'from the SVC_API_KEY environment variable'
+      : origin.keySource === 'login'
+        ? '(the key given to svc login; nothing was saved)'
+        : `from profile '${visible(origin.profile)}' in the config store`;
+  const lines = [`  key:    ${origin.keyHint} ${source}`, `  server: ${origin.baseUrl}`];
+  if (origin.overriddenBaseUrl !== null) {
+    const by = origin.baseUrlSource === 'flag' ? '--base-url' : 'SVC_BASE_URL';
+    lines.push(`          (from ${by}; profile '${visible(origin.profile)}' is saved for ${origin.overriddenBaseUrl})`);
+  }
+  return lines;
+}
+
+function notTheService(origin: RequestOrigin | null): string {
+  return `Is ${origin?.baseUrl ?? 'the base URL'} the service's address? It is set with --base-url, SVC_BASE_URL or \`svc login\`.`;
 }
 
 export function printFailure(io: IO, lines: string[]): void {
   io.stderr.write(`${styleFor(io.colorStderr).red('error:')} ${lines.join('\n')}\n`);
 }
 
-export function reportFailure(io: IO, error: unknown, ctx: FailureContext): ExitCode {
-  const { exitCode, lines } = describeFailure(error, ctx);
+export function reportFailure(io: IO, error: unknown, options: ReportOptions): ExitCode {
+  const { exitCode, lines } = describeFailure(error, options);
   if (exitCode !== ExitCode.interrupted) printFailure(io, lines);
   return exitCode;
 }

@@ -35,7 +35,7 @@ export async function renderMan(io: IO, info: { version: string }): Promise<stri
 
 /** Parses and runs one `svc` invocation; returns its exit code. */
 export async function run(argv: string[], io: IO): Promise<number> {
-  const { program, context } = buildProgram(io);
+  const { program } = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
@@ -44,12 +44,6 @@ export async function run(argv: string[], io: IO): Promise<number> {
       // Commander has already printed its message or the help text.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    // No context means the failure came before any command ran.
-    const ctx = context();
-    return reportFailure(
-      io,
-      error,
-      ctx?.failureContext() ?? { profileName: 'default', verbose: argv.includes('--verbose') },
-    );
+    return reportFailure(io, error, { verbose: program.opts().verbose === true || argv.includes('--verbose') });
   }
 }

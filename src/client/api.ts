@@ -2,7 +2,7 @@ import { API_PREFIX, apiPaths } from '../contract/paths.js';
 import { isErrorBody } from '../contract/errors.js';
 import { keyHint } from '../contract/key-format.js';
 import type { CreateKeyRequest } from '../contract/types.js';
-import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError } from './errors.js';
+import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
 import { header } from './headers.js';
 import { keyDocuments, readKey, type KeyView } from './key-view.js';
 import { nextStep, rateLimitSeconds, type RetryPolicy } from './policy.js';
@@ -31,6 +31,8 @@ export interface ClientOptions {
   onKeyList?: (body: unknown, serverNowMs: number) => void;
   now?: () => number;
   random?: () => number;
+  /** Which key and server, carried on every error this client throws so a report can name them. */
+  origin: RequestOrigin;
 }
 
 export interface ApiResponse<T> {
@@ -63,6 +65,15 @@ export class ApiClient {
     return this.options.baseUrl;
   }
 
+  /** The hint of the key this client sends (sk_…abcd), for telling which listed key is in use. */
+  get keyHint(): string {
+    return keyHint(this.options.apiKey);
+  }
+
+  get origin(): RequestOrigin {
+    return this.options.origin;
+  }
+
   async listKeys(opts: RequestOptions = {}): Promise<ApiResponse<unknown>> {
     const res = await this.request<unknown>('GET', apiPaths.keys, opts);
     this.options.onKeyList?.(res.body, this.serverNow());
@@ -82,7 +93,7 @@ export class ApiClient {
       if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
       const { body } = await this.listKeys();
       const document = keyDocuments(body).find((doc) => readKey(doc).id === id);
-      if (document === undefined) throw error.status === 404 ? error : new ApiError(404, null, 'GET', apiPaths.key(id));
+      if (document === undefined) throw error.status === 404 ? error : new ApiError(404, null, 'GET', apiPaths.key(id), { origin: this.origin });
       return { view: readKey(document), document };
     }
   }
@@ -237,10 +248,11 @@ export class ApiClient {
               rateLimitSeconds(header(res!, 'retry-after'), header(res!, RATE_LIMIT_HEADERS.reset), env.nowMs),
               state.waitedSeconds,
               step.reason === 'no-wait' ? 'no-wait' : 'budget',
+              this.origin,
             );
           }
-          if (res) throw apiError(res, parsed, method, path, afterLostAnswer);
-          throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt, failure!.final);
+          if (res) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin);
+          throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt, failure!.final, this.origin);
       }
     }
   }
@@ -253,18 +265,25 @@ export class ApiClient {
     latencyMs: number,
     afterLostAnswer: boolean,
   ): ApiResponse<T> {
-    if (res.status < 200 || res.status >= 300) throw apiError(res, parsed, method, path, afterLostAnswer);
+    if (res.status < 200 || res.status >= 300) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin);
     if (res.status !== 204 && parsed === undefined) {
-      throw new UnexpectedResponseError(`${method} ${path} answered ${res.status} without a JSON body`, method, path, res.text);
+      throw new UnexpectedResponseError(`${method} ${path} answered ${res.status} without a JSON body`, method, path, res.text, this.origin);
     }
     return { status: res.status, headers: res.headers, body: (parsed ?? null) as T, latencyMs, afterLostAnswer };
   }
 }
 
-function apiError(res: HttpResponse, parsed: unknown, method: string, path: string, afterLostAnswer: boolean): ApiError {
+function apiError(
+  res: HttpResponse,
+  parsed: unknown,
+  method: string,
+  path: string,
+  afterLostAnswer: boolean,
+  origin: RequestOrigin,
+): ApiError {
   const foreignBody = res.text.trim() !== '' && parsed === undefined ? (header(res, 'content-type') ?? 'no Content-Type') : null;
   const location = res.status >= 300 && res.status < 400 ? header(res, 'location') : null;
-  return new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, { afterLostAnswer, foreignBody, location });
+  return new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, { afterLostAnswer, foreignBody, location, origin });
 }
 
 function parseBody(res: HttpResponse): unknown {

@@ -1,5 +1,25 @@
 import type { ErrorBody } from '../contract/errors.js';
 
+/** Where the key came from; `login` is a key being checked before it is saved. */
+export type KeySource = 'env' | 'profile' | 'login';
+/** Where the base URL came from: --base-url, SVC_BASE_URL, the profile, or svc's default. */
+export type BaseUrlSource = 'flag' | 'env' | 'profile' | 'default';
+
+/**
+ * Which key went to which server, for whom: what a failure report names
+ * (docs/contract.md §C4). The client carries it on every error it throws and
+ * reads nothing in it.
+ */
+export interface RequestOrigin {
+  baseUrl: string;
+  baseUrlSource: BaseUrlSource;
+  /** The server the profile is saved for, when --base-url or SVC_BASE_URL sent the request elsewhere. */
+  overriddenBaseUrl: string | null;
+  keyHint: string;
+  keySource: KeySource;
+  profile: string;
+}
+
 /** What an answer said beyond its status and error body. */
 export interface ApiErrorDetails {
   /** An earlier attempt of this request may have reached the server and done its work (docs/contract.md §C4). */
@@ -8,6 +28,7 @@ export interface ApiErrorDetails {
   foreignBody?: string | null;
   /** Where a redirect pointed; svc never follows one (docs/contract.md §C4). */
   location?: string | null;
+  origin?: RequestOrigin | null;
 }
 
 /** The server answered with a status the caller did not ask to handle. */
@@ -15,6 +36,7 @@ export class ApiError extends Error {
   readonly afterLostAnswer: boolean;
   readonly foreignBody: string | null;
   readonly location: string | null;
+  readonly origin: RequestOrigin | null;
 
   constructor(
     readonly status: number,
@@ -28,6 +50,7 @@ export class ApiError extends Error {
     this.afterLostAnswer = details.afterLostAnswer ?? false;
     this.foreignBody = details.foreignBody ?? null;
     this.location = details.location ?? null;
+    this.origin = details.origin ?? null;
   }
 
   get code(): string | undefined {
@@ -41,6 +64,7 @@ export class RateLimitedError extends Error {
     readonly retryAfterSeconds: number,
     readonly waitedSeconds: number,
     readonly reason: 'no-wait' | 'budget',
+    readonly origin: RequestOrigin | null = null,
   ) {
     super('Rate limit exceeded');
     this.name = 'RateLimitedError';
@@ -58,6 +82,7 @@ export class NetworkError extends Error {
     readonly attempts: number,
     /** Not retried: trying again cannot help, and the message names the fix. */
     readonly final = false,
+    readonly origin: RequestOrigin | null = null,
   ) {
     super(message);
     this.name = 'NetworkError';
@@ -72,6 +97,7 @@ export class UnexpectedResponseError extends Error {
     readonly path: string,
     /** The body as received, which may still hold something the caller must not lose (a new key's secret). */
     readonly text: string,
+    readonly origin: RequestOrigin | null = null,
   ) {
     super(message);
     this.name = 'UnexpectedResponseError';

@@ -89,7 +89,8 @@ describe('svc with no command on a terminal', () => {
     await t.waitFor('locks the session out. Go ahead?');
     await t.send('y', 'Enter');
     const screen = await t.waitFor('unknown, disabled, expired or revoked');
-    expect(screen).toContain(`sk_${own.secret.slice(3, 7)}…${own.secret.slice(-4)}`);
+    expect(screen).toContain(`key:    sk_${own.secret.slice(3, 7)}…${own.secret.slice(-4)} from the SVC_API_KEY environment variable`);
+    expect(screen).not.toContain('(none)');
     expect(await t.exitCode()).toBe(3);
   });
 

@@ -34,6 +34,7 @@ function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}) {
     },
     log: (line) => log.push(line),
     random: () => 0.5,
+    origin: { baseUrl: 'http://svc.test', baseUrlSource: 'flag', overriddenBaseUrl: null, keyHint: 'sk_…WXYZ', keySource: 'env', profile: 'default' },
   });
   return { client, requests, waits, log };
 }

@@ -35,7 +35,7 @@ export async function run(ctx: Context): Promise<void> {
       line('Server', `${base.url} (${SOURCE_TEXT[base.source]})`);
       line('Key', 'none');
     }
-    throw new NotAuthenticatedError(`Not logged in: no API key for profile '${ctx.profileName}'.`);
+    throw new NotAuthenticatedError(`Not logged in: no API key for profile '${ctx.profileName}'.`, ctx.profileName);
   }
 
   const client = await ctx.client(creds);

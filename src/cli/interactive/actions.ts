@@ -1,4 +1,3 @@
-import { keyHint } from '../../contract/key-format.js';
 import { keyStatus, type KeyView } from '../../client/key-view.js';
 import type { Context } from '../context.js';
 import { parseDuration } from '../duration.js';
@@ -57,7 +56,7 @@ export const ACTIONS = {
         ]));
       if (enabled && isKeyInUse(key, view.inUse)) {
         if (!(await prompts.confirm(`Disable ${label(key)}?`))) return;
-        if (!(await confirmLockOut(ctx, 'Disabling'))) return;
+        if (!(await confirmLockOut(ctx, view, 'Disabling'))) return;
       }
       await setEnabled(ctx, key.id, !enabled);
     },
@@ -69,7 +68,7 @@ export const ACTIONS = {
       const key = await pickKey(ctx, view, 'Key to revoke:');
       const prompts = await ctx.prompts();
       if (!(await prompts.confirm(`Revoke ${label(key)}? This cannot be undone.`))) return;
-      if (isKeyInUse(key, view.inUse) && !(await confirmLockOut(ctx, 'Revoking'))) return;
+      if (isKeyInUse(key, view.inUse) && !(await confirmLockOut(ctx, view, 'Revoking'))) return;
       await revoke(ctx, [key.id], { yes: true });
     },
   },
@@ -167,9 +166,9 @@ function label(key: PickedKey): string {
 }
 
 /** The second, explicit confirmation before the session cuts off its own key. */
-async function confirmLockOut(ctx: Context, doing: string): Promise<boolean> {
+async function confirmLockOut(ctx: Context, view: View, doing: string): Promise<boolean> {
   const prompts = await ctx.prompts();
   return prompts.confirm(
-    `${doing} the key this session uses (${keyHint(ctx.credentialsUsed!.apiKey)}) locks the session out. Go ahead?`,
+    `${doing} the key this session uses (${view.inUse}) locks the session out. Go ahead?`,
   );
 }

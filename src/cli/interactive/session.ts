@@ -44,7 +44,7 @@ export async function runSession(start: Context): Promise<void> {
     try {
       ctx = (await ACTIONS[choice].run(ctx, view)) ?? ctx;
     } catch (error) {
-      const { exitCode, lines } = describeFailure(error, ctx.failureContext());
+      const { exitCode, lines } = describeFailure(error, { verbose: ctx.globals.verbose === true });
       // A rejected key or Ctrl-C ends the session; anything else is shown and the menu returns.
       if (exitCode === ExitCode.unauthenticated || exitCode === ExitCode.interrupted) throw error;
       printFailure(ctx.io, lines);

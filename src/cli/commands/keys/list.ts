@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
 import type { ChalkInstance } from 'chalk';
-import { keyHint } from '../../../contract/key-format.js';
 import { keyDocuments, keyStatus, readKey, type KeyView } from '../../../client/key-view.js';
 import { parseDuration } from '../../duration.js';
 import { matchesFilter, type ListFilter } from '../../key-filters.js';
@@ -43,7 +42,7 @@ export async function run(ctx: Context, opts: ListOptions = {}): Promise<void> {
   const matching = filtered ? documents.filter((doc) => matchesFilter(readKey(doc), filter, now)) : documents;
   if (ctx.globals.json) return printJson(ctx.io, filtered ? { ...(body as object), keys: matching } : body);
   const keys = matching.map(readKey);
-  const inUse = ctx.credentialsUsed ? keyHint(ctx.credentialsUsed.apiKey) : undefined;
+  const inUse = client.keyHint;
   if (keys.length === 0 && ctx.io.stdoutIsTTY) {
     ctx.msg.info(filtered ? 'No key matches.' : 'No keys yet. Create one with `svc keys create <name>`.');
     return;

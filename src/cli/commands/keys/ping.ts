@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { keyHint } from '../../../contract/key-format.js';
 import type { Context } from '../../context.js';
 import { printJson } from '../../output.js';
 import type { App } from '../../program.js';
@@ -17,7 +16,6 @@ export function register(keys: Command, app: App): void {
 export async function run(ctx: Context): Promise<void> {
   const client = await ctx.client();
   const res = await client.listKeys();
-  const creds = ctx.credentialsUsed!;
   const rateLimit = readRateLimit(res);
   if (ctx.globals.json) {
     printJson(ctx.io, {
@@ -25,13 +23,13 @@ export async function run(ctx: Context): Promise<void> {
       status: res.status,
       latencyMs: res.latencyMs,
       baseUrl: client.baseUrl,
-      key: { hint: keyHint(creds.apiKey), source: creds.source },
+      key: { hint: client.keyHint, source: client.origin.keySource },
       rateLimit,
     });
     return;
   }
   if (ctx.globals.quiet) return;
   ctx.io.stdout.write(
-    `Key ${keyHint(creds.apiKey)} works: ${res.status} from ${client.baseUrl} in ${res.latencyMs} ms; ${describeRateLimit(rateLimit)}.\n`,
+    `Key ${client.keyHint} works: ${res.status} from ${client.baseUrl} in ${res.latencyMs} ms; ${describeRateLimit(rateLimit)}.\n`,
   );
 }

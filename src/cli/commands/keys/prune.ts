@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { keyDocuments, readKey } from '../../../client/key-view.js';
-import { keyHint } from '../../../contract/key-format.js';
 import type { Context } from '../../context.js';
 import { parseDuration } from '../../duration.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
@@ -47,7 +46,7 @@ export async function run(ctx: Context, opts: PruneOptions): Promise<void> {
   const client = await ctx.client();
   const { body } = await client.listKeys();
   const now = client.serverNow();
-  const inUse = keyHint(ctx.credentialsUsed!.apiKey);
+  const inUse = client.keyHint;
   const matched = keyDocuments(body)
     .map((document) => ({ document, view: readKey(document) }))
     .filter(({ view }) => view.id !== null && matchesPrune(view, criteria, now));

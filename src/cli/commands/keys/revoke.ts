@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { keyHint } from '../../../contract/key-format.js';
 import type { ApiClient } from '../../../client/api.js';
 import { readKeyList, type KeyView } from '../../../client/key-view.js';
 import type { Context } from '../../context.js';
@@ -71,34 +70,31 @@ const NEEDS_YES = 'Refusing to revoke without confirmation: pass --yes (or run o
 interface Listing {
   keys: KeyView[];
   nowMs: number;
+  /** The hint of the key svc is using. */
+  inUse: string;
 }
 
 /** The keys to show a person; with nobody to ask, a usage error saying what to pass instead. */
 async function listForPrompt(ctx: Context, client: ApiClient, withoutPrompt: string): Promise<Listing> {
   if (!ctx.canPrompt) throw new UsageError(withoutPrompt);
   const keys = readKeyList((await client.listKeys()).body);
-  return { keys, nowMs: client.serverNow() };
+  return { keys, nowMs: client.serverNow(), inUse: client.keyHint };
 }
 
-function inUseHint(ctx: Context): string | undefined {
-  return ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey);
-}
-
-async function pickKeys(ctx: Context, { keys, nowMs }: Listing): Promise<string[]> {
+async function pickKeys(ctx: Context, { keys, nowMs, inUse }: Listing): Promise<string[]> {
   const choices = keys.filter((k) => k.id !== null);
   if (choices.length === 0) throw new UsageError('There are no keys to revoke.');
   const prompts = await ctx.prompts();
   const ids = await prompts.pickMany(
     'Keys to revoke (space to select, enter to confirm):',
-    choices.map((k) => ({ name: describeKey(k, inUseHint(ctx), nowMs), value: k.id! })),
+    choices.map((k) => ({ name: describeKey(k, inUse, nowMs), value: k.id! })),
   );
   if (ids.length === 0) throw new UsageError('No key selected.');
   return ids;
 }
 
-async function confirm(ctx: Context, ids: string[], { keys, nowMs: now }: Listing): Promise<void> {
+async function confirm(ctx: Context, ids: string[], { keys, nowMs: now, inUse }: Listing): Promise<void> {
   const prompts = await ctx.prompts();
-  const inUse = inUseHint(ctx);
   const known = new Map(keys.filter((k) => k.id !== null).map((k) => [k.id!, k]));
   for (const id of ids) {
     const key = known.get(id);

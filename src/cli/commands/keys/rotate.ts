@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import { keyHint } from '../../../contract/key-format.js';
 import type { ApiClient } from '../../../client/api.js';
 import type { KeyView } from '../../../client/key-view.js';
 import type { Context } from '../../context.js';
@@ -73,7 +72,7 @@ export async function rotate(ctx: Context, id: string, opts: RotateOptions): Pro
   } catch (error) {
     throw isNotFound(error) ? keyNotFound(id) : error;
   }
-  const replacesKeyInUse = isKeyInUse(old, keyHint(ctx.credentialsUsed!.apiKey));
+  const replacesKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow());
   const name = old.name ?? id;
   const created = await createKey(ctx, client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt });
@@ -88,9 +87,9 @@ export async function rotate(ctx: Context, id: string, opts: RotateOptions): Pro
         `The new key anchors to workspace ${visible(to)} (your active one), not ${visible(from)}: its rate limit and plan follow ${visible(to)}.`,
       );
     }
-    if (replacesKeyInUse) await offerToSave(ctx, created.secret!, opts);
+    if (replacesKeyInUse) await offerToSave(ctx, client, created.secret!, opts);
     if (opts.overlap) return await recordOverlap(ctx, id, created);
-    else if (replacesKeyInUse === null && ctx.credentialsUsed!.source === 'profile') {
+    else if (replacesKeyInUse === null && client.origin.keySource === 'profile') {
       ctx.msg.warn(`This server shows no key hints, so svc cannot tell whether ${visible(id)} is the key profile '${ctx.profileName}' uses; if it is, run \`svc login\` with the new one.`);
     }
     previous = await retireOldKey(client, id, created, opts);
@@ -181,9 +180,8 @@ export function replacementExpiry(old: KeyView, nowMs: number): { expiresAt: str
   return { expiresAt: new Date(nowMs + (old.expiresAt - old.createdAt)).toISOString(), unknown: false };
 }
 
-async function offerToSave(ctx: Context, secret: string, opts: RotateOptions): Promise<void> {
-  const creds = ctx.credentialsUsed!;
-  if (creds.source === 'env') {
+async function offerToSave(ctx: Context, client: ApiClient, secret: string, opts: RotateOptions): Promise<void> {
+  if (client.origin.keySource === 'env') {
     ctx.msg.warn('You are rotating the key in SVC_API_KEY: put the new secret there before the next command.');
     return;
   }
@@ -197,6 +195,6 @@ async function offerToSave(ctx: Context, secret: string, opts: RotateOptions): P
   }
   const config = await ctx.config();
   config.setProfile(ctx.profileName, { ...config.getProfile(ctx.profileName), apiKey: secret });
-  ctx.credentialsUsed = { apiKey: secret, source: 'profile' };
+  ctx.keyReplaced(secret);
   ctx.msg.success(`Saved the new key to profile '${ctx.profileName}'.`);
 }

@@ -1,4 +1,3 @@
-import { keyHint } from '../../../contract/key-format.js';
 import type { Context } from '../../context.js';
 import { printJson, visible } from '../../output.js';
 import { checkKeyId, isKeyInUse, isNotFound, keyNotFound } from './common.js';
@@ -23,9 +22,9 @@ export async function setEnabled(ctx: Context, idArg: string, enabled: boolean):
   if (result.changed) ctx.msg.success(`${enabled ? 'Enabled' : 'Disabled'} ${label}.`);
   else ctx.msg.info(`${label} is already ${state}.`);
   if (enabled) return;
-  const inUse = isKeyInUse(key, ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey));
+  const inUse = isKeyInUse(key, client.keyHint);
   if (inUse) ctx.msg.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
-  else if (inUse === null && ctx.credentialsUsed) {
+  else if (inUse === null) {
     ctx.msg.info('(This server shows no key hints, so svc cannot tell whether that was the key it is using.)');
   }
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { keyStatus, type KeyView } from '../../../client/key-view.js';
-import { keyHint } from '../../../contract/key-format.js';
 import type { Context } from '../../context.js';
 import { printJson, relativeTime, styleFor, visible } from '../../output.js';
 import type { App } from '../../program.js';
@@ -27,7 +26,7 @@ export async function run(ctx: Context, idArg: string): Promise<void> {
     throw isNotFound(error) ? keyNotFound(id) : error;
   }
   if (ctx.globals.json) return printJson(ctx.io, found.document);
-  const rows = fields(found.view, client.serverNow(), ctx.credentialsUsed && keyHint(ctx.credentialsUsed.apiKey));
+  const rows = fields(found.view, client.serverNow(), client.keyHint);
   if (!ctx.io.stdoutIsTTY) {
     ctx.io.stdout.write(rows.map(([label, , plain]) => `${label.toLowerCase()}\t${plain}\n`).join(''));
     return;

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, NetworkError, UnexpectedResponseError, type RequestOrigin } from '../../src/client/errors.js';
+import { loginCommand, NotAuthenticatedError } from '../../src/cli/errors.js';
+import { describeFailure } from '../../src/cli/report.js';
+
+const origin = (over: Partial<RequestOrigin> = {}): RequestOrigin => ({
+  baseUrl: 'https://api.example.com',
+  baseUrlSource: 'profile',
+  overriddenBaseUrl: null,
+  keyHint: 'sk_abcd…wxyz',
+  keySource: 'profile',
+  profile: 'default',
+  ...over,
+});
+
+const unauthorized = (o: RequestOrigin) =>
+  new ApiError(401, { error: 'Invalid API key', code: 'UNAUTHENTICATED' }, 'GET', '/user/api-keys', { origin: o });
+
+const report = (error: unknown) => describeFailure(error, { verbose: false });
+
+describe('the 401 report names the key, its source and the server from the error alone', () => {
+  it('a saved key of the default profile: svc login', () => {
+    const { exitCode, lines } = report(unauthorized(origin()));
+    expect(exitCode).toBe(3);
+    expect(lines).toContain("  key:    sk_abcd…wxyz from profile 'default' in the config store");
+    expect(lines).toContain('  server: https://api.example.com');
+    expect(lines.at(-1)).toMatch(/^Next: run `svc login` with a working key/);
+  });
+
+  it('a saved key of another profile: the login names that profile', () => {
+    const { lines } = report(unauthorized(origin({ profile: 'second' })));
+    expect(lines).toContain("  key:    sk_abcd…wxyz from profile 'second' in the config store");
+    expect(lines.at(-1)).toMatch(/^Next: run `svc login --profile second` with a working key/);
+  });
+
+  it('a key from SVC_API_KEY: says to fix the variable', () => {
+    const { lines } = report(unauthorized(origin({ keySource: 'env', profile: 'second' })));
+    expect(lines).toContain('  key:    sk_abcd…wxyz from the SVC_API_KEY environment variable');
+    expect(lines.at(-1)).toBe('Next: put a working key in SVC_API_KEY, or unset it to use the saved profile.');
+  });
+
+  it('a key being logged in, sent elsewhere by --base-url or SVC_BASE_URL: says which server the profile is saved for', () => {
+    for (const [baseUrlSource, by] of [['flag', '--base-url'], ['env', 'SVC_BASE_URL']] as const) {
+      const { lines } = report(
+        unauthorized(origin({ keySource: 'login', profile: 'ci', baseUrlSource, baseUrl: 'http://127.0.0.1:9', overriddenBaseUrl: 'https://api.example.com' })),
+      );
+      expect(lines).toContain('  key:    sk_abcd…wxyz (the key given to svc login; nothing was saved)');
+      expect(lines).toContain('  server: http://127.0.0.1:9');
+      expect(lines).toContain(`          (from ${by}; profile 'ci' is saved for https://api.example.com)`);
+      expect(lines.at(-1)).toMatch(/^Next: run `svc login --profile ci`/);
+    }
+  });
+
+  it('names the server of a network failure and of an answer that is not the service', () => {
+    const network = new NetworkError('connection refused', false, 'GET', '/user/api-keys', 1, false, origin());
+    expect(report(network).lines[0]).toBe('Could not get an answer from https://api.example.com: connection refused.');
+    const foreign = new UnexpectedResponseError('GET /user/api-keys answered 200 without a JSON body', 'GET', '/user/api-keys', '<html>', origin());
+    expect(report(foreign).lines[1]).toMatch(/^Is https:\/\/api\.example\.com the service's address\?/);
+  });
+});
+
+describe('loginCommand', () => {
+  it('names --profile unless it is the default, quoted for a shell where need be', () => {
+    expect(loginCommand('default')).toBe('svc login');
+    expect(loginCommand('ci-2.prod')).toBe('svc login --profile ci-2.prod');
+    expect(loginCommand("it's mine")).toBe("svc login --profile 'it'\\''s mine'");
+    expect(new NotAuthenticatedError('No API key is configured for profile \'ci\'.', 'ci').message).toContain('Run `svc login --profile ci` to save a key');
+  });
+});
