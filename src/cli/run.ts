@@ -10,7 +10,7 @@ import { register as registerKeys } from './commands/keys/index.js';
 import { register as registerServe } from './commands/serve.js';
 import { register as registerApi } from './commands/api.js';
 import { register as registerCompletion } from './commands/completion.js';
-import { register as registerInteractive } from './commands/interactive.js';
+import { register as registerInteractive } from './interactive/command.js';
 
 /** The whole command tree; also the source of the man page and completions. */
 export function buildProgram(io: IO): Program {

@@ -1,8 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { normalisePath, typedValue } from '../../src/cli/commands/api.js';
-import { replacementExpiry } from '../../src/cli/commands/keys/rotate.js';
-import { checkKeyId } from '../../src/cli/commands/keys/common.js';
+import { checkKeyId, replacementExpiry } from '../../src/cli/keys.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { integerAtLeast } from '../../src/cli/program.js';
 import { readKey } from '../../src/client/key-view.js';

@@ -1,16 +1,15 @@
-import { keyStatus, type KeyView } from '../../client/key-view.js';
+import type { KeyView } from '../../client/key-view.js';
 import type { Context } from '../context.js';
 import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
-import { relativeTime, visible } from '../output.js';
-import { isKeyInUse } from '../commands/keys/common.js';
+import { visible } from '../output.js';
+import { isKeyInUse, keyChoiceLine, keyLabel as label, setEnabled } from '../keys.js';
 import { run as create } from '../commands/keys/create.js';
 import { run as revoke } from '../commands/keys/revoke.js';
 import { run as ping } from '../commands/keys/ping.js';
 import { rotate, run as rotateCommand } from '../commands/keys/rotate.js';
-import { setEnabled } from '../commands/keys/set-enabled.js';
 import { run as login } from '../commands/login.js';
-import type { View } from './session.js';
+import type { View } from './view.js';
 
 interface Action {
   label: string;
@@ -148,21 +147,8 @@ async function pickKey(ctx: Context, view: View, message: string): Promise<Picke
   const prompts = await ctx.prompts();
   return prompts.search(
     message,
-    keys.map((k) => {
-      const used = !k.lastUsedKnown ? '' : k.lastUsedAt === null ? '  never used' : `  used ${relativeTime(k.lastUsedAt, view.nowMs)}`;
-      const parts = [k.name, k.hint, keyStatus(k, view.nowMs)].filter((p): p is string => p !== null).map(visible);
-      return {
-        name: `${parts.join('  ')}${used}${isKeyInUse(k, view.inUse) ? '  ← in use' : ''}`,
-        value: k,
-        description: visible(k.id),
-      };
-    }),
+    keys.map((k) => ({ name: keyChoiceLine(k, view.inUse, view.nowMs), value: k, description: visible(k.id) })),
   );
-}
-
-/** A key as a confirmation names it: 'name' (id). */
-function label(key: PickedKey): string {
-  return key.name === null ? visible(key.id) : `'${visible(key.name)}' (${visible(key.id)})`;
 }
 
 /** The second, explicit confirmation before the session cuts off its own key. */

@@ -1,27 +1,11 @@
-import { keyHint } from '../../contract/key-format.js';
-import type { PendingRotation } from '../config/store.js';
-import { readKeyList, readWorkspace, type KeyView, type WorkspaceView } from '../../client/key-view.js';
-import { createContext, type Context, type Credentials } from '../context.js';
+import { createContext, type Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import type { IO } from '../io.js';
 import { printRows, visible } from '../output.js';
 import { describeFailure, printFailure } from '../report.js';
 import { keyColumns } from '../commands/keys/list.js';
 import { ACTIONS, type ActionName } from './actions.js';
-
-/** What the session shows above its menu. */
-export interface View {
-  credentials: Credentials | null;
-  baseUrl: string;
-  /** Null when logged out, or when the server has no GET /workspace. */
-  workspace: WorkspaceView | null;
-  keys: KeyView[];
-  /** The server's clock, for relative times. */
-  nowMs: number;
-  /** The profile's `keys rotate --overlap` not yet finished. */
-  pending: PendingRotation | undefined;
-  inUse: string | undefined;
-}
+import { loadView, type View } from './view.js';
 
 /**
  * `svc` on a terminal with no command: who you are, your keys, and a menu of
@@ -61,27 +45,6 @@ function forSession(ctx: Context): Context {
     colorStdout: { value: ctx.io.colorStderr },
   });
   return createContext(io, ctx.globals);
-}
-
-async function loadView(ctx: Context): Promise<View> {
-  const credentials = await ctx.findCredentials();
-  const baseUrl = await ctx.baseUrl();
-  const pending = (await ctx.config()).getProfile(ctx.profileName).pendingRotation;
-  if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined, nowMs: Date.now(), pending };
-  const client = await ctx.client(credentials);
-  const [workspace, list] = await Promise.all([
-    client.findWorkspace().then((res) => res && readWorkspace(res.body)),
-    client.listKeys(),
-  ]);
-  return {
-    credentials,
-    baseUrl,
-    workspace,
-    keys: readKeyList(list.body),
-    inUse: keyHint(credentials.apiKey),
-    nowMs: client.serverNow(),
-    pending,
-  };
 }
 
 async function draw(ctx: Context, view: View): Promise<void> {

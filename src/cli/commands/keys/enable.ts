@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { App } from '../../program.js';
-import { setEnabled } from './set-enabled.js';
+import { setEnabled } from '../../keys.js';
 
 export function register(keys: Command, app: App): void {
   keys

@@ -6,7 +6,7 @@ import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { matchesPrune, type PruneCriteria } from '../../key-filters.js';
 import { printJson, printRows, visible } from '../../output.js';
 import type { App } from '../../program.js';
-import { isKeyInUse, isNotFound } from './common.js';
+import { isKeyInUse, isNotFound } from '../../keys.js';
 import { keyColumns } from './list.js';
 
 export interface PruneOptions {

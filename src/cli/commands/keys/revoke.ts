@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { printJson, visible } from '../../output.js';
 import type { App } from '../../program.js';
-import { checkKeyId, describeKey, isKeyInUse, isNotFound, keyNotFound } from './common.js';
+import { checkKeyId, describeKey, isKeyInUse, isNotFound, keyNotFound } from '../../keys.js';
 
 export interface RevokeOptions {
   yes?: boolean;

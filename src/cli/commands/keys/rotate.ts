@@ -7,7 +7,7 @@ import { CliError, UsageError } from '../../errors.js';
 import { printJson, visible } from '../../output.js';
 import type { App } from '../../program.js';
 import { createKey, SecretNotFoundError, showNewKey, type NewKey } from '../../new-key.js';
-import { checkKeyId, isKeyInUse, isNotFound, keyNotFound } from './common.js';
+import { checkKeyId, isKeyInUse, isNotFound, keyNotFound, replacementExpiry } from '../../keys.js';
 
 export interface RotateOptions {
   disableOld?: boolean;
@@ -165,19 +165,6 @@ async function retireOldKey(
       `The new key${created.view.id === null ? '' : ` ${created.view.id}`} was created, but the old key ${id} could not be ${verb}d: ${(error as Error).message}. Retry with \`svc keys ${verb} ${id}\`.`,
     );
   }
-}
-
-/**
- * The old key's expiry carries over; an already expired key gets its
- * original lifetime again from `nowMs` (the server's clock). `unknown` when
- * the record does not say enough to tell.
- */
-export function replacementExpiry(old: KeyView, nowMs: number): { expiresAt: string | null; unknown: boolean } {
-  if (!old.expiresKnown) return { expiresAt: null, unknown: true };
-  if (old.expiresAt === null) return { expiresAt: null, unknown: false };
-  if (old.expiresAt > nowMs) return { expiresAt: new Date(old.expiresAt).toISOString(), unknown: false };
-  if (old.createdAt === null || old.createdAt >= old.expiresAt) return { expiresAt: null, unknown: true };
-  return { expiresAt: new Date(nowMs + (old.expiresAt - old.createdAt)).toISOString(), unknown: false };
 }
 
 async function offerToSave(ctx: Context, client: ApiClient, secret: string, opts: RotateOptions): Promise<void> {

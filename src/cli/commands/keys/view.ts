@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { printJson, relativeTime, styleFor, visible } from '../../output.js';
 import type { App } from '../../program.js';
 import { BLANK, statusColor } from './list.js';
-import { checkKeyId, isKeyInUse, isNotFound, keyNotFound } from './common.js';
+import { checkKeyId, isKeyInUse, isNotFound, keyNotFound } from '../../keys.js';
 
 export function register(keys: Command, app: App): void {
   keys

@@ -14,7 +14,7 @@ export function register(program: Command, keys: Command, app: App): void {
         const [word] = command.args;
         if (word !== undefined) command.error(`error: unknown command '${word}'. See '${command.parent ? `${command.parent.name()} ` : ''}${command.name()} --help'.`);
         if (!ctx.canPrompt) command.help({ error: true });
-        const { runSession } = await import('../interactive/session.js');
+        const { runSession } = await import('./session.js');
         await runSession(ctx);
       }),
     );
