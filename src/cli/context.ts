@@ -7,6 +7,7 @@ import { CliError, ExitCode, NotAuthenticatedError, UsageError } from './errors.
 import { isLoopbackHost } from '../client/loopback.js';
 import { isWellFormedKey, keyHint } from '../contract/key-format.js';
 import type { ConfigStore } from './config/store.js';
+import type { Deps } from './deps.js';
 import type { IO } from './io.js';
 import { Messages, relativeTime, visible } from './output.js';
 import { readKeyList } from '../client/key-view.js';
@@ -62,6 +63,7 @@ export class Context {
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
+    readonly deps: Deps,
   ) {
     this.msg = new Messages(io, globals.quiet);
     this.profileName = globals.profile || io.env.SVC_PROFILE || 'default';
@@ -69,7 +71,7 @@ export class Context {
 
   /** A fresh context for another profile: nothing resolved is carried over. */
   withProfile(profile: string): Context {
-    return new Context(this.io, { ...this.globals, profile });
+    return new Context(this.io, { ...this.globals, profile }, this.deps);
   }
 
   /** Prompts need a person: TTYs both ways, no --no-input, not CI. */
@@ -164,7 +166,7 @@ export class Context {
       import('./wait.js'),
       this.resolveBaseUrl(),
     ]);
-    const { globals, io } = this;
+    const { globals, io, deps } = this;
     const baseUrl = base.url;
     this.checkKeyMayGo(base, await this.savedKeyBaseUrl(creds));
     const origin: RequestOrigin = {
@@ -176,7 +178,7 @@ export class Context {
       profile: this.profileName,
     };
     const log = globals.verbose ? (line: string) => io.stderr.write(`${line}\n`) : undefined;
-    this.transport ??= createUndiciTransport({
+    this.transport ??= deps.transport ?? createUndiciTransport({
       proxy: {
         httpProxy: io.env.http_proxy || io.env.HTTP_PROXY || '',
         httpsProxy: io.env.https_proxy || io.env.HTTPS_PROXY || '',
@@ -191,7 +193,9 @@ export class Context {
       policy: { ...DEFAULT_POLICY, waitOnRateLimit: globals.wait !== false, maxWaitSeconds: globals.maxWait },
       transport: this.transport,
       userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
-      wait: (event: WaitEvent) => waitWithCountdown(io, this.msg, event),
+      wait: (event: WaitEvent) => waitWithCountdown(io, this.msg, event, deps),
+      now: deps.now,
+      random: deps.random,
       onKeyList: (body, nowMs) => this.noteKeyInUse(creds, body, nowMs),
       log,
       origin,
@@ -241,7 +245,7 @@ export class Context {
     }
     if (this.globals.quiet) return;
     const saved = profile?.keyExpiry?.hint === hint ? profile.keyExpiry : undefined;
-    const known = this.keyInUse ?? (saved && { id: saved.id, expiresAt: saved.expiresAt === null ? null : Date.parse(saved.expiresAt), nowMs: Date.now() });
+    const known = this.keyInUse ?? (saved && { id: saved.id, expiresAt: saved.expiresAt === null ? null : Date.parse(saved.expiresAt), nowMs: this.deps.now() });
     const days = warningDays(this.io.env.SVC_EXPIRY_WARNING_DAYS);
     if (known && known.expiresAt !== null && days > 0 && known.expiresAt - known.nowMs <= days * 86_400_000) {
       const when = new Date(known.expiresAt).toISOString();
@@ -286,6 +290,7 @@ export class Context {
   }
 
   async prompts(): Promise<Prompter> {
+    if (this.deps.prompter) return this.deps.prompter;
     const { createPrompter } = await import('./prompt.js');
     return createPrompter(this.io);
   }
@@ -312,6 +317,6 @@ function basePath(url: URL): string {
   return path.endsWith(API_PREFIX) ? path.slice(0, -API_PREFIX.length) : path;
 }
 
-export function createContext(io: IO, globals: GlobalOptions): Context {
-  return new Context(io, globals);
+export function createContext(io: IO, globals: GlobalOptions, deps: Deps): Context {
+  return new Context(io, globals, deps);
 }

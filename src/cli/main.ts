@@ -1,3 +1,4 @@
+import type { Deps } from './deps.js';
 import type { IO } from './io.js';
 
 export { processIO } from './io.js';
@@ -8,13 +9,13 @@ export { ExitCode } from './errors.js';
  * `svc --version` answers before the command tree (commander and every
  * command module) is even loaded: start-up time is a feature of a CLI.
  */
-export async function main(argv: string[], io: IO): Promise<number> {
+export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     io.stdout.write(`${SVC_VERSION}\n`);
     return 0;
   }
   const { run } = await import('./run.js');
-  return run(argv, io);
+  return run(argv, io, deps);
 }
 
 /** man/svc.1 for this tree (scripts/gen-man.mjs). */

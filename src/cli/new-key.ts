@@ -37,7 +37,7 @@ export class SecretNotFoundError extends CliError {
  * since the request began, name them, and offer to revoke them on a terminal.
  */
 export async function createKey(ctx: Context, client: ApiClient, request: CreateKeyRequest): Promise<NewKey> {
-  const began = Date.now();
+  const began = ctx.deps.now();
   try {
     const { body } = await client.createKey(request);
     return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow() };
@@ -66,9 +66,8 @@ function mayHaveCreated(error: unknown): boolean {
  * (allowing for ordinary skew); a farther one is estimated from the header,
  * with room for its rounding.
  */
-function serverSince(beganMs: number, dateHeader: string | null): number {
+function serverSince(beganMs: number, dateHeader: string | null, localNow: number): number {
   const serverNow = Date.parse(dateHeader ?? '');
-  const localNow = Date.now();
   if (!Number.isFinite(serverNow) || Math.abs(serverNow - localNow) <= 2_000) return beganMs - 250;
   return beganMs + (serverNow + 500 - localNow) - 1_500;
 }
@@ -78,7 +77,7 @@ async function lookForOrphans(ctx: Context, client: ApiClient, name: string, beg
   try {
     // One look: after a failed create, minutes of backoff would help nobody.
     const list = await client.listKeys({ maxRetries: 0 });
-    const since = serverSince(beganMs, header(list, 'date'));
+    const since = serverSince(beganMs, header(list, 'date'), ctx.deps.now());
     orphans = readKeyList(list.body).filter((k) => k.name === name && k.id !== null && k.createdAt !== null && k.createdAt >= since);
   } catch (error) {
     return [`svc could not look for it (${(error as Error).message}): run \`svc keys list\` before you try again.`];

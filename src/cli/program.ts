@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { IO } from './io.js';
 import { createContext, type Context, type GlobalOptions } from './context.js';
+import type { Deps } from './deps.js';
 
 /** What every command module's `register` receives. */
 export interface App {
@@ -27,7 +28,7 @@ export interface Program {
   app: App;
 }
 
-export function createProgram(io: IO): Program {
+export function createProgram(io: IO, deps: Deps): Program {
   const program = new Command('svc')
     .description("Manage API keys for the media-generation service, and run its reference server offline.")
     .addHelpText(
@@ -75,7 +76,7 @@ Examples:
     action(run) {
       return async (...args: unknown[]) => {
         const command = args[args.length - 1] as Command;
-        const ctx = createContext(io, command.optsWithGlobals() as GlobalOptions);
+        const ctx = createContext(io, command.optsWithGlobals() as GlobalOptions, deps);
         await run(ctx, ...(args.slice(0, -1) as never));
         await ctx.afterCommand();
       };

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { ExitCode } from './errors.js';
+import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
 import { createProgram, type Program } from './program.js';
 import { reportFailure } from './report.js';
@@ -13,8 +14,8 @@ import { register as registerCompletion } from './commands/completion.js';
 import { register as registerInteractive } from './interactive/command.js';
 
 /** The whole command tree; also the source of the man page and completions. */
-export function buildProgram(io: IO): Program {
-  const built = createProgram(io);
+export function buildProgram(io: IO, deps: Deps): Program {
+  const built = createProgram(io, deps);
   const { program, app } = built;
   registerLogin(program, app);
   registerLogout(program, app);
@@ -30,12 +31,12 @@ export function buildProgram(io: IO): Program {
 /** man/svc.1 for this tree (scripts/gen-man.mjs); the renderer stays out of start-up. */
 export async function renderMan(io: IO, info: { version: string }): Promise<string> {
   const { renderManPage } = await import('./docs/man.js');
-  return renderManPage(buildProgram(io).program, info);
+  return renderManPage(buildProgram(io, realDeps).program, info);
 }
 
 /** Parses and runs one `svc` invocation; returns its exit code. */
-export async function run(argv: string[], io: IO): Promise<number> {
-  const { program } = buildProgram(io);
+export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
+  const { program } = buildProgram(io, { ...realDeps, ...deps });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;

@@ -1,11 +1,12 @@
 import { execa } from 'execa';
+import { realDeps } from '../../src/cli/deps.js';
 import { buildProgram } from '../../src/cli/run.js';
 import { allCommands, describeProgram, type CommandDoc } from '../../src/cli/docs/tree.js';
 import { memoryIO } from '../helpers/memory-io.js';
 
 /** The program as the docs see it, built from the sources under test. */
 export function program() {
-  return buildProgram(memoryIO().io).program;
+  return buildProgram(memoryIO().io, realDeps).program;
 }
 
 export function tree(): { root: CommandDoc; commands: CommandDoc[] } {

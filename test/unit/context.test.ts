@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Context, type GlobalOptions } from '../../src/cli/context.js';
 import { CliError, ExitCode } from '../../src/cli/errors.js';
+import { realDeps } from '../../src/cli/deps.js';
 import { memoryIO } from '../helpers/memory-io.js';
 
 const globals = (over: Partial<GlobalOptions> = {}): GlobalOptions => ({
@@ -27,7 +28,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function context(env: NodeJS.ProcessEnv, over: Partial<GlobalOptions> = {}, tty = false) {
   const { io } = memoryIO({ env: { SVC_CONFIG_DIR: dir, ...env }, stdinIsTTY: tty, stderrIsTTY: tty });
-  return new Context(io, globals(over));
+  return new Context(io, globals(over), realDeps);
 }
 
 describe('where the key, address and profile come from (docs/contract.md §C1)', () => {
@@ -121,7 +122,7 @@ describe('the config store', () => {
     chmodSync(dir, 0o755);
     writeFileSync(join(dir, 'config.json'), '{"profiles":{}}', { mode: 0o644 });
     const { io, stderr } = memoryIO({ env: { SVC_CONFIG_DIR: dir } });
-    await new Context(io, globals()).config();
+    await new Context(io, globals(), realDeps).config();
     expect(statSync(dir).mode & 0o777).toBe(0o755);
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
     expect(stderr()).toContain('was readable by other users');

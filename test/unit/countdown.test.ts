@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Messages } from '../../src/cli/output.js';
 import { waitWithCountdown } from '../../src/cli/wait.js';
+import { realDeps } from '../../src/cli/deps.js';
 import { memoryIO } from '../helpers/memory-io.js';
 
 afterEach(() => {
@@ -12,7 +13,7 @@ describe('waitWithCountdown', () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO({ stderrIsTTY: true });
     let done = false;
-    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 3000, cause: '429' }).then(
+    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 3000, cause: '429' }, realDeps).then(
       () => (done = true),
     );
     await vi.advanceTimersByTimeAsync(2999);
@@ -29,7 +30,7 @@ describe('waitWithCountdown', () => {
   it('writes one plain line when stderr is not a terminal', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();
-    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 5000, cause: '429' });
+    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 5000, cause: '429' }, realDeps);
     await vi.advanceTimersByTimeAsync(5000);
     await waiting;
     expect(stderr()).toBe('Rate limited; retrying in 5 s.\n');
@@ -38,7 +39,7 @@ describe('waitWithCountdown', () => {
   it('announces a backoff with its cause', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();
-    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'backoff', ms: 1000, cause: '503' });
+    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'backoff', ms: 1000, cause: '503' }, realDeps);
     await vi.advanceTimersByTimeAsync(1000);
     await waiting;
     expect(stderr()).toBe('Request failed (503); retrying in 1.0 s.\n');

@@ -44,7 +44,7 @@ function forSession(ctx: Context): Context {
     stdoutIsTTY: { value: true },
     colorStdout: { value: ctx.io.colorStderr },
   });
-  return createContext(io, ctx.globals);
+  return createContext(io, ctx.globals, ctx.deps);
 }
 
 async function draw(ctx: Context, view: View): Promise<void> {

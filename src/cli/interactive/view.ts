@@ -22,7 +22,7 @@ export async function loadView(ctx: Context): Promise<View> {
   const credentials = await ctx.findCredentials();
   const baseUrl = await ctx.baseUrl();
   const pending = (await ctx.config()).getProfile(ctx.profileName).pendingRotation;
-  if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined, nowMs: Date.now(), pending };
+  if (!credentials) return { credentials, baseUrl, workspace: null, keys: [], inUse: undefined, nowMs: ctx.deps.now(), pending };
   const client = await ctx.client(credentials);
   const [workspace, list] = await Promise.all([
     client.findWorkspace().then((res) => res && readWorkspace(res.body)),

@@ -114,7 +114,7 @@ async function recordOverlap(ctx: Context, oldId: string, created: NewKey): Prom
     throw new CliError(`The server's answer gives no id for the new key, so svc cannot track this rotation: revoke ${visible(oldId)} yourself once nothing uses it.`);
   }
   const config = await ctx.config();
-  const pendingRotation: PendingRotation = { oldId, newId, since: new Date().toISOString() };
+  const pendingRotation: PendingRotation = { oldId, newId, since: new Date(ctx.deps.now()).toISOString() };
   config.setProfile(ctx.profileName, { ...config.getProfile(ctx.profileName), pendingRotation });
   ctx.msg.success(
     `${visible(oldId)} keeps working beside ${visible(newId)}. Move every consumer to the new key, then run \`svc keys rotate --finish\`.`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, svc, useLocalServer, windowEndsIn } from '../helpers/cli.js';
+import { call, svc, useLocalServer, windowEndsIn } from '../helpers/in-process.js';
 
 const local = useLocalServer();
 

@@ -1,0 +1,112 @@
+/**
+ * svc in-process: any command run through main(argv, io, deps) against a
+ * real reference server started in this process (or a scripted transport),
+ * with a fake sleep that moves a fake clock, so backoff and rate-limit waits
+ * take no time. The results have the shape of the spawned helpers in
+ * cli.ts (exit code, stdout and stderr without the final newline), so a test
+ * moves between the tiers by its import alone.
+ */
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
+import type { Deps } from '../../src/cli/deps.js';
+import type { IO } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { Plan } from '../../src/contract/plans.js';
+import type { LocalServerReady } from '../../src/contract/types.js';
+import { startServer, type ServerOptions } from '../../src/server/listen.js';
+import { cleanEnv, tempConfigDir } from './cli.js';
+
+export { call, cleanEnv, tempConfigDir, windowEndsIn } from './cli.js';
+
+export interface RunOptions {
+  /** What stdin holds; empty and at its end when not given. */
+  input?: string;
+  /** A terminal on stdin, stdout and stderr (colour off, as with NO_COLOR). */
+  tty?: boolean;
+  columns?: number;
+  deps?: Partial<Deps>;
+}
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** Every sleep svc asked for, in milliseconds; none of them was slept. */
+  slept: number[];
+}
+
+/** Runs one svc command in this process; the environment is cleanEnv's with `env` on top. */
+export async function svc(args: string[], env: Record<string, string | undefined> = {}, options: RunOptions = {}): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const slept: number[] = [];
+  let sleptMs = 0;
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      decodeStrings: false,
+      write(chunk, _encoding, done) {
+        append(String(chunk));
+        done();
+      },
+    });
+  const tty = options.tty === true;
+  const io: IO = {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    stdin: Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]),
+    stdinIsTTY: tty,
+    stdoutIsTTY: tty,
+    stderrIsTTY: tty,
+    colorStdout: false,
+    colorStderr: false,
+    columns: options.columns ?? 80,
+    env: Object.fromEntries(Object.entries(cleanEnv(env)).filter(([, value]) => value !== undefined)),
+  };
+  const exitCode = await main(args, io, {
+    now: () => Date.now() + sleptMs,
+    sleep: async (ms) => {
+      slept.push(ms);
+      sleptMs += ms;
+    },
+    random: () => 0.5,
+    ...options.deps,
+  });
+  return { exitCode, stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), slept };
+}
+
+function withoutFinalNewline(text: string): string {
+  return text.replace(/\r?\n$/, '');
+}
+
+export interface LocalServer extends LocalServerReady {
+  stop(): Promise<void>;
+}
+
+/** A reference server in this process, on a free port, as `svc serve --local` starts it. */
+export async function startLocalServer(options: { plan?: Plan } & Partial<ServerOptions> = {}): Promise<LocalServer> {
+  const server = await startServer({ host: '127.0.0.1', port: 0, ...options });
+  return { ...server.ready, stop: () => server.close() };
+}
+
+/** A reference server and a config dir for one test file; `env` points svc at both, with the server's bootstrap key. */
+export function useLocalServer(options: { plan?: Plan } = {}) {
+  const config = tempConfigDir();
+  let running: LocalServer | undefined;
+  beforeAll(async () => {
+    running = await startLocalServer(options);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    config.remove();
+  });
+  return {
+    configDir: config.dir,
+    get server(): LocalServer {
+      if (!running) throw new Error('the local server is started in beforeAll');
+      return running;
+    },
+    get env(): Record<string, string> {
+      return { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: this.server.url, SVC_API_KEY: this.server.apiKey! };
+    },
+  };
+}
