@@ -120,7 +120,7 @@ export async function call(
 }
 
 /** Moves the server clock so the current rate window ends in `seconds` (±1 s of real time). */
-export async function windowEndsIn(server: LocalServer, seconds: number): Promise<void> {
+export async function windowEndsIn(server: { url: string; adminToken: string }, seconds: number): Promise<void> {
   const { json } = await call(server.url, 'GET', '/_local/clock', server.adminToken);
   const intoWindow = (Date.parse(json.now) / 1000) % 60;
   const left = 60 - intoWindow;
