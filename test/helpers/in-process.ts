@@ -14,7 +14,7 @@ import { main } from '../../src/cli/main.js';
 import type { Plan } from '../../src/contract/plans.js';
 import type { LocalServerReady } from '../../src/contract/types.js';
 import { startServer, type ServerOptions } from '../../src/server/listen.js';
-import { cleanEnv, tempConfigDir } from './cli.js';
+import { call, cleanEnv, tempConfigDir } from './cli.js';
 
 export { call, cleanEnv, tempConfigDir, windowEndsIn } from './cli.js';
 
@@ -24,6 +24,8 @@ export interface RunOptions {
   /** A terminal on stdin, stdout and stderr (colour off, as with NO_COLOR). */
   tty?: boolean;
   columns?: number;
+  /** Each of svc's sleeps moves this reference server's clock on too: a rate window then ends without waiting for it. */
+  server?: { url: string; adminToken: string };
   deps?: Partial<Deps>;
 }
 
@@ -67,6 +69,7 @@ export async function svc(args: string[], env: Record<string, string | undefined
     sleep: async (ms) => {
       slept.push(ms);
       sleptMs += ms;
+      if (options.server) await call(options.server.url, 'POST', '/_local/clock', options.server.adminToken, { advanceSeconds: ms / 1000 });
     },
     random: () => 0.5,
     ...options.deps,
