@@ -1,10 +1,44 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({
+/**
+ * Two tiers, run one after the other (sequence.groupOrder). The fast tier
+ * runs in the test's own process: pure logic, the server in-process, and
+ * every command through main(argv, io, deps). The slow tier is what only a
+ * process shows: the built bin/svc.js and svc serve as children, signals,
+ * pipes, a real terminal (tmux), shells, packaging, a full disk.
+ */
+const SLOW_DIRS = ['test/e2e/', 'test/abuse/'];
+const SLOW_FILES = new Set([
+  'test/docs/completion.test.ts',
+  'test/docs/man.test.ts',
+  'test/docs/packaging.test.ts',
+  'test/server/data-file.test.ts',
+  'test/server/process.test.ts',
+  'test/server/save-failure.test.ts',
+]);
+
+const testFiles = readdirSync('test', { recursive: true })
+  .map((file) => `test/${String(file).replaceAll('\\', '/')}`)
+  .filter((file) => file.endsWith('.test.ts'));
+const isSlow = (file: string) => SLOW_FILES.has(file) || SLOW_DIRS.some((dir) => file.startsWith(dir));
+
+const shared = {
   define: { SVC_VERSION: '"0.0.0-test"' },
+  test: { testTimeout: 20_000, hookTimeout: 20_000 },
+};
+
+export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    projects: [
+      { ...shared, test: { ...shared.test, name: 'fast', include: testFiles.filter((file) => !isSlow(file)), sequence: { groupOrder: 0 } } },
+      { ...shared, test: { ...shared.test, name: 'slow', include: testFiles.filter(isSlow), sequence: { groupOrder: 1 } } },
+    ],
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      exclude: ['src/**/*.d.ts'],
+      reporter: ['text-summary', ['text', { skipFull: true }]],
+    },
   },
 });
