@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call, svc, useLocalServer } from '../helpers/cli.js';
+import { call, svc, useLocalServer } from '../helpers/in-process.js';
 
-const local = useLocalServer(['--plan', 'pro']);
+const local = useLocalServer({ plan: 'pro' });
 
 async function createKey(name: string, extra: string[] = []) {
   const result = await svc(['keys', 'create', name, '--json', ...extra], local.env);

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startLocalServer, SVC_BIN, svc, tempConfigDir, type LocalServer } from '../helpers/cli.js';
+import { call, startLocalServer, svc, tempConfigDir, type LocalServer } from '../helpers/in-process.js';
 import { records, startSpecServer, type SpecServer } from '../helpers/spec-server.js';
-import { Terminal } from '../helpers/terminal.js';
+import { scriptedPrompter } from '../helpers/prompter.js';
 
 // docs/contract.md §C8: see what expires, clean up what is dead, rotate without a
 // gap. Time moves on the reference server's clock, never by sleeping.
@@ -31,7 +31,7 @@ describe('list filters, view and prune', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer(['--plan', 'pro']);
+    server = await startLocalServer({ plan: 'pro' });
     await create('expired-key', (await serverNow(server)) + 3_600_000);
     await advance(server, 2 * 3_600_000);
     const now = await serverNow(server);
@@ -238,24 +238,12 @@ describe('rotate --overlap, --finish and --cancel', () => {
   it('the interactive manager shows a pending rotation and finishes it', async () => {
     const fleet = JSON.parse((await svc(['keys', 'list', '--json', '--name', 'fleet'], env())).stdout).keys[0].id;
     expect((await svc(['keys', 'rotate', fleet, '--overlap'], env())).exitCode).toBe(0);
-    const term = await Terminal.start(['node', SVC_BIN], env(), { columns: 120, rows: 40 });
-    try {
-      await term.waitFor('rotation pending since');
-      const menu = (await term.waitFor('Finish the pending rotation')).split('\n').filter((line) => /^[❯ ] \S/.test(line));
-      const at = menu.findIndex((line) => line.startsWith('❯'));
-      const target = menu.findIndex((line) => line.includes('Finish the pending rotation'));
-      // Counted, not read back after each key: a screen read too early would mean one press too many.
-      for (let i = at; i < target; i++) await term.send('Down');
-      await term.waitFor('❯ Finish the pending rotation');
-      await term.send('Enter');
-      await term.waitFor(`Revoke the old key ${fleet}?`);
-      await term.send('y', 'Enter');
-      await term.waitFor('the rotation to');
-      await term.send('Escape');
-      expect(await term.exitCode()).toBe(0);
-      expect(profile().pendingRotation).toBeUndefined();
-    } finally {
-      await term.close();
-    }
+    const prompter = scriptedPrompter([{ menu: 'Finish the pending rotation' }, { confirm: true }, { menu: null }]);
+    const session = await svc([], env(), { tty: true, columns: 120, deps: { prompter } });
+    expect(session.exitCode, session.stderr).toBe(0);
+    expect(session.stderr).toContain('rotation pending since');
+    expect(prompter.asked[1]).toContain(`Revoke the old key ${fleet}?`);
+    expect(session.stderr).toContain('the rotation to');
+    expect(profile().pendingRotation).toBeUndefined();
   });
 });
