@@ -15,6 +15,7 @@ import type { Plan } from '../../src/contract/plans.js';
 import type { LocalServerReady } from '../../src/contract/types.js';
 import { startServer, type ServerOptions } from '../../src/server/listen.js';
 import { call, cleanEnv, tempConfigDir } from './cli.js';
+import { scriptedPrompter } from './prompter.js';
 
 export { call, cleanEnv, tempConfigDir, windowEndsIn } from './cli.js';
 
@@ -72,6 +73,8 @@ export async function svc(args: string[], env: Record<string, string | undefined
       if (options.server) await call(options.server.url, 'POST', '/_local/clock', options.server.adminToken, { advanceSeconds: ms / 1000 });
     },
     random: () => 0.5,
+    // inquirer on a stream that is no terminal would wait for ever; a question nobody scripted fails the test instead.
+    prompter: scriptedPrompter([]),
     ...options.deps,
   });
   return { exitCode, stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), slept };

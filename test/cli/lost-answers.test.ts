@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSpecServer, type SpecServer } from '../helpers/spec-server.js';
-import { SVC_BIN, svc, tempConfigDir } from '../helpers/cli.js';
-import { Terminal } from '../helpers/terminal.js';
+import { svc, tempConfigDir } from '../helpers/in-process.js';
+import { scriptedPrompter } from '../helpers/prompter.js';
 
 // docs/contract.md §C4: the request reached the server and did its work, then the
 // answer was lost (a dropped connection, a 5xx, a body that cannot be read).
@@ -119,21 +119,14 @@ describe('a create that may have made a key nobody saw', () => {
   it('on a terminal, offers to revoke the key nobody saw, and does so on "y"', async () => {
     const e = await env();
     server.rules.push({ method: 'POST', times: 1, then: 'drop' });
-    const term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'laptop'], e);
-    try {
-      const orphan = await (async () => {
-        await term.waitFor('Revoke it now?');
-        return [...server.keys.values()].find((k) => k.name === 'laptop')!;
-      })();
-      expect(await term.screen()).toContain(orphan.id);
-      await term.send('y', 'Enter');
-      const screen = await term.waitFor('revoked now');
-      expect(await term.exitCode()).toBe(1);
-      expect(screen).toContain(`${orphan.id}  created`);
-      expect(server.keys.has(orphan.id)).toBe(false);
-    } finally {
-      await term.close();
-    }
+    const prompter = scriptedPrompter([{ confirm: true }]);
+    const result = await svc(['keys', 'create', 'laptop'], e, { tty: true, deps: { prompter } });
+    expect(prompter.asked[0]).toContain('Revoke it now?');
+    expect(result.exitCode).toBe(1);
+    const orphanId = result.stderr.match(/Made by this request, its secret never shown: (\S+), created/)![1]!;
+    expect(result.stderr).toMatch(new RegExp(`  ${orphanId}  created \\S+  revoked now`));
+    expect(server.keys.has(orphanId)).toBe(false);
+    expect(server.seen).toContain(`DELETE /api/service/user/api-keys/${orphanId}`);
   });
 });
 

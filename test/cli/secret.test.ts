@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSpecServer, type SpecServer, type Variation } from '../helpers/spec-server.js';
-import { svc, tempConfigDir } from '../helpers/cli.js';
+import { svc, tempConfigDir } from '../helpers/in-process.js';
 
 // docs/contract.md §C6: the spec never names the field that carries a new key's
 // secret. Against servers that name or nest it otherwise, the secret still

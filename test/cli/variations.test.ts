@@ -3,8 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { records, startSpecServer, type SpecServer, type Variation } from '../helpers/spec-server.js';
-import { SVC_BIN, svc, tempConfigDir } from '../helpers/cli.js';
-import { Terminal } from '../helpers/terminal.js';
+import { svc, tempConfigDir } from '../helpers/in-process.js';
 
 // docs/contract.md §C6: the real service follows the spec, which leaves paths, field
 // names, ids and two of our endpoints open. Against each choice a service may
@@ -103,34 +102,24 @@ describe.each(variations)('against a service with %s', (_, variation) => {
   });
 
   it('opens the interactive manager on its first screen', async () => {
-    const term = await Terminal.start(['node', SVC_BIN], env, { columns: 120, rows: 30 });
-    try {
-      const screen = await term.waitFor('What next?');
-      expect(screen).not.toMatch(BROKEN);
-      expect(screen).toContain('bootstrap');
-      if (variation.clockOffsetMs !== undefined) expect(screen).toMatch(/in 1 hour/);
-      await term.send('Escape');
-      expect(await term.exitCode()).toBe(0);
-    } finally {
-      await term.close();
-    }
+    const session = await svc([], env, { tty: true, columns: 120 });
+    expect(session.exitCode, session.stderr).toBe(0);
+    expect(session.stderr).not.toMatch(BROKEN);
+    expect(session.stderr).toContain('bootstrap');
+    if (variation.clockOffsetMs !== undefined) expect(session.stderr).toMatch(/in 1 hour/);
   });
 });
 
 describe.each([3, -3])("a new key's lifetime from a server whose clock is %i hours off", (hours) => {
   it('is told on the server\'s clock, on a terminal', async () => {
     const server = await startSpecServer({ clockOffsetMs: hours * HOUR });
-    const term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'on-a-terminal', '--expires-in', '1h'], {
-      SVC_BASE_URL: server.url,
-      SVC_API_KEY: server.apiKey,
-    });
     try {
-      const screen = await term.waitFor('only time this secret is shown');
-      expect(screen).toContain("Created key 'on-a-terminal'");
-      expect(screen).toContain('expires in 1 hour');
-      expect(await term.exitCode()).toBe(0);
+      const result = await svc(['keys', 'create', 'on-a-terminal', '--expires-in', '1h'], { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey }, { tty: true });
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toContain('only time this secret is shown');
+      expect(result.stderr).toContain("Created key 'on-a-terminal'");
+      expect(result.stderr).toContain('expires in 1 hour');
     } finally {
-      await term.close();
       await server.close();
     }
   });
