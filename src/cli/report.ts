@@ -37,7 +37,9 @@ export function describeFailure(error: unknown, ctx: FailureContext): Report {
       exitCode: ExitCode.rateLimited,
       lines: [
         `Rate limited: this workspace has used its requests for the current minute; ${why}.`,
-        `Try again in ${error.retryAfterSeconds} s, or raise --max-wait.`,
+        error.reason === 'no-wait'
+          ? `Try again in ${error.retryAfterSeconds} s, or leave out --no-wait to wait for it.`
+          : `Try again in ${error.retryAfterSeconds} s, or raise --max-wait.`,
       ],
     };
   }
