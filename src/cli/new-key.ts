@@ -149,9 +149,14 @@ export function showNewKey(ctx: Context, key: NewKey, printDocument = true): voi
     io.stdout.write(`\n  ${styleFor(io.colorStdout).bold(escapeControls(key.secret))}\n\n`);
   }
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
-  msg.warn(
+  warnOnlyTime(ctx, key.view.id);
+}
+
+/** Said on stderr wherever a new key's secret is printed (docs/contract.md §C3), `svc api` included. */
+export function warnOnlyTime(ctx: Context, id: string | null): void {
+  ctx.msg.warn(
     'This is the only time this secret is shown: store it now. ' +
-      `If it is lost, it cannot be recovered: revoke the key (${revokeCommand(key.view.id)}) and create a new one.`,
+      `If it is lost, it cannot be recovered: revoke the key (${revokeCommand(id)}) and create a new one.`,
   );
 }
 
