@@ -112,7 +112,9 @@ async function offerToRevoke(ctx: Context, client: ApiClient, orphans: KeyView[]
   const prompts = await ctx.prompts();
   const what = orphans.length === 1 ? 'it' : `these ${orphans.length} keys`;
   // No by default: a key of the same name made a moment earlier by someone who did see its secret looks the same.
-  if (!(await prompts.confirm(`Revoke ${what} now? Without the secret nobody can use ${orphans.length === 1 ? 'it' : 'them'}.`, false))) {
+  const { answerOr } = await import('./prompt.js');
+  const question = prompts.confirm(`Revoke ${what} now? Without the secret nobody can use ${orphans.length === 1 ? 'it' : 'them'}.`, false);
+  if (!(await answerOr(question, false))) {
     return revoked;
   }
   for (const key of orphans) {
