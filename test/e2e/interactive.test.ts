@@ -161,7 +161,12 @@ describe('svc with no command on a terminal', () => {
 
   it('warns that disabling the key in use locks the session out before asking, then offers to log in after the 401', async () => {
     const own = JSON.parse((await svc(['keys', 'create', 'session-key', '--json'], env())).stdout);
-    const t = await startSession(own.secret);
+    const config = tempConfigDir();
+    const profileEnv = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, NO_COLOR: '1' };
+    expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
+    term = await Terminal.start(['node', SVC_BIN], profileEnv, { columns: 80, rows: 50 });
+    const t = term;
+    await t.waitFor(MENU);
     await t.send('Down', 'Enter');
     await t.waitFor('Key to switch on or off:');
     await t.send('session-key');
@@ -179,6 +184,16 @@ describe('svc with no command on a terminal', () => {
     expect(screen).not.toMatch(/^ {2}Create a key/m);
     await t.send('Escape');
     expect(await t.exitCode()).toBe(0);
+    config.remove();
+  });
+
+  it('a rejected key from SVC_API_KEY: says that it overrides every profile, and offers to quit', async () => {
+    term = await Terminal.start(['node', SVC_BIN], env(`sk_${'c'.repeat(64)}`), { columns: 80, rows: 50 });
+    const screen = await term.waitFor(/\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Quit/);
+    expect(screen).toContain('from the SVC_API_KEY environment variable');
+    expect(screen.replace(/\s+/g, ' ')).toContain('SVC_API_KEY overrides every profile: quit, then put a working key in it or unset it.');
+    await term.send('Enter');
+    expect(await term.exitCode()).toBe(0);
   });
 
   it('starts with --profile whose key is disabled: the 401 is shown, and switching profile mends it', async () => {

@@ -136,8 +136,9 @@ function menuFor(view: View): { name: string; value: ActionName }[] {
     .map(([name]) => ({ name: labelOf(name as ActionName, view), value: name as ActionName }));
 }
 
-/** The way out of the state shown: log in when there is no working key, try again when there was no answer. */
+/** The way out of the state shown: log in when there is no working key (quit when the environment's key overrides any), try again when there was no answer. */
 function defaultChoice(view: View): ActionName | undefined {
+  if (view.failure?.unauthenticated && view.credentials?.source === 'env') return 'quit';
   if (!view.credentials || view.failure?.unauthenticated) return 'login';
   if (view.failure) return 'refresh';
   return undefined;
@@ -159,9 +160,11 @@ function draw(ctx: Context, view: View, menuLength: number): void {
   }
   if (view.failure) {
     printFailure(io, view.failure.lines);
-    const mend = view.failure.unauthenticated
-      ? `Choose "${labelOf('login', view)}" or "${labelOf('profile', view)}".`
-      : `Choose "${labelOf('refresh', view)}" once the server answers, or "${labelOf('profile', view)}".`;
+    const mend = !view.failure.unauthenticated
+      ? `Choose "${labelOf('refresh', view)}" once the server answers, or "${labelOf('profile', view)}".`
+      : view.credentials?.source === 'env'
+        ? 'SVC_API_KEY overrides every profile: quit, then put a working key in it or unset it.'
+        : `Choose "${labelOf('login', view)}" or "${labelOf('profile', view)}".`;
     out(style.yellow(wrap(mend, io.columns)));
     return;
   }
