@@ -27,7 +27,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   }
 }
 
-// V8 keeps the compiled code of svc's lazily loaded chunks between runs
+// V8 keeps the compiled code of svc's bundle between runs
 // (Node >= 22.1). Kept in the user's own cache directory, not Node's default
 // under the shared os.tmpdir(), where another local user could plant code;
 // NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE still win.
