@@ -1,9 +1,7 @@
 #!/usr/bin/env node
-// CommonJS (bin/package.json), so that a command answered here, such as
-// `svc --version`, never starts Node's ES module loader; dist/ is loaded
-// with import() only when a command needs it. Built-ins come from
-// process.getBuiltinModule: an import of node:module would cost more than
-// the compile cache saves on a short command.
+// CommonJS (bin/package.json), like the bundle it loads, so that no command
+// starts Node's ES module loader. Built-ins come from
+// process.getBuiltinModule, which loads nothing else.
 'use strict';
 
 const { readFileSync, writeSync } = process.getBuiltinModule('node:fs');
@@ -43,7 +41,11 @@ process.on('SIGINT', () => {
   if (process.listenerCount('SIGINT') === 1) process.exit(130);
 });
 
-import('../dist/main.js').then(async ({ ExitCode, main, processIO }) => {
+// Loaded only past the --version answer above: parsing the bundle is most of
+// what that answer would otherwise cost.
+const { ExitCode, main, processIO } = require('../dist/main.js');
+
+(async () => {
   // The reader went away (`svc keys list | head -1`): stop quietly, as a
   // process killed by SIGPIPE would, rather than crash with a stack trace.
   // Node ignores SIGPIPE itself, so the shell's status for it is set by hand.
@@ -56,4 +58,4 @@ import('../dist/main.js').then(async ({ ExitCode, main, processIO }) => {
   // reader has not taken yet (everything past the pipe's 64 KiB buffer).
   await flushed();
   process.exit();
-});
+})();

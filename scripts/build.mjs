@@ -9,7 +9,6 @@
 // generators only run for the commands that use them.
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { builtinModules } from 'node:module';
 import { parseArgs } from 'node:util';
 
 // --metafile <file>: esbuild's account of how much of each input is in the
@@ -32,25 +31,6 @@ const confWithoutValidator = {
     );
     build.onLoad({ filter: /.*/, namespace: 'unused-by-conf' }, (args) => ({
       contents: unusedModule(`svc's bundle leaves out ${args.path}: conf was asked for a schema or migrations (see scripts/build.mjs)`, 'esm'),
-      loader: 'js',
-    }));
-  },
-};
-
-// An ES import of a Node built-in goes through an ES module facade that, as
-// it is built, reads every export of the built-in, getters included: for
-// node:process that opens stdin and loads the diagnostic report, for
-// node:crypto it loads WebCrypto, for node:util parseArgs and MIMEType. A
-// CommonJS require() reads nothing until the code asks. So ES imports of
-// built-ins in the bundle become require() calls, which esbuild wraps with
-// lazy getters.
-const BUILTIN = new RegExp(`^(node:)?(${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})$`);
-const builtinsRequired = {
-  name: 'builtins-required',
-  setup(build) {
-    build.onResolve({ filter: BUILTIN }, (args) => (args.kind === 'import-statement' ? { path: args.path, namespace: 'builtin-required' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'builtin-required' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
       loader: 'js',
     }));
   },
@@ -135,21 +115,21 @@ const result = await build({
   entryPoints: { main: 'src/cli/main.ts' },
   outdir: staging.pathname,
   bundle: true,
-  format: 'esm',
+  // CommonJS, so that no command starts Node's ES module loader (about a
+  // fifth of an empty Node start on Node 20); bin/ requires the bundle.
+  format: 'cjs',
   platform: 'node',
   target: 'node20.18',
   minify: true,
   legalComments: 'none',
   define: { SVC_VERSION: JSON.stringify(pkg.version) },
-  // CommonJS dependencies bundled into ESM still call require() for Node
-  // built-ins. process.getBuiltinModule (Node 20.16+), not an import of
-  // node:module, whose ES facade alone loads Node's source-map support.
-  banner: { js: "const require=process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
-  plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess, builtinsRequired],
+  plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });
 if (options.metafile) await writeFile(options.metafile, JSON.stringify(result.metafile));
+// The package is "type": "module"; this marks the bundle as what it is.
+await writeFile(new URL('package.json', `${staging.href}/`), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 
 await rename(dist, retired).catch((error) => {
   if (error.code !== 'ENOENT') throw error;
