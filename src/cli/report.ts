@@ -4,7 +4,7 @@ import type { Credentials } from './context.js';
 import { CliError, ExitCode, MaybeCreatedError } from './errors.js';
 import type { IO } from './io.js';
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
-import { styleFor, visible } from './output.js';
+import { styleFor, visible, wrap } from './output.js';
 
 export interface FailureContext {
   credentials?: Credentials;
@@ -37,7 +37,9 @@ export function describeFailure(error: unknown, ctx: FailureContext): Report {
       exitCode: ExitCode.rateLimited,
       lines: [
         `Rate limited: this workspace has used its requests for the current minute; ${why}.`,
-        `Try again in ${error.retryAfterSeconds} s, or raise --max-wait.`,
+        error.reason === 'no-wait'
+          ? `Try again in ${error.retryAfterSeconds} s, or leave out --no-wait to wait for it.`
+          : `Try again in ${error.retryAfterSeconds} s, or raise --max-wait.`,
       ],
     };
   }
@@ -142,7 +144,8 @@ function notTheService(ctx: FailureContext): string {
 }
 
 export function printFailure(io: IO, lines: string[]): void {
-  io.stderr.write(`${styleFor(io.colorStderr).red('error:')} ${lines.join('\n')}\n`);
+  const text = `${styleFor(io.colorStderr).red('error:')} ${lines.join('\n')}`;
+  io.stderr.write(`${io.stderrIsTTY ? wrap(text, io.columns) : text}\n`);
 }
 
 export function reportFailure(io: IO, error: unknown, ctx: FailureContext): ExitCode {

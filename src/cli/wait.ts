@@ -1,14 +1,25 @@
 import type { WaitEvent } from '../client/api.js';
+import { InterruptedError } from './errors.js';
 import type { IO } from './io.js';
 import type { Messages } from './output.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Subscribes to Ctrl-C; returns the unsubscribe. */
+export type OnInterrupt = (listener: () => void) => () => void;
+
+const processInterrupt: OnInterrupt = (listener) => {
+  process.on('SIGINT', listener);
+  return () => process.off('SIGINT', listener);
+};
+
 /**
  * Sleeps for the client's retry policy and tells the person why: a live
- * countdown on a terminal, one line in a log.
+ * countdown on a terminal, one line in a log. Ctrl-C during the countdown
+ * clears its line first, so the shell's prompt does not land after
+ * "(Ctrl-C to stop)^C", then ends the command as interrupted.
  */
-export async function waitWithCountdown(io: IO, msg: Messages, event: WaitEvent): Promise<void> {
+export async function waitWithCountdown(io: IO, msg: Messages, event: WaitEvent, onInterrupt: OnInterrupt = processInterrupt): Promise<void> {
   if (event.reason === 'backoff') {
     msg.info(`Request failed (${event.cause}); retrying in ${(event.ms / 1000).toFixed(1)} s.`);
     await sleep(event.ms);
@@ -19,10 +30,27 @@ export async function waitWithCountdown(io: IO, msg: Messages, event: WaitEvent)
     await sleep(event.ms);
     return;
   }
-  const deadline = Date.now() + event.ms;
-  for (let left = deadline - Date.now(); left > 0; left = deadline - Date.now()) {
-    msg.progress(`${msg.style.yellow('Rate limited')}: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`);
-    await sleep(Math.min(left, ((left - 1) % 1000) + 1));
+  let interrupted = false;
+  let wake = () => {};
+  const off = onInterrupt(() => {
+    interrupted = true;
+    wake();
+  });
+  try {
+    const deadline = Date.now() + event.ms;
+    for (let left = deadline - Date.now(); left > 0 && !interrupted; left = deadline - Date.now()) {
+      msg.progress(`${msg.style.yellow('Rate limited')}: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, ((left - 1) % 1000) + 1));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    off();
+    msg.clearProgress();
   }
-  msg.clearProgress();
+  if (interrupted) throw new InterruptedError();
 }

@@ -14,8 +14,11 @@ import { run as login } from '../commands/login.js';
 import type { View } from './session.js';
 
 interface Action {
-  label: string;
+  /** As the menu shows it; a function when it depends on the state. */
+  label: string | ((view: View) => string);
   needsKey: boolean;
+  /** Prints a new key's secret, which stays on screen until Enter (docs/contract.md §C7). */
+  showsSecret?: boolean;
   /** Offered only when this holds (default: always). */
   offered?: (view: View) => boolean;
   /** Returns a new context when the action changes who the session is. */
@@ -27,6 +30,7 @@ export const ACTIONS = {
   create: {
     label: 'Create a key',
     needsKey: true,
+    showsSecret: true,
     async run(ctx) {
       const prompts = await ctx.prompts();
       const name = await prompts.text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
@@ -55,9 +59,9 @@ export const ACTIONS = {
           { name: 'on (enable)', value: false },
           { name: 'off (disable)', value: true },
         ]));
-      if (enabled && isKeyInUse(key, view.inUse)) {
+      if (enabled) {
+        if (isKeyInUse(key, view.inUse)) warnLockOut(ctx, 'Disabling');
         if (!(await prompts.confirm(`Disable ${label(key)}?`))) return;
-        if (!(await confirmLockOut(ctx, 'Disabling'))) return;
       }
       await setEnabled(ctx, key.id, !enabled);
     },
@@ -68,16 +72,22 @@ export const ACTIONS = {
     async run(ctx, view) {
       const key = await pickKey(ctx, view, 'Key to revoke:');
       const prompts = await ctx.prompts();
+      if (isKeyInUse(key, view.inUse)) warnLockOut(ctx, 'Revoking');
       if (!(await prompts.confirm(`Revoke ${label(key)}? This cannot be undone.`))) return;
-      if (isKeyInUse(key, view.inUse) && !(await confirmLockOut(ctx, 'Revoking'))) return;
-      await revoke(ctx, [key.id], { yes: true });
+      await revoke(ctx, [key.id], { yes: true, known: view.keys });
     },
   },
   rotate: {
     label: 'Rotate a key (new secret, old key revoked)',
     needsKey: true,
+    showsSecret: true,
     async run(ctx, view) {
       const key = await pickKey(ctx, view, 'Key to rotate:');
+      const prompts = await ctx.prompts();
+      // Rotating revokes: it asks first, as revoking does.
+      if (!(await prompts.confirm(`Rotate ${label(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`))) {
+        return;
+      }
       await rotate(ctx, key.id, {});
       // A rotated key in use may have been saved to the profile: start afresh.
       return ctx.withProfile(ctx.profileName);
@@ -101,7 +111,7 @@ export const ACTIONS = {
     },
   },
   refresh: {
-    label: 'Refresh',
+    label: (view) => (view.failure ? 'Try again' : 'Refresh'),
     needsKey: false,
     async run() {},
   },
@@ -124,7 +134,7 @@ export const ACTIONS = {
     },
   },
   login: {
-    label: 'Log in with another key',
+    label: (view) => (view.credentials ? 'Log in with another key' : 'Log in'),
     needsKey: false,
     async run(ctx) {
       await login(ctx, {});
@@ -140,20 +150,35 @@ export const ACTIONS = {
 
 export type ActionName = keyof typeof ACTIONS;
 
+/** An action's name in the menu, as the session also quotes it in hints. */
+export function labelOf(name: ActionName, view: View): string {
+  const { label } = ACTIONS[name] as Action;
+  return typeof label === 'function' ? label(view) : label;
+}
+
 type PickedKey = KeyView & { id: string };
 
-/** A list filtered as you type: name, hint, status and last use. */
+/** Names in a pick-list are cut here, so that one long name does not push every row's columns off the screen. */
+const PICK_NAME_WIDTH = 28;
+
+/** A list filtered as you type, in aligned columns: name, hint, status, last use. */
 async function pickKey(ctx: Context, view: View, message: string): Promise<PickedKey> {
   const keys = view.keys.filter((k): k is PickedKey => k.id !== null);
   if (keys.length === 0) throw new UsageError('There are no keys.');
   const prompts = await ctx.prompts();
+  const rows = keys.map((k) => [
+    k.name === null ? '-' : cut(visible(k.name), PICK_NAME_WIDTH),
+    k.hint === null ? '-' : visible(k.hint),
+    visible(keyStatus(k, view.nowMs) ?? '-'),
+    !k.lastUsedKnown ? '' : k.lastUsedAt === null ? 'never used' : `used ${relativeTime(k.lastUsedAt, view.nowMs)}`,
+  ]);
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...row[column]!].length)));
   return prompts.search(
     message,
-    keys.map((k) => {
-      const used = !k.lastUsedKnown ? '' : k.lastUsedAt === null ? '  never used' : `  used ${relativeTime(k.lastUsedAt, view.nowMs)}`;
-      const parts = [k.name, k.hint, keyStatus(k, view.nowMs)].filter((p): p is string => p !== null).map(visible);
+    keys.map((k, i) => {
+      const cells = rows[i]!.map((cell, column) => cell + ' '.repeat(widths[column]! - [...cell].length));
       return {
-        name: `${parts.join('  ')}${used}${isKeyInUse(k, view.inUse) ? '  ← in use' : ''}`,
+        name: `${cells.join('  ').trimEnd()}${isKeyInUse(k, view.inUse) ? '  ← in use' : ''}`,
         value: k,
         description: visible(k.id),
       };
@@ -161,15 +186,19 @@ async function pickKey(ctx: Context, view: View, message: string): Promise<Picke
   );
 }
 
+function cut(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : text;
+}
+
 /** A key as a confirmation names it: 'name' (id). */
 function label(key: PickedKey): string {
   return key.name === null ? visible(key.id) : `'${visible(key.name)}' (${visible(key.id)})`;
 }
 
-/** The second, explicit confirmation before the session cuts off its own key. */
-async function confirmLockOut(ctx: Context, doing: string): Promise<boolean> {
-  const prompts = await ctx.prompts();
-  return prompts.confirm(
-    `${doing} the key this session uses (${keyHint(ctx.credentialsUsed!.apiKey)}) locks the session out. Go ahead?`,
+/** Said before the question, so that the person knows what the yes means before giving it. */
+function warnLockOut(ctx: Context, doing: string): void {
+  ctx.msg.warn(
+    `This is the key this session uses (${keyHint(ctx.credentialsUsed!.apiKey)}): ${doing.toLowerCase()} it locks the session out until you switch profile or log in with another key.`,
   );
 }
