@@ -392,7 +392,8 @@ function fish(nodes: Node[], install: string): string {
       completions.push(`complete -c ${root.name} ${at} -a ${fishCandidates(doc.argumentValues)}`);
     }
     if (doc.dynamicArguments !== undefined) {
-      completions.push(`complete -c ${root.name} ${at} -a ${fq(`(${fn}_dynamic ${doc.dynamicArguments})`)}`);
+      // -k: newest first, as svc lists them, not sorted by fish.
+      completions.push(`complete -c ${root.name} ${at} -k -a ${fq(`(${fn}_dynamic ${doc.dynamicArguments})`)}`);
     }
     // The program's options, help included, apply everywhere; a command's own help is the same -h.
     const within = doc === root ? '' : ` -n ${fq(`${fn}_within ${sq(node.key)}`)}`;
