@@ -92,7 +92,7 @@ describe('svc status prints its block in every state', () => {
     const lines = block(text.stdout);
     expect(lines.Key).toContain('✓ valid');
     expect(lines.Workspace).toBe('not read: rate limited');
-    expect(lines['Rate limit']).toMatch(/^✗ 0 of 30 requests left this minute, resets in \d+ s$/);
+    expect(lines['Rate limit']).toMatch(/^✗ 0 of 30 requests left this minute \(resets in \d+ s\)$/);
     expect(text.stderr).not.toContain('retrying');
 
     const json = await status({}, true);

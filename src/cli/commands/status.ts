@@ -142,12 +142,7 @@ function printBlock(ctx: Context, report: StatusReport, failure: unknown, worksp
     line('Plan', `${shown(ws.plan)}${ws.requestsPerMinute === null ? '' : `, ${ws.requestsPerMinute} requests/minute`}`);
   }
   const rateLimit = report.rateLimit;
-  if (rateLimit?.limited) {
-    const of = rateLimit.limit === null ? '' : ` of ${rateLimit.limit}`;
-    line('Rate limit', bad(`${rateLimit.remaining}${of} requests left this minute, resets in ${rateLimit.resetSeconds} s`));
-  } else {
-    line('Rate limit', describeRateLimit(rateLimit && { ...rateLimit, limit: rateLimit.limit! }));
-  }
+  line('Rate limit', rateLimit?.limited ? bad(describeRateLimit(rateLimit)) : describeRateLimit(rateLimit));
   if (report.latencyMs !== null) line('Latency', `${report.latencyMs} ms`);
 }
 
