@@ -392,7 +392,7 @@ function fish(nodes: Node[], install: string): string {
       completions.push(`complete -c ${root.name} ${at} -a ${fishCandidates(doc.argumentValues)}`);
     }
     if (doc.dynamicArguments !== undefined) {
-      // -k: newest first, as svc lists them, not sorted by fish.
+      // -k: keys come newest first from the API; fish would otherwise sort them.
       completions.push(`complete -c ${root.name} ${at} -k -a ${fq(`(${fn}_dynamic ${doc.dynamicArguments})`)}`);
     }
     // The program's options, help included, apply everywhere; a command's own help is the same -h.
@@ -404,7 +404,7 @@ function fish(nodes: Node[], install: string): string {
         kind === 'choices'
           ? ` -x -a ${fishCandidates(opt.choices)}`
           : kind === 'dynamic'
-            ? ` -x -a ${fq(`(${fn}_dynamic ${opt.dynamicValues})`)}`
+            ? ` -x -k -a ${fq(`(${fn}_dynamic ${opt.dynamicValues})`)}`
             : kind === 'file'
               ? ' -r -F'
               : kind === 'other'
