@@ -1,6 +1,6 @@
 // CLI start-up against the floors it stands on. `svc --version` is paired
 // with `node -e 0`, the floor of any Node CLI; `svc keys list --json` with
-// bench/floor-request.mjs, one request made with the same undici subset and
+// bench/floor-request.cjs, one request made with the same undici subset and
 // V8 flag as svc's transport, the floor of any command that calls the API.
 // Each measured run is paired with a run of its floor next to it, the order
 // inside a pair alternates (so drift in the machine's speed hits both sides
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { childEnv, median, quantile, ROOT, SVC_BIN, startSvcServer } from './lib.mjs';
 
-const FLOOR_SCRIPT = join(ROOT, 'bench', 'floor-request.mjs');
+const FLOOR_SCRIPT = join(ROOT, 'bench', 'floor-request.cjs');
 
 function timed(node, args, env, input) {
   const started = process.hrtime.bigint();
@@ -48,12 +48,12 @@ export async function benchStartup({ pairs, node = process.execPath }) {
     timed(node, [SVC_BIN, 'login', '--with-key', '--base-url', server.url], profileEnv, `${server.apiKey}\n`);
 
     const nodeFloor = { name: '`node -e 0`', args: ['-e', '0'], env: baseEnv };
-    const requestFloor = { name: '`node bench/floor-request.mjs`', args: [FLOOR_SCRIPT], env: envKeyEnv };
+    const requestFloor = { name: '`node bench/floor-request.cjs`', args: [FLOOR_SCRIPT], env: envKeyEnv };
     const cases = [
       { name: '`svc --version`', args: [SVC_BIN, '--version'], env: baseEnv, floor: nodeFloor, target: 1.15 },
       { name: '`svc keys list --json`, key in SVC_API_KEY', args: [SVC_BIN, 'keys', 'list', '--json'], env: envKeyEnv, floor: requestFloor, target: 1.1 },
       { name: '`svc keys list --json`, key in the saved profile', args: [SVC_BIN, 'keys', 'list', '--json'], env: profileEnv, floor: requestFloor, target: 1.1 },
-      // Yardsticks, not svc: what any ES module entry point (bin/svc.js is one) costs, and the request floor itself.
+      // Yardsticks, not svc: what an ES module entry point costs (svc's bin and bundle are CommonJS to avoid it), and the request floor itself.
       { name: '`node empty.mjs`', args: [emptyModule], env: baseEnv, floor: nodeFloor, target: null },
       { ...requestFloor, floor: nodeFloor, target: null },
     ];

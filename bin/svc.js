@@ -1,17 +1,39 @@
 #!/usr/bin/env node
-// V8 keeps the compiled code of svc's lazily loaded chunks between runs
+// CommonJS (bin/package.json), like the bundle it loads, so that no command
+// starts Node's ES module loader. Built-ins come from
+// process.getBuiltinModule, which loads nothing else.
+'use strict';
+
+const { readFileSync, writeSync } = process.getBuiltinModule('node:fs');
+const { isAbsolute, join } = process.getBuiltinModule('node:path');
+
+const argv = process.argv.slice(2);
+
+// `svc --version` is what scripts and `npx svc --version` run first: answered
+// from package.json with one write(2), without building process.stdout (a
+// pipe's stream loads net and the stream machinery). dist/main.js answers the
+// same flag when svc runs in-process.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  const { version } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
+  try {
+    writeSync(1, `${version}\n`);
+    process.exit(0);
+  } catch (error) {
+    if (error.code === 'EPIPE') process.exit(141);
+    // EAGAIN: a non-blocking stdout that is full; the stream below waits for it.
+    if (error.code !== 'EAGAIN') throw error;
+  }
+}
+
+// V8 keeps the compiled code of svc's bundle between runs
 // (Node >= 22.1). Kept in the user's own cache directory, not Node's default
 // under the shared os.tmpdir(), where another local user could plant code;
-// NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE still win. Built-ins come
-// from process.getBuiltinModule: an import of node:module would cost more
-// than the cache saves on a short command.
+// NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE still win.
 const { enableCompileCache } = process.getBuiltinModule('node:module');
 if (enableCompileCache) {
-  const { isAbsolute, join } = process.getBuiltinModule('node:path');
   const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
   enableCompileCache(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache'));
 }
-import { ExitCode, main, processIO } from '../dist/main.js';
 
 // Ctrl-C exits 130 at once, unless a command (svc serve) installed its own
 // handler to shut down cleanly.
@@ -19,17 +41,21 @@ process.on('SIGINT', () => {
   if (process.listenerCount('SIGINT') === 1) process.exit(130);
 });
 
-// The reader went away (`svc keys list | head -1`): stop quietly, as a
-// process killed by SIGPIPE would, rather than crash with a stack trace.
-// Node ignores SIGPIPE itself, so the shell's status for it is set by hand.
-const { io, flushed } = processIO((error) => {
-  if (error.code === 'EPIPE') process.exit(ExitCode.brokenPipe);
-  throw error;
-});
+// Loaded only past the --version answer above: parsing the bundle is most of
+// what that answer would otherwise cost.
+const { ExitCode, main, processIO } = require('../dist/main.js');
 
-process.exitCode = await main(process.argv.slice(2), io);
-
-// Writes to a pipe are asynchronous: exiting now would cut off what the
-// reader has not taken yet (everything past the pipe's 64 KiB buffer).
-await flushed();
-process.exit();
+(async () => {
+  // The reader went away (`svc keys list | head -1`): stop quietly, as a
+  // process killed by SIGPIPE would, rather than crash with a stack trace.
+  // Node ignores SIGPIPE itself, so the shell's status for it is set by hand.
+  const { io, flushed } = processIO((error) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.brokenPipe);
+    throw error;
+  });
+  process.exitCode = await main(argv, io);
+  // Writes to a pipe are asynchronous: exiting now would cut off what the
+  // reader has not taken yet (everything past the pipe's 64 KiB buffer).
+  await flushed();
+  process.exit();
+})();

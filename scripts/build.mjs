@@ -1,12 +1,18 @@
-// Bundles the CLI into dist/ with code splitting, so each command pulls in
-// only what it uses: start-up time is a feature of a CLI.
+// Bundles the CLI into one file, dist/main.js: start-up time is a feature of
+// a CLI. One file rather than code-split chunks because Node loads each ES
+// module file on its own (resolve, read, compile, link), and splitting gave
+// `keys list` a chain of more than a dozen small shared chunks, which cost it
+// more than parsing the code it does not run (bench/startup.mjs, figures in
+// bench/RESULTS.md). What a command does not use still costs no evaluation:
+// esbuild turns each import() into an initialiser in the same file that runs
+// on first use, so the server, the prompts and the man page and completion
+// generators only run for the commands that use them.
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { builtinModules } from 'node:module';
 import { parseArgs } from 'node:util';
 
-// --metafile <file>: esbuild's account of which input ended up in which
-// chunk, for finding what a command loads (https://esbuild.github.io/analyze/).
+// --metafile <file>: esbuild's account of how much of each input is in the
+// bundle, for finding what grows it (https://esbuild.github.io/analyze/).
 const { values: options } = parseArgs({ options: { metafile: { type: 'string' } } });
 
 // conf compiles a JSON-schema validator (ajv, ajv-formats, fast-uri) only
@@ -30,20 +36,17 @@ const confWithoutValidator = {
   },
 };
 
-// An ES import of a Node built-in goes through an ES module facade that, as
-// it is built, reads every export of the built-in, getters included: for
-// node:process that opens stdin and loads the diagnostic report, for
-// node:crypto it loads WebCrypto, for node:util parseArgs and MIMEType. A
-// CommonJS require() reads nothing until the code asks. So ES imports of
-// built-ins in the bundle become require() calls, which esbuild wraps with
-// lazy getters.
-const BUILTIN = new RegExp(`^(node:)?(${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})$`);
-const builtinsRequired = {
-  name: 'builtins-required',
+// @inquirer/prompts re-exports its editor prompt, which brings an external
+// editor launcher and iconv-lite's code pages (about 550 KB); svc never
+// opens an editor for a prompt.
+const inquirerWithoutEditor = {
+  name: 'inquirer-without-editor',
   setup(build) {
-    build.onResolve({ filter: BUILTIN }, (args) => (args.kind === 'import-statement' ? { path: args.path, namespace: 'builtin-required' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'builtin-required' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+    build.onResolve({ filter: /^@inquirer\/editor$/ }, (args) =>
+      /[\\/]node_modules[\\/]@inquirer[\\/]prompts[\\/]/.test(args.importer) ? { path: args.path, namespace: 'unused-by-svc' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'unused-by-svc' }, () => ({
+      contents: unusedModule("svc's bundle leaves out @inquirer/editor: svc never opens an editor for a prompt", 'esm'),
       loader: 'js',
     }));
   },
@@ -112,23 +115,21 @@ const result = await build({
   entryPoints: { main: 'src/cli/main.ts' },
   outdir: staging.pathname,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  // CommonJS, so that no command starts Node's ES module loader (about a
+  // fifth of an empty Node start on Node 20); bin/ requires the bundle.
+  format: 'cjs',
   platform: 'node',
   target: 'node20.18',
   minify: true,
   legalComments: 'none',
-  chunkNames: 'chunks/[name]-[hash]',
   define: { SVC_VERSION: JSON.stringify(pkg.version) },
-  // CommonJS dependencies bundled into ESM still call require() for Node
-  // built-ins. process.getBuiltinModule (Node 20.16+), not an import of
-  // node:module, whose ES facade alone loads Node's source-map support.
-  banner: { js: "const require=process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
-  plugins: [confWithoutValidator, atomicallyWithoutExitHooks, commanderWithoutChildProcess, builtinsRequired],
+  plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });
 if (options.metafile) await writeFile(options.metafile, JSON.stringify(result.metafile));
+// The package is "type": "module"; this marks the bundle as what it is.
+await writeFile(new URL('package.json', `${staging.href}/`), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 
 await rename(dist, retired).catch((error) => {
   if (error.code !== 'ENOENT') throw error;

@@ -158,14 +158,14 @@ export class Context {
 
   /** An API client for the configured key, or for `credentials` when given (login). */
   async client(credentials?: Credentials): Promise<ApiClient> {
+    // The client's modules load while the profile is read: each dynamic
+    // import waits on its own file reads, so chained ones add up.
+    const modules = Promise.all([import('../client/api.js'), import('../client/transport.js'), import('./wait.js')]);
+    // Awaited below unless reading the key fails first; that failure is the one to report.
+    modules.catch(() => {});
     const creds = credentials ?? (await this.credentials());
     this.keyUsed = creds;
-    const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }, base] = await Promise.all([
-      import('../client/api.js'),
-      import('../client/transport.js'),
-      import('./wait.js'),
-      this.resolveBaseUrl(),
-    ]);
+    const [[{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }], base] = await Promise.all([modules, this.resolveBaseUrl()]);
     const { globals, io, deps } = this;
     const baseUrl = base.url;
     this.checkKeyMayGo(base, await this.savedKeyBaseUrl(creds));

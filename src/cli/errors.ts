@@ -38,6 +38,18 @@ export class InterruptedError extends CliError {
 }
 
 /**
+ * Esc or Ctrl-C in a prompt: the question was withdrawn. A command ends as
+ * if interrupted; the interactive session goes back to its menu
+ * (docs/contract.md §C7).
+ */
+export class PromptCancelledError extends InterruptedError {
+  constructor() {
+    super();
+    this.name = 'PromptCancelledError';
+  }
+}
+
+/**
  * A create whose outcome is unknown (docs/contract.md §C4): the request may
  * have made a key whose secret nobody saw. Carries what the look for such
  * keys found; the report puts the cause first.

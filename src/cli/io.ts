@@ -17,6 +17,8 @@ export interface IO {
   colorStderr: boolean;
   /** Terminal width for tables; 80 when unknown. */
   columns: number;
+  /** Terminal height, for what fits on one screen; 24 when unknown. */
+  rows: number;
   env: NodeJS.ProcessEnv;
 }
 
@@ -68,6 +70,9 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     colorStderr: stderrIsTTY && !noColor,
     get columns() {
       return (stdoutIsTTY && process.stdout.columns) || (stderrIsTTY && process.stderr.columns) || 80;
+    },
+    get rows() {
+      return (stderrIsTTY && process.stderr.rows) || (stdoutIsTTY && process.stdout.rows) || 24;
     },
     env: process.env,
   };

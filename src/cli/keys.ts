@@ -1,13 +1,13 @@
 /**
  * What the key commands and the interactive manager share: checking an id,
- * telling a missing key, whether a key is the one in use, a key on one line,
- * switching a key on or off, and a replacement's expiry.
+ * telling a missing key, whether a key is the one in use, a key on one line
+ * in a list, switching a key on or off, and a replacement's expiry.
  */
 import { ApiError } from '../client/errors.js';
 import { keyStatus, readKey, type KeyView } from '../client/key-view.js';
 import type { Context } from './context.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
-import { printJson, relativeTime, visible } from './output.js';
+import { printJson, visible } from './output.js';
 
 /** A 404 from the service; an HTML 404 page from something else is no answer about the key. */
 export function isNotFound(error: unknown): boolean {
@@ -44,18 +44,6 @@ export function isKeyInUse(key: KeyView, inUse: string | undefined): boolean | n
 export function describeKey(key: KeyView, inUse: string | undefined, nowMs: number): string {
   const parts = [key.id, key.name, key.hint, keyStatus(key, nowMs)].filter((p): p is string => p !== null).map(visible);
   return `${parts.join('  ')}${isKeyInUse(key, inUse) ? '  (the key in use)' : ''}`;
-}
-
-/** A key in a pick-list, filtered as you type: name, hint, status and last use. */
-export function keyChoiceLine(key: KeyView, inUse: string | undefined, nowMs: number): string {
-  const used = !key.lastUsedKnown ? '' : key.lastUsedAt === null ? '  never used' : `  used ${relativeTime(key.lastUsedAt, nowMs)}`;
-  const parts = [key.name, key.hint, keyStatus(key, nowMs)].filter((p): p is string => p !== null).map(visible);
-  return `${parts.join('  ')}${used}${isKeyInUse(key, inUse) ? '  ← in use' : ''}`;
-}
-
-/** A key as a confirmation names it: 'name' (id). */
-export function keyLabel(key: KeyView & { id: string }): string {
-  return key.name === null ? visible(key.id) : `'${visible(key.name)}' (${visible(key.id)})`;
 }
 
 /** The shared body of `keys enable` and `keys disable`: one PATCH, 204 meaning "already". */

@@ -6,12 +6,13 @@ export { ExitCode } from './errors.js';
 
 /**
  * Runs one `svc` invocation and returns its exit code; only bin/ exits.
- * `svc --version` answers before the command tree (commander and every
+ * `svc --version` (and `--version --json`) answers before the command tree (commander and every
  * command module) is even loaded: start-up time is a feature of a CLI.
  */
 export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    io.stdout.write(`${SVC_VERSION}\n`);
+  const version = argv.filter((arg) => arg === '--version' || arg === '-V').length;
+  if (version === 1 && argv.every((arg) => arg === '--version' || arg === '-V' || arg === '--json')) {
+    io.stdout.write(argv.includes('--json') ? `${JSON.stringify({ version: SVC_VERSION })}\n` : `${SVC_VERSION}\n`);
     return 0;
   }
   const { run } = await import('./run.js');

@@ -111,7 +111,9 @@ async function offerToRevoke(ctx: Context, client: ApiClient, orphans: KeyView[]
   const prompts = await ctx.prompts();
   const what = orphans.length === 1 ? 'it' : `these ${orphans.length} keys`;
   // No by default: a key of the same name made a moment earlier by someone who did see its secret looks the same.
-  if (!(await prompts.confirm(`Revoke ${what} now? Without the secret nobody can use ${orphans.length === 1 ? 'it' : 'them'}.`, false))) {
+  const { answerOr } = await import('./prompt.js');
+  const question = prompts.confirm(`Revoke ${what} now? Without the secret nobody can use ${orphans.length === 1 ? 'it' : 'them'}.`, false);
+  if (!(await answerOr(question, false))) {
     return revoked;
   }
   for (const key of orphans) {
@@ -148,9 +150,14 @@ export function showNewKey(ctx: Context, key: NewKey, printDocument = true): voi
     io.stdout.write(`\n  ${styleFor(io.colorStdout).bold(escapeControls(key.secret))}\n\n`);
   }
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
-  msg.warn(
+  warnOnlyTime(ctx, key.view.id);
+}
+
+/** Said on stderr wherever a new key's secret is printed (docs/contract.md §C3), `svc api` included. */
+export function warnOnlyTime(ctx: Context, id: string | null): void {
+  ctx.msg.warn(
     'This is the only time this secret is shown: store it now. ' +
-      `If it is lost, it cannot be recovered: revoke the key (${revokeCommand(key.view.id)}) and create a new one.`,
+      `If it is lost, it cannot be recovered: revoke the key (${revokeCommand(id)}) and create a new one.`,
   );
 }
 

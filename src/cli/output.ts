@@ -17,11 +17,11 @@ export class Messages {
   }
 
   info(text: string): void {
-    if (!this.quiet) this.io.stderr.write(`${text}\n`);
+    if (!this.quiet) this.io.stderr.write(`${this.fit(text)}\n`);
   }
 
   success(text: string): void {
-    if (!this.quiet) this.io.stderr.write(`${this.style.green('✓')} ${text}\n`);
+    if (!this.quiet) this.io.stderr.write(`${this.fit(`${this.style.green('✓')} ${text}`)}\n`);
   }
 
   /** One line rewritten in place on a terminal: countdowns. */
@@ -34,8 +34,38 @@ export class Messages {
   }
 
   warn(text: string): void {
-    this.io.stderr.write(`${this.style.yellow('!')} ${text}\n`);
+    this.io.stderr.write(`${this.fit(`${this.style.yellow('!')} ${text}`)}\n`);
   }
+
+  /** On a terminal, long lines break between words rather than wherever the edge falls. */
+  private fit(text: string): string {
+    return this.io.stderrIsTTY ? wrap(text, this.io.columns) : text;
+  }
+}
+
+/**
+ * Lines longer than `width` broken at spaces, the rest of each indented by
+ * two; a word longer than a line stays whole. Colour codes take no room.
+ */
+export function wrap(text: string, width: number): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (visibleWidth(line) <= width) return line;
+      const out: string[] = [];
+      let current = '';
+      for (const word of line.match(/\s*\S+/g) ?? []) {
+        if (current !== '' && visibleWidth(current + word) > width) {
+          out.push(current);
+          current = `  ${word.trimStart()}`;
+        } else {
+          current += word;
+        }
+      }
+      out.push(current);
+      return out.join('\n');
+    })
+    .join('\n');
 }
 
 /**

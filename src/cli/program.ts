@@ -48,6 +48,8 @@ Examples:
     .helpOption('-h, --help', 'show help for a command')
     .addHelpCommand('help [command]', 'show help for a command')
     .showSuggestionAfterError(true)
+    // Every subcommand's help lists the program's options it accepts too, as gh's INHERITED FLAGS do.
+    .configureHelp({ showGlobalOptions: true })
     .option('--json', 'print exactly one JSON document on stdout (the API\'s own shape)')
     .option('-q, --quiet', 'print only the data, no messages')
     .option('--no-input', 'never prompt; a missing answer is a usage error')

@@ -1,5 +1,5 @@
 import { checkbox, confirm, input, password, search, select } from '@inquirer/prompts';
-import { InterruptedError } from './errors.js';
+import { PromptCancelledError } from './errors.js';
 import type { IO } from './io.js';
 
 export interface Choice<T> {
@@ -9,7 +9,7 @@ export interface Choice<T> {
   disabled?: boolean | string;
 }
 
-/** The questions commands may ask; prompts draw on stderr, never stdout. */
+/** The questions commands may ask; prompts draw on stderr, never stdout. Esc or Ctrl-C in any of them is a PromptCancelledError. */
 export interface Prompter {
   text(message: string, validate?: (value: string) => true | string): Promise<string>;
   secret(message: string, validate?: (value: string) => true | string): Promise<string>;
@@ -18,57 +18,84 @@ export interface Prompter {
   /** A list filtered as the person types. */
   search<T>(message: string, choices: Choice<T>[]): Promise<T>;
   pickMany<T>(message: string, choices: Choice<T>[]): Promise<T[]>;
-  /** A select that Esc or Ctrl-C leaves with null instead of an error: the way out of a menu. */
-  menu<T>(message: string, choices: Choice<T>[]): Promise<T | null>;
+  /** Waits for Enter, whatever else is typed: what is on screen stays there until the person is done with it. */
+  pause(message: string): Promise<void>;
+  /** A select that Esc or Ctrl-C leaves with null instead of an error, and clears from the screen: the way out of a menu. */
+  menu<T>(message: string, choices: Choice<T>[], defaultValue?: T): Promise<T | null>;
 }
 
+type Context = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; clearPromptOnDone: boolean; signal?: AbortSignal };
+
 export function createPrompter(io: IO): Prompter {
-  const context = { input: io.stdin, output: io.stderr, clearPromptOnDone: false };
+  const context: Context = { input: io.stdin, output: io.stderr, clearPromptOnDone: false };
+  const ask = <T>(start: (context: Context) => Promise<T>) => escapable(io, (signal) => start({ ...context, signal }));
   return {
-    text: (message, validate) => ask(input({ message, validate }, context)),
-    secret: (message, validate) => ask(password({ message, mask: '*', validate }, context)),
-    confirm: (message, defaultValue = false) => ask(confirm({ message, default: defaultValue }, context)),
-    select: (message, choices) => ask(select({ message, choices, pageSize: 12, loop: false }, context)),
+    text: (message, validate) => ask((c) => input({ message, validate }, c)),
+    secret: (message, validate) => ask((c) => password({ message, mask: '*', validate }, c)),
+    confirm: (message, defaultValue = false) => ask((c) => confirm({ message, default: defaultValue }, c)),
+    select: (message, choices) => ask((c) => select({ message, choices, pageSize: 12, loop: false }, c)),
     search: (message, choices) =>
-      ask(
+      ask((c) =>
         search(
           {
             message,
             pageSize: 12,
             source: (term) => {
               const needle = (term ?? '').toLowerCase();
-              return choices.filter((c) => `${c.name} ${c.description ?? ''}`.toLowerCase().includes(needle));
+              return choices.filter((ch) => `${ch.name} ${ch.description ?? ''}`.toLowerCase().includes(needle));
             },
           },
-          context,
+          c,
         ),
       ),
-    pickMany: (message, choices) => ask(checkbox({ message, choices, pageSize: 12, loop: false }, context)),
-    async menu(message, choices) {
-      const escape = new AbortController();
-      const onKey = (_: unknown, key?: { name?: string }) => {
-        if (key?.name === 'escape') escape.abort();
-      };
-      io.stdin.on('keypress', onKey);
+    pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: 12, loop: false }, c)),
+    // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
+    pause: async (message) => {
+      await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
+    },
+    async menu(message, choices, defaultValue) {
       try {
-        return await select({ message, choices, pageSize: 12, loop: true }, { ...context, signal: escape.signal });
+        return await ask((c) => select({ message, choices, default: defaultValue, pageSize: 12, loop: true }, { ...c, clearPromptOnDone: true }));
       } catch (error) {
-        const name = (error as Error).name;
-        if (name === 'AbortPromptError' || name === 'ExitPromptError') return null;
+        if (error instanceof PromptCancelledError) return null;
         throw error;
-      } finally {
-        io.stdin.off('keypress', onKey);
       }
     },
   };
 }
 
-/** Ctrl-C inside a prompt arrives as ExitPromptError; it means exit 130. */
-async function ask<T>(pending: Promise<T>): Promise<T> {
+/**
+ * The answer, or `fallback` when the question is withdrawn (Esc, Ctrl-C):
+ * for questions asked after a key was made, where stopping half-way would
+ * leave things worse than the default answer does.
+ */
+export async function answerOr<T>(question: Promise<T>, fallback: T): Promise<T> {
   try {
-    return await pending;
+    return await question;
   } catch (error) {
-    if ((error as Error).name === 'ExitPromptError') throw new InterruptedError();
+    if (error instanceof PromptCancelledError) return fallback;
     throw error;
+  }
+}
+
+/**
+ * Runs a prompt that Esc (when `byEscape`) or Ctrl-C withdraws: both come
+ * back as PromptCancelledError. Inquirer knows Ctrl-C (ExitPromptError);
+ * Esc it leaves to the caller, through an abort signal.
+ */
+async function escapable<T>(io: IO, start: (signal: AbortSignal) => Promise<T>, byEscape = true): Promise<T> {
+  const escape = new AbortController();
+  const onKey = (_: unknown, key?: { name?: string }) => {
+    if (key?.name === 'escape') escape.abort();
+  };
+  if (byEscape) io.stdin.on('keypress', onKey);
+  try {
+    return await start(escape.signal);
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'AbortPromptError' || name === 'ExitPromptError') throw new PromptCancelledError();
+    throw error;
+  } finally {
+    io.stdin.off('keypress', onKey);
   }
 }

@@ -19,6 +19,8 @@ export function readRateLimit(res: Pick<ApiResponse<unknown>, 'headers'>): RateL
   return { limit, remaining, resetSeconds };
 }
 
-export function describeRateLimit(r: RateLimitReading | null): string {
-  return r ? `${r.remaining} of ${r.limit} requests left this minute (resets in ${r.resetSeconds} s)` : 'rate limit not reported';
+/** `limit` null: a 429 that gave only its reset. */
+export function describeRateLimit(r: (Omit<RateLimitReading, 'limit'> & { limit: number | null }) | null): string {
+  if (!r) return 'rate limit not reported';
+  return `${r.remaining}${r.limit === null ? '' : ` of ${r.limit}`} requests left this minute (resets in ${r.resetSeconds} s)`;
 }

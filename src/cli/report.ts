@@ -2,7 +2,7 @@ import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError, type
 import { CliError, ExitCode, loginCommand, MaybeCreatedError } from './errors.js';
 import type { IO } from './io.js';
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
-import { styleFor, visible } from './output.js';
+import { styleFor, visible, wrap } from './output.js';
 
 /** How much of an unexpected error to show; everything else a report says comes with the error itself. */
 export interface ReportOptions {
@@ -33,7 +33,9 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
       exitCode: ExitCode.rateLimited,
       lines: [
         `Rate limited: this workspace has used its requests for the current minute; ${why}.`,
-        `Try again in ${error.retryAfterSeconds} s, or raise --max-wait.`,
+        error.reason === 'no-wait'
+          ? `Try again in ${error.retryAfterSeconds} s, or leave out --no-wait to wait for it.`
+          : `Try again in ${error.retryAfterSeconds} s, or raise --max-wait.`,
       ],
     };
   }
@@ -146,7 +148,8 @@ function notTheService(origin: RequestOrigin | null): string {
 }
 
 export function printFailure(io: IO, lines: string[]): void {
-  io.stderr.write(`${styleFor(io.colorStderr).red('error:')} ${lines.join('\n')}\n`);
+  const text = `${styleFor(io.colorStderr).red('error:')} ${lines.join('\n')}`;
+  io.stderr.write(`${io.stderrIsTTY ? wrap(text, io.columns) : text}\n`);
 }
 
 export function reportFailure(io: IO, error: unknown, options: ReportOptions): ExitCode {

@@ -11,6 +11,7 @@ import { register as registerKeys } from './commands/keys/index.js';
 import { register as registerServe } from './commands/serve.js';
 import { register as registerApi } from './commands/api.js';
 import { register as registerCompletion } from './commands/completion.js';
+import { register as registerComplete } from './commands/complete.js';
 import { register as registerInteractive } from './interactive/command.js';
 
 /** The whole command tree; also the source of the man page and completions. */
@@ -24,6 +25,7 @@ export function buildProgram(io: IO, deps: Deps): Program {
   registerApi(program, app);
   registerServe(program, app);
   registerCompletion(program, app);
+  registerComplete(program, app);
   registerInteractive(program, keys, app);
   return built;
 }

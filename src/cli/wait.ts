@@ -1,13 +1,30 @@
 import type { WaitEvent } from '../client/api.js';
 import type { Deps } from './deps.js';
+import { InterruptedError } from './errors.js';
 import type { IO } from './io.js';
 import type { Messages } from './output.js';
 
+/** Subscribes to Ctrl-C; returns the unsubscribe. */
+export type OnInterrupt = (listener: () => void) => () => void;
+
+const processInterrupt: OnInterrupt = (listener) => {
+  process.on('SIGINT', listener);
+  return () => process.off('SIGINT', listener);
+};
+
 /**
  * Sleeps for the client's retry policy and tells the person why: a live
- * countdown on a terminal, one line in a log.
+ * countdown on a terminal, one line in a log. Ctrl-C during the countdown
+ * clears its line first, so the shell's prompt does not land after
+ * "(Ctrl-C to stop)^C", then ends the command as interrupted.
  */
-export async function waitWithCountdown(io: IO, msg: Messages, event: WaitEvent, { now, sleep }: Pick<Deps, 'now' | 'sleep'>): Promise<void> {
+export async function waitWithCountdown(
+  io: IO,
+  msg: Messages,
+  event: WaitEvent,
+  { now, sleep }: Pick<Deps, 'now' | 'sleep'>,
+  onInterrupt: OnInterrupt = processInterrupt,
+): Promise<void> {
   if (event.reason === 'backoff') {
     msg.info(`Request failed (${event.cause}); retrying in ${(event.ms / 1000).toFixed(1)} s.`);
     await sleep(event.ms);
@@ -18,10 +35,22 @@ export async function waitWithCountdown(io: IO, msg: Messages, event: WaitEvent,
     await sleep(event.ms);
     return;
   }
-  const deadline = now() + event.ms;
-  for (let left = deadline - now(); left > 0; left = deadline - now()) {
-    msg.progress(`${msg.style.yellow('Rate limited')}: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`);
-    await sleep(Math.min(left, ((left - 1) % 1000) + 1));
+  let interrupted = false;
+  let wake!: () => void;
+  const woken = new Promise<void>((resolve) => (wake = resolve));
+  const off = onInterrupt(() => {
+    interrupted = true;
+    wake();
+  });
+  try {
+    const deadline = now() + event.ms;
+    for (let left = deadline - now(); left > 0 && !interrupted; left = deadline - now()) {
+      msg.progress(`${msg.style.yellow('Rate limited')}: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`);
+      await Promise.race([sleep(Math.min(left, ((left - 1) % 1000) + 1)), woken]);
+    }
+  } finally {
+    off();
+    msg.clearProgress();
   }
-  msg.clearProgress();
+  if (interrupted) throw new InterruptedError();
 }

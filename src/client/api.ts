@@ -49,7 +49,12 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Overrides the policy's retries after a network error or 5xx: 0 for a single look. */
   maxRetries?: number;
+  /** False: a 429 fails at once (RateLimitedError) instead of being slept through, whatever the policy says. */
+  waitOnRateLimit?: false;
 }
+
+/** One attempt, no sleeping: a probe that must answer fast, whatever the server's state (status, completion). */
+export const PROBE: RequestOptions = { maxRetries: 0, waitOnRateLimit: false };
 
 export class ApiClient {
   private readonly now: () => number;
@@ -132,9 +137,9 @@ export class ApiClient {
    * an error body in JSON counts as "not offered"; an HTML page is no sign
    * of the service at all, and is reported as such.
    */
-  async findWorkspace(): Promise<ApiResponse<unknown> | null> {
+  async findWorkspace(opts: RequestOptions = {}): Promise<ApiResponse<unknown> | null> {
     try {
-      return await this.request<unknown>('GET', apiPaths.workspace);
+      return await this.request<unknown>('GET', apiPaths.workspace, opts);
     } catch (error) {
       if (error instanceof ApiError && (error.status === 404 || error.status === 405) && error.body) return null;
       throw error;
@@ -175,7 +180,11 @@ export class ApiClient {
    */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
     const { baseUrl, apiKey } = this.options;
-    const policy = opts.maxRetries === undefined ? this.options.policy : { ...this.options.policy, maxRetries: opts.maxRetries };
+    const policy = {
+      ...this.options.policy,
+      ...(opts.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries }),
+      ...(opts.waitOnRateLimit === false ? { waitOnRateLimit: false } : {}),
+    };
     const url = baseUrl.replace(/\/+$/, '') + API_PREFIX + path;
     const headers: Record<string, string> = {
       authorization: `Bearer ${apiKey}`,
@@ -248,6 +257,7 @@ export class ApiClient {
               rateLimitSeconds(header(res!, 'retry-after'), header(res!, RATE_LIMIT_HEADERS.reset), env.nowMs),
               state.waitedSeconds,
               step.reason === 'no-wait' ? 'no-wait' : 'budget',
+              res!.headers,
               this.origin,
             );
           }

@@ -64,6 +64,8 @@ export class RateLimitedError extends Error {
     readonly retryAfterSeconds: number,
     readonly waitedSeconds: number,
     readonly reason: 'no-wait' | 'budget',
+    /** The 429's headers: what a status reads the limit and its reset from. */
+    readonly headers: Record<string, string | string[] | undefined> = {},
     readonly origin: RequestOrigin | null = null,
   ) {
     super('Rate limit exceeded');

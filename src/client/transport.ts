@@ -130,7 +130,7 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
         signal: AbortSignal.timeout(req.timeoutMs),
       });
       const bytes = await readCapped(res.body);
-      return { status: res.statusCode, headers: res.headers, text: await decode(bytes, res.headers['content-encoding']) };
+      return { status: res.statusCode, headers: res.headers, text: decode(bytes, res.headers['content-encoding']) };
     } catch (error) {
       throw classifyTransportError(error, req.timeoutMs);
     }
@@ -170,10 +170,12 @@ function tooLarge(): TransportError {
 }
 
 /** A body a server or proxy compressed although svc asked for identity (docs/contract.md §A1). */
-async function decode(bytes: Buffer, encoding: string | string[] | undefined): Promise<string> {
+function decode(bytes: Buffer, encoding: string | string[] | undefined): string {
   const coding = String(encoding ?? 'identity').trim().toLowerCase();
   if (coding === 'identity' || coding === '' || bytes.length === 0) return bytes.toString('utf8');
-  const zlib = await import('node:zlib');
+  // Loaded on first use; not import(): code holding an import() makes Node
+  // set up its ES module loader for the whole bundle as it loads.
+  const zlib = process.getBuiltinModule('node:zlib');
   const options = { maxOutputLength: MAX_RESPONSE_BYTES };
   try {
     if (coding === 'gzip' || coding === 'x-gzip') return zlib.gunzipSync(bytes, options).toString('utf8');

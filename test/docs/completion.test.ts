@@ -93,10 +93,16 @@ describe('bash completion at work', () => {
 });
 
 describe('fish completion at work', () => {
-  it('completes subcommands after an option value', async ({ skip }) => {
+  const complete = async (line: string) => {
+    const { stdout } = await execa('fish', ['-c', `source ${scripts.fish!.file}; complete -C '${line}'`]);
+    return stdout.split('\n').map((entry) => entry.split('\t')[0]);
+  };
+
+  it('completes subcommands after an option value, offering aliases only when no name fits', async ({ skip }) => {
     if (!(await installed('fish'))) skip('fish is not installed');
-    const { stdout } = await execa('fish', ['-c', `source ${scripts.fish!.file}; complete -C 'svc --profile work keys l'`]);
-    expect(stdout.split('\n').map((line) => line.split('\t')[0])).toEqual(['list', 'ls']);
+    expect(await complete('svc --profile work keys l')).toEqual(['list']);
+    expect(await complete('svc keys rm')).toEqual(['rm']);
+    expect(await complete('svc keys ')).not.toContain('ls');
   });
 });
 

@@ -58,6 +58,22 @@ describe('man/svc.1', () => {
     expect([...exitStatus.matchAll(/^\.B (\d+)$/gm)].map((m) => Number(m[1]))).toEqual(Object.values(ExitCode));
   });
 
+  it('shows no literal backticks and no empty defaults', () => {
+    expect(page).not.toContain('\\(ga');
+    expect(page).not.toContain('(default: [])');
+    expect(page).toContain('in \\fBps\\fR and in shell history');
+  });
+
+  it('lists the inherited global options under every command, as --help does', () => {
+    const sections = page.split('\n.SS ').slice(1);
+    expect(sections.length).toBe(tree().commands.filter((c) => !c.isHelp || c.path.length === 2).length);
+    for (const section of sections) {
+      const inherited = section.split('\n').find((line) => line.startsWith('Inherited options'));
+      expect(inherited, section.split('\n')[0]).toBeDefined();
+      for (const opt of tree().root.options.filter((o) => !o.isHelp)) expect(inherited).toContain(`\\fB${roff(opt.long!)}\\fR`);
+    }
+  });
+
   it('keeps text lines from being read as requests, and ends in a newline', () => {
     const lines = page.split('\n');
     expect(lines.pop()).toBe('');

@@ -1,7 +1,6 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -35,7 +34,7 @@ describe('the npm tarball', () => {
   it('holds the bundle, the bin shim, the man page, the contract documents, licence and changelog, and no sources or tests', async () => {
     const { stdout } = await execa('tar', ['tzf', tarball]);
     const files = stdout.split('\n').map((f) => f.replace(/^package\//, ''));
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'bin/svc.js', 'dist/main.js', 'man/svc.1', 'docs/contract.md', 'docs/openapi.yaml', 'LICENSE', 'CHANGELOG.md']));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'bin/svc.js', 'bin/package.json', 'dist/main.js', 'man/svc.1', 'docs/contract.md', 'docs/openapi.yaml', 'LICENSE', 'CHANGELOG.md']));
     expect(files.filter((f) => /^(src|test|scripts)\/|\.ts$|^\.ci\/|^tsconfig|^vitest/.test(f))).toEqual([]);
   });
 
@@ -74,53 +73,80 @@ describe('the npm tarball', () => {
 });
 
 describe('start-up', () => {
-  /** Every file dist/main.js loads before it runs: its static imports, transitively. */
-  function staticallyLoaded(file: string, seen = new Set<string>()): Set<string> {
-    seen.add(file);
-    const code = readFileSync(file, 'utf8');
-    for (const [, a, b] of code.matchAll(/\bfrom\s*"(\.\.?\/[^"]+)"|\bimport\s*"(\.\.?\/[^"]+)"/g)) {
-      const next = resolve(dirname(file), (a ?? b)!);
-      if (!seen.has(next)) staticallyLoaded(next, seen);
-    }
-    return seen;
-  }
+  const bundle = join(repo, 'dist/main.js');
+  const code = () => readFileSync(bundle, 'utf8');
 
-  it('leaves out conf\'s schema validator and migration code, which svc never uses', () => {
-    const chunks = readdirSync(join(repo, 'dist/chunks')).map((f) => readFileSync(join(repo, 'dist/chunks', f), 'utf8'));
-    // ajv's draft 2020-12 meta-schema id and semver's spec version constant.
-    for (const marker of ['json-schema.org/draft/2020-12/schema', 'SEMVER_SPEC_VERSION']) {
-      expect(chunks.some((code) => code.includes(marker)), marker).toBe(false);
+  it('is one file, dist/main.js, beside the package.json that marks it CommonJS', () => {
+    expect(readdirSync(join(repo, 'dist')).sort()).toEqual(['main.js', 'package.json']);
+  });
+
+  it("leaves out conf's schema validator and migration code, and inquirer's editor prompt, which svc never uses", () => {
+    // ajv's draft 2020-12 meta-schema id, semver's spec version constant, an iconv-lite code page name.
+    for (const marker of ['json-schema.org/draft/2020-12/schema', 'SEMVER_SPEC_VERSION', 'shiftjis']) {
+      expect(code().includes(marker), marker).toBe(false);
     }
   });
 
-  it('imports no Node built-in as an ES module, whose facade would run every getter of the built-in', () => {
-    const files = [join(repo, 'dist/main.js'), ...readdirSync(join(repo, 'dist/chunks')).map((f) => join(repo, 'dist/chunks', f))];
-    const builtin = new RegExp(`(from|import)\\s*"(node:[^"]+|${builtinModules.join('|')})"`);
-    for (const file of files) expect(readFileSync(file, 'utf8'), file).not.toMatch(builtin);
+  it("starts no more of Node's ES module loader than a CommonJS script that looks up the compile cache", async () => {
+    const config = mkdtempSync(join(work, 'config-'));
+    // bin/svc.js reads node:module for enableCompileCache, which on some Node lines loads parts of the loader.
+    const baseline = join(work, 'baseline.cjs');
+    writeFileSync(baseline, "process.getBuiltinModule('node:module');\n");
+    const report = join(work, 'report-esm.cjs');
+    writeFileSync(report, "process.on('exit', () => require('node:fs').writeSync(2, `\\n${JSON.stringify(process.moduleLoadList.filter((m) => m.includes('/esm/')))}`));\n");
+    /** The ES module loader's parts that Node had loaded when `script` exited. */
+    const esmLoaded = async (script: string, ...args: string[]) => {
+      const { stderr } = await execa('node', ['--require', report, script, ...args], { env: { SVC_CONFIG_DIR: config }, reject: false });
+      return JSON.parse(stderr.split('\n').at(-1)!) as string[];
+    };
+    const baselineParts = await esmLoaded(baseline);
+    // `svc status` reads the profile and reports the missing key.
+    const loaded = await esmLoaded(join(repo, 'bin/svc.js'), 'status');
+    expect(loaded.length).toBeGreaterThan(0);
+    expect(loaded.filter((part) => !baselineParts.includes(part))).toEqual([]);
   });
 
   it('gives commander a child_process that throws if ever used, since svc has no executable subcommands', () => {
-    const chunks = readdirSync(join(repo, 'dist/chunks')).map((f) => readFileSync(join(repo, 'dist/chunks', f), 'utf8'));
-    const commander = chunks.filter((code) => code.includes('too many arguments'));
-    expect(commander).toHaveLength(1);
-    expect(commander[0]).toContain("leaves out child_process for commander");
-    expect(commander[0]).not.toMatch(/\("(node:)?child_process"\)/);
+    expect(code()).toContain('too many arguments');
+    expect(code()).toContain('leaves out child_process for commander');
+    expect(code()).not.toMatch(/\("(node:)?child_process"\)/);
   });
 
-  it('registers no exit hooks on 18 signals when conf is loaded (atomically\'s when-exit is left out)', () => {
-    const loaded = [...staticallyLoaded(join(repo, 'dist/main.js'))];
-    const store = readdirSync(join(repo, 'dist/chunks')).filter((f) => f.startsWith('store-')).map((f) => join(repo, 'dist/chunks', f));
-    expect(store).toHaveLength(1);
-    for (const file of [...loaded, ...store, ...[...staticallyLoaded(store[0]!)]]) {
-      expect(readFileSync(file, 'utf8'), file).not.toContain('SIGSTKFLT');
-    }
-  });
+  /** V8's own count of each function's calls while svc runs `args`: code parsed but never run counts 0. */
+  async function callCounts(args: string[]): Promise<{ countAt: (offset: number) => number }> {
+    const coverage = mkdtempSync(join(work, 'v8-coverage-'));
+    const config = mkdtempSync(join(work, 'config-'));
+    await execa('node', [join(repo, 'bin/svc.js'), ...args], { env: { NODE_V8_COVERAGE: coverage, SVC_CONFIG_DIR: config }, reject: false });
+    type Range = { startOffset: number; endOffset: number; count: number };
+    type Script = { url: string; functions: { ranges: Range[] }[] };
+    const scripts = readdirSync(coverage).flatMap((f) => (JSON.parse(readFileSync(join(coverage, f), 'utf8')) as { result: Script[] }).result);
+    const main = scripts.find((s) => s.url.endsWith('/dist/main.js'));
+    expect(main).toBeDefined();
+    const ranges = main!.functions.flatMap((f) => f.ranges);
+    // The innermost range around an offset is the block or function it runs in.
+    const countAt = (offset: number) =>
+      ranges.filter((r) => r.startOffset <= offset && offset < r.endOffset).sort((a, b) => a.endOffset - a.startOffset - (b.endOffset - b.startOffset))[0]!.count;
+    return { countAt };
+  }
 
-  it('does not load the man page and completion generators or the tree walker they share', () => {
-    const loaded = [...staticallyLoaded(join(repo, 'dist/main.js'))].map((f) => readFileSync(f, 'utf8'));
-    expect(loaded.length).toBeGreaterThan(1);
-    for (const marker of ['.SH EXIT STATUS', 'complete -F ', 'Examples?:']) {
-      expect(loaded.some((code) => code.includes(marker)), marker).toBe(false);
+  /** Every offset of `marker` in the bundle. */
+  function offsetsOf(marker: string): number[] {
+    const text = code();
+    const found: number[] = [];
+    for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + 1)) found.push(at);
+    expect(found.length, marker).toBeGreaterThan(0);
+    return found;
+  }
+
+  it('runs neither the man page and completion generators, the server, the prompts nor any exit hook for a command that reads the profile', async () => {
+    // `svc status` with an empty profile reads the config store (conf) and stops at "no key".
+    const { countAt } = await callCounts(['status']);
+    // The man page's section heading, the bash completion's `complete` line, the server's
+    // listen error, inquirer's key help, and the signal lists of exit-hook libraries.
+    for (const marker of ['.SH EXIT STATUS', 'complete -F ', 'EADDRINUSE', 'navigate', 'SIGSTKFLT']) {
+      for (const at of offsetsOf(marker)) expect(countAt(at), marker).toBe(0);
     }
+    // And the check sees code that does run: the report of the missing key.
+    for (const at of offsetsOf('no API key for profile')) expect(countAt(at)).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SVC_BIN, call, startLocalServer, svc, useLocalServer, windowEndsIn, type LocalServer } from '../helpers/cli.js';
+import { SVC_BIN, call, startLocalServer, svc, tempConfigDir, useLocalServer, windowEndsIn, type LocalServer } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const local = useLocalServer(['--plan', 'pro']);
@@ -11,15 +11,24 @@ afterEach(async () => {
 });
 
 const env = (key = local.server.apiKey!) => ({ ...local.env, SVC_API_KEY: key, NO_COLOR: '1' });
+/** Nothing listens on port 9 (discard): the connection is refused at once. */
+const DOWN = 'http://127.0.0.1:9';
 
 /** The menu is ready for keys once its live prompt (not an answered one) is drawn. */
 const MENU = /\? What next\? \(Esc to quit\)\n❯ Create a key/;
+/** The menu of a session without a working key, on its default choice. */
+const MENDING_MENU = /\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Log in/;
+const SECRET = /sk_[A-Za-z0-9]{64}/;
+const PAUSE = 'Stored it? Press Enter to go on.';
 
-async function startSession(key?: string): Promise<Terminal> {
-  term = await Terminal.start(['node', SVC_BIN], env(key), { columns: 80, rows: 50 });
+async function startSession(key?: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Terminal> {
+  term = await Terminal.start(['node', SVC_BIN, ...args], { ...env(key), ...extraEnv }, { columns: 80, rows: 50 });
   await term.waitFor(MENU);
   return term;
 }
+
+/** How many times a text occurs on the screen. */
+const count = (screen: string, text: string) => screen.split(text).length - 1;
 
 describe('svc with no command on a terminal', () => {
   it('creates, disables, rotates and revokes a key, then quits', async () => {
@@ -35,9 +44,13 @@ describe('svc with no command on a terminal', () => {
     await t.send('tty-key', 'Enter');
     await t.waitFor('Expires in');
     await t.send('7d', 'Enter');
-    let screen = await t.waitFor('only time this secret is shown');
-    expect(screen).toMatch(/Created key 'tty-key' \(key_\w+\), expires in 1 week/);
-    expect(screen).toMatch(/sk_[A-Za-z0-9]{64}/);
+    /** Long messages break between words to fit the terminal; what they say is read with white space folded. */
+    const fold = (text: string) => text.replace(/\s+/g, ' ');
+    let screen = await t.waitFor(PAUSE);
+    expect(fold(screen)).toMatch(/Created key 'tty-key' \(key_\w+\), expires in 1 week/);
+    expect(screen).toMatch(SECRET);
+    expect(screen).toContain('only time this secret is shown');
+    await t.send('Enter');
     await t.waitFor(MENU);
 
     await t.send('Down', 'Enter');
@@ -45,6 +58,8 @@ describe('svc with no command on a terminal', () => {
     await t.send('tty-key');
     await t.waitFor(/❯ tty-key/);
     await t.send('Enter');
+    await t.waitFor(/Disable 'tty-key' \(key_\w+\)\?/);
+    await t.send('y', 'Enter');
     await t.waitFor(/Disabled key_\w+ \(tty-key\)/);
     await t.waitFor(/tty-key\s+sk_\S+\s+disabled/);
     await t.waitFor(MENU);
@@ -54,8 +69,13 @@ describe('svc with no command on a terminal', () => {
     await t.send('tty-key');
     await t.waitFor(/❯ tty-key/);
     await t.send('Enter');
-    screen = await t.waitFor(/Revoked the old key key_\w+; key_\w+ replaces it/);
-    expect(screen).toContain('only time this secret is shown');
+    await t.waitFor("Rotate 'tty-key' (key_");
+    await t.waitFor('A new key replaces it and the old one is revoked; this cannot be undone.');
+    await t.send('y', 'Enter');
+    screen = await t.waitFor(PAUSE);
+    expect(fold(screen)).toMatch(/Revoked the old key key_\w+; key_\w+ replaces it/);
+    expect(screen).toMatch(SECRET);
+    await t.send('Enter');
     await t.waitFor(MENU);
 
     await t.send('Down', 'Down', 'Enter');
@@ -65,7 +85,7 @@ describe('svc with no command on a terminal', () => {
     await t.send('Enter');
     await t.waitFor(/Revoke 'tty-key' \(key_\w+\)\? This cannot be undone/);
     await t.send('y', 'Enter');
-    await t.waitFor(/Revoked key_\w+\./);
+    await t.waitFor(/Revoked 'tty-key' \(key_\w+\)\./);
     await t.waitFor(MENU);
 
     await t.send('Up', 'Enter');
@@ -76,31 +96,200 @@ describe('svc with no command on a terminal', () => {
     expect(keys.map((k: { name: string }) => k.name)).toEqual(['bootstrap']);
   });
 
-  it('asks twice before disabling the key in use, then ends with the 401 message', async () => {
+  it('keeps a new secret on screen until Enter, even above a long list', async () => {
+    const crowded = await startLocalServer(['--plan', 'pro']);
+    try {
+      for (let i = 1; i <= 30; i++) await call(crowded.url, 'POST', '/api/service/user/api-keys', crowded.apiKey!, { name: `bulk-${i}` });
+      term = await Terminal.start(['node', SVC_BIN], { ...env(crowded.apiKey!), SVC_BASE_URL: crowded.url }, { columns: 100, rows: 35 });
+      const t = term;
+      await t.waitFor(MENU);
+      await t.send('Enter');
+      await t.waitFor('Name for the new key:');
+      await t.send('kept', 'Enter');
+      await t.waitFor('Expires in');
+      await t.send('Enter');
+      const screen = await t.waitFor(PAUSE);
+      const secret = SECRET.exec(screen)![0];
+      // Nothing is redrawn while the session waits: the secret stays, whatever time passes.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await t.screen()).toContain(secret);
+      await t.send('Enter');
+      const after = await t.waitFor(MENU);
+      expect(after).not.toContain(PAUSE);
+    } finally {
+      await crowded.stop();
+    }
+  });
+
+  it('shows a long list newest first, as much as fits, and says how many more; pick-lists are aligned and search them all', async () => {
+    const crowded = await startLocalServer(['--plan', 'pro']);
+    try {
+      for (let i = 1; i <= 40; i++) {
+        const name = i === 7 ? 'a-much-longer-name-than-the-rest' : `bulk-${i}`;
+        await call(crowded.url, 'POST', '/api/service/user/api-keys', crowded.apiKey!, { name });
+      }
+      term = await Terminal.start(['node', SVC_BIN], { ...env(crowded.apiKey!), SVC_BASE_URL: crowded.url }, { columns: 100, rows: 35 });
+      const t = term;
+      const screen = await t.waitFor(MENU);
+      expect(screen.trimEnd().split('\n').length).toBeLessThanOrEqual(35);
+      const rows = screen.split('\n').filter((line) => /^\*? *key_\w+/.test(line.trim()));
+      expect(rows.length).toBeGreaterThan(3);
+      expect(rows[0]).toContain('bulk-40');
+      expect(rows[1]).toContain('bulk-39');
+      const more = /… and (\d+) more, older/.exec(screen);
+      expect(more, screen).not.toBeNull();
+      expect(rows.length + Number(more![1])).toBe(41);
+
+      await t.send('Down', 'Down', 'Enter');
+      await t.waitFor('Key to revoke:');
+      await t.send('bulk-1');
+      const picker = await t.waitFor(/❯ bulk-19 /);
+      const choices = picker.split('\n').filter((line) => /^[❯ ] (bulk|a-much)/.test(line));
+      expect(choices.length).toBeGreaterThan(1);
+      const hintColumn = new Set(choices.map((line) => line.indexOf(' sk_')));
+      expect(hintColumn.size, choices.join('\n')).toBe(1);
+      // The oldest key, well below what the table showed, is found.
+      await t.send('BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'a-much');
+      const found = await t.waitFor(/❯ a-much-longer-name-than-the…? +sk_/);
+      expect(found).toBeTruthy();
+      await t.send('Escape');
+      await t.waitFor(MENU);
+    } finally {
+      await crowded.stop();
+    }
+  });
+
+  it('warns that disabling the key in use locks the session out before asking, then offers to log in after the 401', async () => {
     const own = JSON.parse((await svc(['keys', 'create', 'session-key', '--json'], env())).stdout);
-    const t = await startSession(own.secret);
+    const config = tempConfigDir();
+    const profileEnv = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, NO_COLOR: '1' };
+    expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
+    term = await Terminal.start(['node', SVC_BIN], profileEnv, { columns: 80, rows: 50 });
+    const t = term;
+    await t.waitFor(MENU);
     await t.send('Down', 'Enter');
     await t.waitFor('Key to switch on or off:');
     await t.send('session-key');
     await t.waitFor(/❯ session-key .*← in use/);
     await t.send('Enter');
-    await t.waitFor(`Disable 'session-key' (${own.id})?`);
+    const asked = (await t.waitFor(`Disable 'session-key' (${own.id})?`)).replace(/\s+/g, ' ');
+    expect(asked.indexOf('locks the session out')).toBeGreaterThan(-1);
+    expect(asked.indexOf('locks the session out')).toBeLessThan(asked.indexOf(`Disable 'session-key' (${own.id})?`));
     await t.send('y', 'Enter');
-    await t.waitFor('locks the session out. Go ahead?');
-    await t.send('y', 'Enter');
-    const screen = await t.waitFor('unknown, disabled, expired or revoked');
+    const screen = await t.waitFor(MENDING_MENU);
+    expect(screen).toContain('unknown, disabled, expired or revoked');
     expect(screen).toContain(`key:    sk_${own.secret.slice(3, 7)}…${own.secret.slice(-4)} from the SVC_API_KEY environment variable`);
     expect(screen).not.toContain('(none)');
-    expect(await t.exitCode()).toBe(3);
+    expect(screen).toContain('Choose "Log in with another key" or "Switch profile"');
+    expect(screen).toContain('Switch profile');
+    expect(screen).not.toMatch(/^ {2}Create a key/m);
+    await t.send('Escape');
+    expect(await t.exitCode()).toBe(0);
+    config.remove();
   });
 
-  it('Esc at the menu leaves with exit 0', async () => {
+  it('a rejected key from SVC_API_KEY: says that it overrides every profile, and offers to quit', async () => {
+    term = await Terminal.start(['node', SVC_BIN], env(`sk_${'c'.repeat(64)}`), { columns: 80, rows: 50 });
+    const screen = await term.waitFor(/\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Quit/);
+    expect(screen).toContain('from the SVC_API_KEY environment variable');
+    expect(screen.replace(/\s+/g, ' ')).toContain('SVC_API_KEY overrides every profile: quit, then put a working key in it or unset it.');
+    await term.send('Enter');
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('starts with --profile whose key is disabled: the 401 is shown, and switching profile mends it', async () => {
+    const config = tempConfigDir();
+    try {
+      const base = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, SVC_API_KEY: undefined };
+      const second = JSON.parse((await svc(['keys', 'create', 'second-key', '--json'], env())).stdout);
+      expect((await svc(['login', '--with-key'], base, { input: local.server.apiKey! })).exitCode).toBe(0);
+      expect((await svc(['login', '--with-key', '--profile', 'second'], base, { input: second.secret })).exitCode).toBe(0);
+      expect((await svc(['keys', 'disable', second.id], env())).exitCode).toBe(0);
+
+      term = await Terminal.start(['node', SVC_BIN, '--profile', 'second'], { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, NO_COLOR: '1' }, { columns: 80, rows: 50 });
+      const t = term;
+      const screen = await t.waitFor(MENDING_MENU);
+      expect(screen).toContain('profile second');
+      expect(screen).toContain('Authentication failed (401)');
+      expect(screen).toContain(`sk_${second.secret.slice(3, 7)}…${second.secret.slice(-4)}`);
+      // Refresh, Switch profile, Log in with another key, Quit: Up from the default reaches Switch profile.
+      await t.send('Up', 'Enter');
+      await t.waitFor('Profile:');
+      await t.send('Enter');
+      await t.waitFor(/profile default[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+      await t.send('Escape');
+      expect(await t.exitCode()).toBe(0);
+    } finally {
+      config.remove();
+    }
+  });
+
+  it('logging in with an unknown key inside the session fails there, and the session goes on', async () => {
     const t = await startSession();
-    await t.send('Escape');
+    await t.send('Up', 'Up', 'Enter');
+    await t.waitFor('API key:');
+    await t.send(`sk_${'b'.repeat(64)}`, 'Enter');
+    const screen = await t.waitFor(/Authentication failed \(401\)[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    expect(screen).toContain('nothing was saved');
+    await t.send('Up', 'Enter');
     expect(await t.exitCode()).toBe(0);
   });
 
-  it('Ctrl-C at the menu leaves with exit 0; inside an action with 130', async () => {
+  it('a failed action (the key revoked meanwhile: 404) is shown, and the menu comes back', async () => {
+    const doomed = JSON.parse((await svc(['keys', 'create', 'gone-meanwhile', '--json'], env())).stdout);
+    const t = await startSession();
+    await t.send('Down', 'Down', 'Enter');
+    await t.waitFor('Key to revoke:');
+    await t.send('gone-meanwhile');
+    await t.waitFor(/❯ gone-meanwhile/);
+    await t.send('Enter');
+    await t.waitFor("Revoke 'gone-meanwhile'");
+    expect((await svc(['keys', 'revoke', doomed.id, '--yes'], env())).exitCode).toBe(0);
+    await t.send('y', 'Enter');
+    const screen = await t.waitFor(/No key with id key_\w+[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    expect(screen).toContain(doomed.id);
+    await t.send('Up', 'Enter');
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it('Esc in a name, a picker or a confirmation goes back to the menu, with nothing done', async () => {
+    const t = await startSession();
+    await t.send('Enter');
+    await t.waitFor('Name for the new key:');
+    await t.send('half-typed', 'Escape');
+    await t.waitFor(/half-typed\s*\nCancelled\.\n[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+
+    await t.send('Down', 'Down', 'Enter');
+    await t.waitFor('Key to revoke:');
+    await t.send('Escape');
+    await t.waitFor(/Key to revoke:[\s\S]*Cancelled\.\n[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+
+    await t.send('Down', 'Down', 'Enter');
+    await t.waitFor('Key to revoke:');
+    await t.send('bootstrap');
+    await t.waitFor(/❯ bootstrap/);
+    await t.send('Enter');
+    await t.waitFor("Revoke 'bootstrap'");
+    await t.send('Escape');
+    await t.waitFor(/This cannot be undone[^\n]*\n(.*\n)?Cancelled\.\n[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    await t.send('Up', 'Enter');
+    expect(await t.exitCode()).toBe(0);
+    const names = JSON.parse((await svc(['keys', 'list', '--json'], env())).stdout).keys.map((k: { name: string }) => k.name);
+    expect(names).toContain('bootstrap');
+    expect(names).not.toContain('half-typed');
+  });
+
+  it('Esc at the menu clears it and leaves with exit 0', async () => {
+    const t = await startSession();
+    await t.send('Escape');
+    expect(await t.exitCode()).toBe(0);
+    const screen = await t.screen();
+    expect(screen).not.toContain('What next?');
+    expect(screen).not.toContain('Create a key');
+    expect(screen).toMatch(/\* key_\w+\s+bootstrap/);
+  });
+
+  it('Ctrl-C at the menu leaves with exit 0; inside an action\'s question it goes back to the menu', async () => {
     let t = await startSession();
     await t.send('C-c');
     expect(await t.exitCode()).toBe(0);
@@ -110,7 +299,9 @@ describe('svc with no command on a terminal', () => {
     await t.send('Enter');
     await t.waitFor('Name for the new key:');
     await t.send('C-c');
-    expect(await t.exitCode()).toBe(130);
+    await t.waitFor(/Cancelled\.\n[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    await t.send('C-c');
+    expect(await t.exitCode()).toBe(0);
   });
 
   it('svc keys with no subcommand opens the same session', async () => {
@@ -118,6 +309,24 @@ describe('svc with no command on a terminal', () => {
     await term.waitFor(MENU);
     await term.send('Up', 'Enter');
     expect(await term.exitCode()).toBe(0);
+  });
+
+  it('without a key, says so naming the menu item, which is the one chosen', async () => {
+    const config = tempConfigDir();
+    try {
+      term = await Terminal.start(['node', SVC_BIN], { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, NO_COLOR: '1' }, { columns: 80, rows: 50 });
+      const screen = await term.waitFor(MENDING_MENU);
+      expect(screen).toContain('Not logged in: choose "Log in" to save a key for this profile.');
+      expect(screen).toMatch(/^❯ Log in$/m);
+      await term.send('Enter');
+      await term.waitFor('API key:');
+      await term.send(local.server.apiKey!, 'Enter');
+      await term.waitFor(/Logged in[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+      await term.send('Escape');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      config.remove();
+    }
   });
 });
 
@@ -141,11 +350,51 @@ describe('the session under pressure', () => {
     expect(await t.exitCode()).toBe(0);
   });
 
+  it('Ctrl-C during the countdown ends the session with 130 and leaves no countdown behind', async () => {
+    await windowEndsIn(free, 30);
+    const t = await Terminal.start(['node', SVC_BIN], { ...env(free.apiKey!), SVC_BASE_URL: free.url }, { columns: 80, rows: 50 });
+    term = t;
+    await t.waitFor(MENU);
+    while ((await call(free.url, 'GET', '/api/service/workspace', free.apiKey!)).status !== 429);
+    await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
+    await t.waitFor(/Rate limited: retrying in \d+ s \(Ctrl-C to stop\)/);
+    await t.send('C-c');
+    expect(await t.exitCode()).toBe(130);
+    const screen = await t.screen();
+    expect(screen).not.toContain('Ctrl-C to stop');
+    expect(screen).not.toContain('^C');
+  });
+
+  it('with the server down: one message naming the address, no retries, and the session goes on', async () => {
+    const started = Date.now();
+    term = await Terminal.start(['node', SVC_BIN], { ...env(), SVC_BASE_URL: DOWN }, { columns: 80, rows: 50 });
+    const t = term;
+    const screen = await t.waitFor(/\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Try again/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(count(screen, `Could not get an answer from ${DOWN}: connection refused.`)).toBe(1);
+    expect(screen).not.toContain('retrying');
+    expect(screen).toContain('Choose "Try again" once the server answers');
+    await t.send('Enter');
+    await t.waitFor(/(Could not get an answer[\s\S]*){2}\? What next\?/);
+    await t.send('Escape');
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it('breaks long messages between words at 60 columns', async () => {
+    term = await Terminal.start(['node', SVC_BIN], { ...env(), SVC_BASE_URL: DOWN }, { columns: 60, rows: 40 });
+    const screen = await term.waitFor(/❯ Try again/);
+    const lines = screen.split('\n');
+    // capture-pane joins what the terminal itself wrapped: every line within 60 means svc broke them.
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(60);
+    expect(screen).toContain('`svc serve --local`');
+    expect(screen).toContain('SVC_BASE_URL');
+  });
+
   it('redraws the table to fit after the terminal shrinks', async () => {
     const t = await startSession();
     await t.resize(60, 50);
     await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
-    await t.waitFor(/Refresh\n[\s\S]*\? What next\?/);
+    await t.waitFor(/ID [\s\S]*ID [\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
     const screen = await t.screen();
     const table = screen.slice(screen.lastIndexOf('ID '));
     const rows = table.split('\n').filter((line) => /^(ID|\*? *key_)/.test(line.trim()));

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { call, cleanEnv, SVC_BIN, useLocalServer } from '../helpers/cli.js';
@@ -57,5 +59,20 @@ describe('output into a pipe', () => {
     expect(result.stdout).toHaveLength(100);
     expect(result.exitCode).toBe(141);
     expect(result.stderr).toBe('');
+  });
+
+  it('svc --version, answered by bin/ with one write, ends quietly too when its reader is gone', async () => {
+    // `exec 1>&-` would give a closed descriptor, not a pipe; `true` exits without reading.
+    const command = `sleep 0.2 | (sleep 0.1; node '${SVC_BIN}' --version) | true; exit \${PIPESTATUS[1]}`;
+    const result = await execa('bash', ['-c', command], { env: cleanEnv(local.env), extendEnv: false, reject: false, stdin: 'ignore' });
+    expect(result.exitCode).toBe(141);
+    expect(result.stderr).toBe('');
+  });
+
+  it('svc --version reaches a reader whole, in the same text as the package version', async () => {
+    const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    const result = await piped(['--version'], '(sleep 0.2; cat)');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(version);
   });
 });

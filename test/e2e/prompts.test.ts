@@ -49,7 +49,7 @@ describe('prompts on a real terminal', () => {
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', created.id], keyEnv());
     await term.waitFor(`Revoke ${created.id}?`);
     await term.send('y', 'Enter');
-    await term.waitFor(`Revoked ${created.id}`);
+    await term.waitFor(`Revoked '${created.name}' (${created.id}).`);
     expect(await term.exitCode()).toBe(0);
   });
 
@@ -60,7 +60,7 @@ describe('prompts on a real terminal', () => {
     await term.send('Space', 'Enter');
     await term.waitFor(`Revoke ${created.id}?`);
     await term.send('y', 'Enter');
-    await term.waitFor(`Revoked ${created.id}`);
+    await term.waitFor(`Revoked '${created.name}' (${created.id}).`);
     expect(await term.exitCode()).toBe(0);
   });
 
@@ -79,6 +79,14 @@ describe('prompts on a real terminal', () => {
     await term.waitFor('Name for the new key:');
     await term.send('C-c');
     expect(await term.exitCode()).toBe(130);
+  });
+
+  it('Esc at a prompt withdraws it, as Ctrl-C does: exit 130, nothing made', async () => {
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'create'], keyEnv());
+    await term.waitFor('Name for the new key:');
+    await term.send('never-made', 'Escape');
+    expect(await term.exitCode()).toBe(130);
+    expect((await svc(['keys', 'list', '--name', 'never-made', '--json'], keyEnv())).stdout).toContain('"keys": []');
   });
 
   it('CI set: no prompt, a usage error instead', async () => {

@@ -25,6 +25,7 @@ export interface RunOptions {
   /** A terminal on stdin, stdout and stderr (colour off, as with NO_COLOR). */
   tty?: boolean;
   columns?: number;
+  rows?: number;
   /** Each of svc's sleeps moves this reference server's clock on too: a rate window then ends without waiting for it. */
   server?: { url: string; adminToken: string };
   deps?: Partial<Deps>;
@@ -63,6 +64,7 @@ export async function svc(args: string[], env: Record<string, string | undefined
     colorStdout: false,
     colorStderr: false,
     columns: options.columns ?? 80,
+    rows: options.rows ?? 24,
     env: Object.fromEntries(Object.entries(cleanEnv(env)).filter(([, value]) => value !== undefined)),
   };
   const exitCode = await main(args, io, {

@@ -19,6 +19,7 @@ export function memoryIO(overrides: Partial<IO> = {}) {
     colorStdout: false,
     colorStderr: false,
     columns: 80,
+    rows: 24,
     env: {},
     ...overrides,
   };

@@ -8,7 +8,8 @@ export type Step =
   | { pickMany: string[] }
   | { text: string }
   | { secret: string }
-  | { confirm: boolean };
+  | { confirm: boolean }
+  | { pause: true };
 
 /**
  * Answers svc's prompts from a script, in order, as a person at a terminal
@@ -57,6 +58,9 @@ export function scriptedPrompter(script: Step[]): Prompter & { asked: string[] }
     },
     async pickMany(message, choices) {
       return (next('pickMany', message, choices).pickMany as string[]).map((label) => pick(choices, label, message));
+    },
+    async pause(message) {
+      next('pause', message);
     },
     async menu(message, choices) {
       const label = next('menu', message, choices).menu as string | null;

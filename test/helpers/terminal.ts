@@ -33,7 +33,8 @@ export class Terminal {
     const vars = Object.entries({ TERM: 'xterm-256color', PATH: process.env.PATH!, HOME: process.env.HOME!, ...env });
     const argv = ['env', '-i', ...vars.map(([k, v]) => `${k}=${v}`), ...command];
     const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const script = `${quoted}; echo $? > '${term.exitFile}'; sleep 600`;
+    // The shell outlives a Ctrl-C sent to the command (the whole foreground group gets SIGINT), so the exit status is still written.
+    const script = `trap : INT; ${quoted}; echo $? > '${term.exitFile}'; sleep 600`;
     const clipboard = options.clipboard ? [';', 'set', '-g', 'set-clipboard', 'on'] : [];
     await term.tmux('new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), 'sh', '-c', script, ...clipboard);
     return term;

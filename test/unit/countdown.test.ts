@@ -27,6 +27,30 @@ describe('waitWithCountdown', () => {
     expect(text.endsWith('\r\x1b[2K')).toBe(true);
   });
 
+  it('clears its line and ends as interrupted on Ctrl-C', async () => {
+    vi.useFakeTimers();
+    const { io, stderr } = memoryIO({ stderrIsTTY: true });
+    let interrupt = () => {};
+    let subscribed = 0;
+    const onInterrupt = (listener: () => void) => {
+      interrupt = listener;
+      subscribed++;
+      return () => subscribed--;
+    };
+    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 30_000, cause: '429' }, realDeps, onInterrupt);
+    const outcome = waiting.then(
+      () => 'finished',
+      (error: Error) => error.name,
+    );
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(subscribed).toBe(1);
+    interrupt();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await outcome).toBe('InterruptedError');
+    expect(subscribed).toBe(0);
+    expect(stderr().endsWith('(Ctrl-C to stop)\r\x1b[2K')).toBe(true);
+  });
+
   it('writes one plain line when stderr is not a terminal', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();

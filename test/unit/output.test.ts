@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeControls, printRows, visible, type Column } from '../../src/cli/output.js';
+import { Messages, escapeControls, printRows, visible, wrap, type Column } from '../../src/cli/output.js';
 import { memoryIO } from '../helpers/memory-io.js';
 
 interface Row {
@@ -57,5 +57,32 @@ describe('server text on a terminal', () => {
     expect([...visible('é'.repeat(300))]).toHaveLength(200);
     expect(visible('é'.repeat(300)).endsWith('é…')).toBe(true);
     expect(visible('x'.repeat(200))).toBe('x'.repeat(200));
+  });
+});
+
+describe('wrap', () => {
+  it('breaks a long line between words, indenting what follows', () => {
+    expect(wrap('Is the server running? `svc serve --local` starts the reference server', 30)).toBe(
+      'Is the server running? `svc\n  serve --local` starts the\n  reference server',
+    );
+  });
+
+  it('leaves short lines, and the lines of a message, as they are', () => {
+    expect(wrap('one\n  two three', 40)).toBe('one\n  two three');
+  });
+
+  it('keeps a word longer than the line whole, and counts colour codes as no width', () => {
+    expect(wrap(`sk_${'a'.repeat(40)} is long`, 20)).toBe(`sk_${'a'.repeat(40)}\n  is long`);
+    expect(wrap('\x1b[33m!\x1b[39m fits in ten', 13)).toBe('\x1b[33m!\x1b[39m fits in ten');
+  });
+
+  it('Messages wrap on a terminal only', () => {
+    const long = 'word '.repeat(30).trim();
+    const tty = memoryIO({ stderrIsTTY: true, columns: 40 });
+    new Messages(tty.io).info(long);
+    expect(tty.stderr().split('\n').every((line) => line.length <= 40)).toBe(true);
+    const piped = memoryIO({ columns: 40 });
+    new Messages(piped.io).info(long);
+    expect(piped.stderr()).toBe(`${long}\n`);
   });
 });

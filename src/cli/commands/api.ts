@@ -3,20 +3,23 @@ import type { Command } from 'commander';
 import { ApiError } from '../../client/errors.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
 import type { Context } from '../context.js';
+import { findSecret, readKey } from '../../client/key-view.js';
 import { UsageError } from '../errors.js';
+import { warnOnlyTime } from '../new-key.js';
 import { printJson } from '../output.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
 
 export interface ApiOptions {
   method?: string;
-  field: string[];
-  rawField: string[];
+  field?: string[];
+  rawField?: string[];
   input?: string;
   include?: boolean;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+// No default ([]): help would print it as "(default: [])".
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function register(program: Command, app: App): void {
   program
@@ -24,8 +27,8 @@ export function register(program: Command, app: App): void {
     .description('make an authenticated request to any path under /api/service and print the JSON answer')
     .argument('<path>', 'path below /api/service, e.g. /user/api-keys')
     .option('-X, --method <method>', 'HTTP method (default GET, or POST when a body is given)')
-    .option('-f, --raw-field <key=value>', 'add a string field to the JSON body', collect, [])
-    .option('-F, --field <key=value>', 'add a typed field: true, false, null and numbers as JSON, @file for a file\'s text', collect, [])
+    .option('-f, --raw-field <key=value>', 'add a string field to the JSON body (repeatable)', collect)
+    .option('-F, --field <key=value>', 'add a typed field: true, false, null and numbers as JSON, @file for a file\'s text (repeatable)', collect)
     .option('--input <file>', "read the JSON body from a file ('-' for stdin)")
     .option('-i, --include', 'print the status line and headers on stderr')
     .addHelpText(
@@ -58,6 +61,8 @@ export async function run(ctx: Context, pathArg: string, opts: ApiOptions): Prom
     const res = await client.request<unknown>(method, path, { body, timeoutMs });
     if (opts.include) printHead(ctx, res.status, res.headers);
     if (res.status !== 204) printJson(ctx.io, res.body);
+    // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
+    if (findSecret(res.body) !== null) warnOnlyTime(ctx, readKey(res.body).id);
   } catch (error) {
     // The server's own error document is the answer a script asked for; the
     // exit code still tells failure apart.
@@ -78,7 +83,8 @@ function isManagementPath(path: string): boolean {
 }
 
 async function buildBody(ctx: Context, opts: ApiOptions): Promise<unknown> {
-  const hasFields = opts.field.length > 0 || opts.rawField.length > 0;
+  const { field = [], rawField = [] } = opts;
+  const hasFields = field.length > 0 || rawField.length > 0;
   if (opts.input !== undefined) {
     if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
     const text = opts.input === '-' ? await readAll(ctx.io.stdin) : await readFile(opts.input, 'utf8');
@@ -90,11 +96,11 @@ async function buildBody(ctx: Context, opts: ApiOptions): Promise<unknown> {
   }
   if (!hasFields) return undefined;
   const body: Record<string, unknown> = {};
-  for (const pair of opts.rawField) {
+  for (const pair of rawField) {
     const [key, value] = splitField(pair);
     body[key] = value;
   }
-  for (const pair of opts.field) {
+  for (const pair of field) {
     const [key, value] = splitField(pair);
     body[key] = await typedValue(value);
   }

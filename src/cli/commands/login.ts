@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { isWellFormedKey, keyHint } from '../../contract/key-format.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { printJson } from '../output.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
 
@@ -36,6 +37,7 @@ export async function run(ctx: Context, opts: LoginOptions): Promise<void> {
   // An address given for this login is remembered with the key it was checked against.
   config.setProfile(ctx.profileName, { ...profile, apiKey, baseUrl: source === 'profile' || source === 'default' ? profile.baseUrl : url });
   ctx.msg.success(`Logged in to ${url} with ${keyHint(apiKey)}; saved to profile '${ctx.profileName}' (${config.path}).`);
+  if (ctx.globals.json) printJson(ctx.io, { profile: ctx.profileName, baseUrl: url, key: { hint: keyHint(apiKey) }, config: config.path });
   if (ctx.io.env.SVC_API_KEY) {
     ctx.msg.warn('SVC_API_KEY is set in this environment and takes precedence over the saved key.');
   }

@@ -9,7 +9,9 @@ export type Shell = 'bash' | 'zsh' | 'fish';
  * (an option that takes a value swallows the next word; aliases count as
  * their command) to find the command being typed, then offers its
  * subcommands, or its options and those of its ancestors, or an option's
- * choices or file names.
+ * choices or file names. Key ids and profile names come from the hidden
+ * `svc __complete`, given the --profile and --base-url typed so far; it
+ * prints nothing when it cannot answer fast, so a Tab offline offers nothing.
  */
 export function renderCompletion(program: Command, shell: Shell, install: string): string {
   const nodes = collectNodes(describeProgram(program));
@@ -45,9 +47,10 @@ function takesValue(opt: OptionDoc): boolean {
   return opt.valueName !== undefined;
 }
 
-/** What an option's value completes to: its choices, file names, or nothing to offer. */
-function valueKind(opt: OptionDoc): 'choices' | 'file' | 'other' {
+/** What an option's value completes to: its choices, what `svc __complete` lists, file names, or nothing to offer. */
+function valueKind(opt: OptionDoc): 'choices' | 'dynamic' | 'file' | 'other' {
   if (opt.choices.length > 0) return 'choices';
+  if (opt.dynamicValues !== undefined) return 'dynamic';
   return opt.valueName === 'file' ? 'file' : 'other';
 }
 
@@ -66,6 +69,9 @@ function valueOptions(nodes: Node[]): { patterns: string[]; opt: OptionDoc }[] {
       })),
     );
 }
+
+/** The options typed before the cursor that `svc __complete` is given too: they say whose keys to list. */
+const FORWARDED = ['--profile', '--base-url'];
 
 function summary(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -98,6 +104,7 @@ function bash(nodes: Node[], install: string): string {
       `      ${fn}_options=${words(node.options.flatMap(flags))}`,
       `      ${fn}_value_options=${words(node.options.filter(takesValue).flatMap(flags))}`,
       `      ${fn}_arguments=${words(doc.argumentValues)}`,
+      `      ${fn}_argument_kind=${sq(doc.dynamicArguments ?? '')}`,
       '      ;;',
     ].join('\n');
   });
@@ -115,6 +122,7 @@ function bash(nodes: Node[], install: string): string {
   const valueCases = valueOptions(nodes).flatMap(({ patterns, opt }) => {
     const kind = valueKind(opt);
     if (kind === 'choices') return [`    ${patterns.join('|')}) COMPREPLY=($(compgen -W ${sq(opt.choices.join(' '))} -- "$cur")) ;;`];
+    if (kind === 'dynamic') return [`    ${patterns.join('|')}) COMPREPLY=($(compgen -W "$(${fn}_dynamic ${opt.dynamicValues})" -- "$cur")) ;;`];
     if (kind === 'file') {
       return [
         `    ${patterns.join('|')})`,
@@ -151,9 +159,19 @@ ${valueCases.join('\n')}
   esac
 }
 
+# The words svc lists for $1 (key-ids, profiles), asked with the caller's
+# forwarded options; nothing when it cannot say (offline, no key).
+${fn}_dynamic() {
+  local line
+  while IFS= read -r line; do
+    printf '%s\n' "\${line%%$'\t'*}"
+  done < <(command ${root.name} __complete "$1" --quiet "\${forwarded[@]}" 2>/dev/null)
+}
+
 ${fn}() {
   local cur=\${COMP_WORDS[COMP_CWORD]} cmd=${sq(root.name)} word value_option='' i=1
-  local ${fn}_commands ${fn}_aliases ${fn}_options ${fn}_value_options ${fn}_arguments
+  local ${fn}_commands ${fn}_aliases ${fn}_options ${fn}_value_options ${fn}_arguments ${fn}_argument_kind
+  local -a forwarded=()
   COMPREPLY=()
   while ((i < COMP_CWORD)); do
     word=\${COMP_WORDS[i]}
@@ -165,6 +183,7 @@ ${fn}() {
           # The value is the next word, or the one after an '=' that bash split off.
           if ((++i < COMP_CWORD)) && [[ \${COMP_WORDS[i]} == = ]]; then ((++i)); fi
           if ((i == COMP_CWORD)); then value_option=$word; break; fi
+          case $word in ${FORWARDED.join('|')}) forwarded+=("$word" "\${COMP_WORDS[i]}") ;; esac
         fi ;;
       *) ${fn}_child "$cmd" "$word" ;;
     esac
@@ -182,6 +201,7 @@ ${fn}() {
     COMPREPLY=($(compgen -W "$${fn}_commands $${fn}_arguments" -- "$cur"))
     # Aliases only when no name fits, so that l<TAB> completes list instead of offering list and ls.
     ((\${#COMPREPLY[@]})) || COMPREPLY=($(compgen -W "$${fn}_aliases" -- "$cur"))
+    if [[ -n $${fn}_argument_kind ]]; then COMPREPLY=($(compgen -W "$(${fn}_dynamic "$${fn}_argument_kind")" -- "$cur")); fi
   fi
 }
 
@@ -204,6 +224,7 @@ function zsh(nodes: Node[], install: string): string {
       `      ${fn}_options=${array(node.options.flatMap((o) => flags(o).map((f) => described(f, o.description))))}`,
       `      ${fn}_value_options=${array(node.options.filter(takesValue).flatMap(flags).map(sq))}`,
       `      ${fn}_arguments=${array(node.doc.argumentValues.map(sq))}`,
+      `      ${fn}_argument_kind=${sq(node.doc.dynamicArguments ?? '')}`,
       '      ;;',
     ].join('\n');
   });
@@ -223,7 +244,9 @@ function zsh(nodes: Node[], install: string): string {
     const action =
       kind === 'choices'
         ? `compadd -- ${opt.choices.map(sq).join(' ')}`
-        : kind === 'file'
+        : kind === 'dynamic'
+          ? `${fn}_dynamic ${opt.dynamicValues}`
+          : kind === 'file'
           ? '_files'
           : `_message -e values ${sq(opt.valueName!)}`;
     return `    (${patterns.join('|')}) ${action} ;;`;
@@ -254,9 +277,21 @@ ${valueCases.join('\n')}
   esac
 }
 
+# Offers the words svc lists for $1 (key-ids, profiles) with their
+# descriptions, asked with the caller's forwarded options; nothing when it
+# cannot say (offline, no key).
+${fn}_dynamic() {
+  local line
+  local -a found
+  for line in \${(f)"$(command ${root.name} __complete $1 --quiet $forwarded 2>/dev/null)"}; do
+    found+=("\${\${line%%$'\t'*}//:/\\:}:\${line#*$'\t'}")
+  done
+  _describe -t $1 \${1//-/ } found
+}
+
 ${fn}() {
-  local cmd=${sq(root.name)} word value_option='' i=2
-  local -a ${fn}_commands ${fn}_aliases ${fn}_options ${fn}_value_options ${fn}_arguments
+  local cmd=${sq(root.name)} word value_option='' ${fn}_argument_kind i=2
+  local -a ${fn}_commands ${fn}_aliases ${fn}_options ${fn}_value_options ${fn}_arguments forwarded
   while (( i < CURRENT )); do
     word=$words[i]
     case $word in
@@ -266,6 +301,7 @@ ${fn}() {
         if (( $${fn}_value_options[(Ie)$word] )); then
           (( ++i ))
           if (( i == CURRENT )); then value_option=$word; break; fi
+          case $word in (${FORWARDED.join('|')}) forwarded+=($word $words[i]) ;; esac
         fi ;;
       (*) ${fn}_child $cmd $word ;;
     esac
@@ -287,6 +323,7 @@ ${fn}() {
     _describe -t commands command ${fn}_commands ||
       _describe -t aliases alias ${fn}_aliases ||
       compadd -a ${fn}_arguments
+    [[ -n $${fn}_argument_kind ]] && ${fn}_dynamic $${fn}_argument_kind
   fi
 }
 
@@ -342,14 +379,21 @@ function fish(nodes: Node[], install: string): string {
   for (const node of nodes) {
     const { doc } = node;
     const at = `-n ${fq(`${fn}_at ${sq(node.key)}`)}`;
+    // Aliases only when no name fits, so that l<TAB> completes list instead of offering list and ls.
+    const names = doc.commands.map((sub) => sq(sub.name)).join(' ');
+    const aliasAt = `-n ${fq(`${fn}_at ${sq(node.key)}; and not ${fn}_fits ${names}`)}`;
     for (const sub of doc.commands) {
       completions.push(`complete -c ${root.name} ${at} -a ${fq(sub.name)} -d ${fq(summary(sub.description))}`);
       for (const alias of sub.aliases) {
-        completions.push(`complete -c ${root.name} ${at} -a ${fq(alias)} -d ${fq(`alias of ${sub.name}`)}`);
+        completions.push(`complete -c ${root.name} ${aliasAt} -a ${fq(alias)} -d ${fq(`alias of ${sub.name}`)}`);
       }
     }
     if (doc.argumentValues.length > 0) {
       completions.push(`complete -c ${root.name} ${at} -a ${fishCandidates(doc.argumentValues)}`);
+    }
+    if (doc.dynamicArguments !== undefined) {
+      // -k: keys come newest first from the API; fish would otherwise sort them.
+      completions.push(`complete -c ${root.name} ${at} -k -a ${fq(`(${fn}_dynamic ${doc.dynamicArguments})`)}`);
     }
     // The program's options, help included, apply everywhere; a command's own help is the same -h.
     const within = doc === root ? '' : ` -n ${fq(`${fn}_within ${sq(node.key)}`)}`;
@@ -357,7 +401,15 @@ function fish(nodes: Node[], install: string): string {
       const names = [opt.short && `-s ${opt.short.slice(1)}`, opt.long && `-l ${opt.long.slice(2)}`].filter(Boolean).join(' ');
       const kind = takesValue(opt) ? valueKind(opt) : undefined;
       const value =
-        kind === 'choices' ? ` -x -a ${fishCandidates(opt.choices)}` : kind === 'file' ? ' -r -F' : kind === 'other' ? ' -x' : '';
+        kind === 'choices'
+          ? ` -x -a ${fishCandidates(opt.choices)}`
+          : kind === 'dynamic'
+            ? ` -x -k -a ${fq(`(${fn}_dynamic ${opt.dynamicValues})`)}`
+            : kind === 'file'
+              ? ' -r -F'
+              : kind === 'other'
+                ? ' -x'
+                : '';
       completions.push(`complete -c ${root.name}${within} ${names}${value} -d ${fq(summary(opt.description))}`);
     }
   }
@@ -406,6 +458,30 @@ end
 
 function ${fn}_at
     test (${fn}_command) = $argv[1]
+end
+
+# Whether the word being typed begins one of the names $argv.
+function ${fn}_fits
+    set -l typed (commandline -ct)
+    test -z "$typed"; and return 0
+    for name in $argv
+        test (string sub -l (string length -- $typed) -- $name) = $typed; and return 0
+    end
+    return 1
+end
+
+# The words svc lists for $argv[1] (key-ids, profiles), each with a tab and
+# its description, asked with the ${FORWARDED.join(' and ')} typed so far;
+# nothing when it cannot say (offline, no key).
+function ${fn}_dynamic
+    set -l tokens (commandline -opc)
+    set -l forwarded
+    for i in (seq 2 (math (count $tokens) - 1))
+        if contains -- $tokens[$i] ${FORWARDED.join(' ')}
+            set -a forwarded $tokens[$i] $tokens[(math $i + 1)]
+        end
+    end
+    command ${root.name} __complete $argv[1] --quiet $forwarded 2>/dev/null
 end
 
 function ${fn}_within

@@ -30,7 +30,7 @@ export function renderManPage(program: Command, info: ManPageInfo): string {
     // Nested groups have a help command too; one entry for `svc help` is enough.
     ...allCommands(root)
       .filter((cmd) => !cmd.isHelp || cmd.path.length === 2)
-      .flatMap(commandSection),
+      .flatMap((cmd) => commandSection(cmd, root.options)),
     '.SH OPTIONS',
     text(t`These options are accepted before or after any command.`),
     ...root.options.flatMap(optionItem),
@@ -77,7 +77,7 @@ function description(root: CommandDoc): string[] {
   return ['.SH DESCRIPTION', ...paragraphs.flatMap((p, i) => [...(i > 0 ? ['.PP'] : []), text(p)])];
 }
 
-function commandSection(cmd: CommandDoc): string[] {
+function commandSection(cmd: CommandDoc, globals: OptionDoc[]): string[] {
   const lines = [`.SS ${quoted(cmd.path.join(' '))}`, ...usageLines(cmd)];
   if (cmd.aliases.length > 0) {
     const label = cmd.aliases.length > 1 ? 'Aliases' : 'Alias';
@@ -91,6 +91,9 @@ function commandSection(cmd: CommandDoc): string[] {
   for (const arg of cmd.arguments) lines.push('.TP', text(italic(arg.term)), text(syntax(arg.description)));
   // Every command takes -h, --help; OPTIONS lists it once.
   for (const opt of cmd.options.filter((o) => !o.isHelp)) lines.push(...optionItem(opt));
+  // As `--help` lists them under Global Options, and gh's pages as inherited flags.
+  const inherited = globals.filter((o) => !o.isHelp).map((o) => bold(o.long ?? o.short!));
+  lines.push('.PP', text(t`Inherited options (see ${bold('OPTIONS')}): ${join(inherited, ', ')}.`));
   for (const note of cmd.notes) lines.push('.PP', text(syntax(note)));
   if (cmd.examples.length > 0) lines.push('.PP', text(t`Examples:`), ...exampleBlock(cmd.examples));
   return lines;
@@ -233,17 +236,19 @@ function italic(s: string): Roff {
 }
 
 /**
- * Command-line syntax as commander writes it, in running text: options in
- * bold, <placeholders> in italics, everything else escaped.
+ * Command-line syntax as commander writes it, in running text: options and
+ * `commands` in bold, <placeholders> in italics, everything else escaped.
  */
 function syntax(source: string): Roff {
-  const token = /<([^<>]+)>|\[([^[\]\s]+)\]|(?<![\w-])(--?[A-Za-z][\w-]*)/g;
+  const token = /`([^`]+)`|<([^<>]+)>|\[([^[\]\s]+)\]|(?<![\w-])(--?[A-Za-z][\w-]*)/g;
   let out = '';
   let last = 0;
   for (const match of source.matchAll(token)) {
-    const [whole, required, optional, flag] = match;
+    const [whole, code, required, optional, flag] = match;
     out += escape(source.slice(last, match.index));
-    if (required !== undefined) out += italic(required);
+    // A `command` in help text is set in bold, as a man page shows commands; backticks would print as they are.
+    if (code !== undefined) out += bold(code);
+    else if (required !== undefined) out += italic(required);
     else if (optional !== undefined) out += `[${italic(optional)}]`;
     else out += bold(flag!);
     last = match.index + whole.length;

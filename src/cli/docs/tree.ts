@@ -1,4 +1,5 @@
-import type { Command, Help, Option } from 'commander';
+import type { Argument, Command, Help, Option } from 'commander';
+import type { DynamicKind } from '../commands/complete.js';
 
 /**
  * The command tree as the man page and the completion scripts see it. Both
@@ -25,6 +26,8 @@ export interface CommandDoc {
   isHelp: boolean;
   /** Words a positional argument may be: for a help command, the commands it can explain. */
   argumentValues: string[];
+  /** What its positional arguments are, when `svc __complete` can list them: key ids. */
+  dynamicArguments: DynamicKind | undefined;
 }
 
 export interface OptionDoc {
@@ -39,7 +42,13 @@ export interface OptionDoc {
   description: string;
   /** Commander's built-in `-h, --help`, which every command has. */
   isHelp: boolean;
+  /** What its value is, when `svc __complete` can list them: profile names. */
+  dynamicValues: DynamicKind | undefined;
 }
+
+/** Arguments and options whose values the completion scripts ask svc for. */
+const KEY_ID_ARGUMENTS = new Set(['id', 'ids']);
+const DYNAMIC_OPTIONS: Record<string, DynamicKind> = { '--profile': 'profiles' };
 
 export function describeProgram(program: Command): CommandDoc {
   return describe(program, program.createHelp(), [], false, []);
@@ -73,6 +82,7 @@ function describe(cmd: Command, help: Help, parentPath: string[], isHelp: boolea
     commands: visible.map((sub) => describe(sub, help, path, !cmd.commands.includes(sub), ownNames)),
     isHelp,
     argumentValues: isHelp ? siblings : [],
+    dynamicArguments: cmd.registeredArguments.some((arg: Argument) => KEY_ID_ARGUMENTS.has(arg.name())) ? 'key-ids' : undefined,
   };
 }
 
@@ -86,6 +96,7 @@ function describeOption(opt: Option, help: Help, isHelp: boolean): OptionDoc {
     choices: opt.argChoices ?? [],
     description: help.optionDescription(opt),
     isHelp,
+    dynamicValues: opt.long === undefined ? undefined : DYNAMIC_OPTIONS[opt.long],
   };
 }
 

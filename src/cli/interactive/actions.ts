@@ -1,9 +1,9 @@
-import type { KeyView } from '../../client/key-view.js';
+import { keyStatus, type KeyView } from '../../client/key-view.js';
 import type { Context } from '../context.js';
 import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
-import { visible } from '../output.js';
-import { isKeyInUse, keyChoiceLine, keyLabel as label, setEnabled } from '../keys.js';
+import { relativeTime, visible } from '../output.js';
+import { isKeyInUse, setEnabled } from '../keys.js';
 import { run as create } from '../commands/keys/create.js';
 import { run as revoke } from '../commands/keys/revoke.js';
 import { run as ping } from '../commands/keys/ping.js';
@@ -12,8 +12,11 @@ import { run as login } from '../commands/login.js';
 import type { View } from './view.js';
 
 interface Action {
-  label: string;
+  /** As the menu shows it; a function when it depends on the state. */
+  label: string | ((view: View) => string);
   needsKey: boolean;
+  /** Prints a new key's secret, which stays on screen until Enter (docs/contract.md §C7). */
+  showsSecret?: boolean;
   /** Offered only when this holds (default: always). */
   offered?: (view: View) => boolean;
   /** Returns a new context when the action changes who the session is. */
@@ -25,6 +28,7 @@ export const ACTIONS = {
   create: {
     label: 'Create a key',
     needsKey: true,
+    showsSecret: true,
     async run(ctx) {
       const prompts = await ctx.prompts();
       const name = await prompts.text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
@@ -53,9 +57,9 @@ export const ACTIONS = {
           { name: 'on (enable)', value: false },
           { name: 'off (disable)', value: true },
         ]));
-      if (enabled && isKeyInUse(key, view.inUse)) {
+      if (enabled) {
+        if (isKeyInUse(key, view.inUse)) warnLockOut(ctx, view, 'Disabling');
         if (!(await prompts.confirm(`Disable ${label(key)}?`))) return;
-        if (!(await confirmLockOut(ctx, view, 'Disabling'))) return;
       }
       await setEnabled(ctx, key.id, !enabled);
     },
@@ -66,16 +70,22 @@ export const ACTIONS = {
     async run(ctx, view) {
       const key = await pickKey(ctx, view, 'Key to revoke:');
       const prompts = await ctx.prompts();
+      if (isKeyInUse(key, view.inUse)) warnLockOut(ctx, view, 'Revoking');
       if (!(await prompts.confirm(`Revoke ${label(key)}? This cannot be undone.`))) return;
-      if (isKeyInUse(key, view.inUse) && !(await confirmLockOut(ctx, view, 'Revoking'))) return;
-      await revoke(ctx, [key.id], { yes: true });
+      await revoke(ctx, [key.id], { yes: true, known: view.keys });
     },
   },
   rotate: {
     label: 'Rotate a key (new secret, old key revoked)',
     needsKey: true,
+    showsSecret: true,
     async run(ctx, view) {
       const key = await pickKey(ctx, view, 'Key to rotate:');
+      const prompts = await ctx.prompts();
+      // Rotating revokes: it asks first, as revoking does.
+      if (!(await prompts.confirm(`Rotate ${label(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`))) {
+        return;
+      }
       await rotate(ctx, key.id, {});
       // A rotated key in use may have been saved to the profile: start afresh.
       return ctx.withProfile(ctx.profileName);
@@ -99,7 +109,7 @@ export const ACTIONS = {
     },
   },
   refresh: {
-    label: 'Refresh',
+    label: (view) => (view.failure ? 'Try again' : 'Refresh'),
     needsKey: false,
     async run() {},
   },
@@ -122,7 +132,7 @@ export const ACTIONS = {
     },
   },
   login: {
-    label: 'Log in with another key',
+    label: (view) => (view.credentials ? 'Log in with another key' : 'Log in'),
     needsKey: false,
     async run(ctx) {
       await login(ctx, {});
@@ -138,23 +148,55 @@ export const ACTIONS = {
 
 export type ActionName = keyof typeof ACTIONS;
 
+/** An action's name in the menu, as the session also quotes it in hints. */
+export function labelOf(name: ActionName, view: View): string {
+  const { label } = ACTIONS[name] as Action;
+  return typeof label === 'function' ? label(view) : label;
+}
+
 type PickedKey = KeyView & { id: string };
 
-/** A list filtered as you type: name, hint, status and last use. */
+/** Names in a pick-list are cut here, so that one long name does not push every row's columns off the screen. */
+const PICK_NAME_WIDTH = 28;
+
+/** A list filtered as you type, in aligned columns: name, hint, status, last use. */
 async function pickKey(ctx: Context, view: View, message: string): Promise<PickedKey> {
   const keys = view.keys.filter((k): k is PickedKey => k.id !== null);
   if (keys.length === 0) throw new UsageError('There are no keys.');
   const prompts = await ctx.prompts();
+  const rows = keys.map((k) => [
+    k.name === null ? '-' : cut(visible(k.name), PICK_NAME_WIDTH),
+    k.hint === null ? '-' : visible(k.hint),
+    visible(keyStatus(k, view.nowMs) ?? '-'),
+    !k.lastUsedKnown ? '' : k.lastUsedAt === null ? 'never used' : `used ${relativeTime(k.lastUsedAt, view.nowMs)}`,
+  ]);
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...row[column]!].length)));
   return prompts.search(
     message,
-    keys.map((k) => ({ name: keyChoiceLine(k, view.inUse, view.nowMs), value: k, description: visible(k.id) })),
+    keys.map((k, i) => {
+      const cells = rows[i]!.map((cell, column) => cell + ' '.repeat(widths[column]! - [...cell].length));
+      return {
+        name: `${cells.join('  ').trimEnd()}${isKeyInUse(k, view.inUse) ? '  ← in use' : ''}`,
+        value: k,
+        description: visible(k.id),
+      };
+    }),
   );
 }
 
-/** The second, explicit confirmation before the session cuts off its own key. */
-async function confirmLockOut(ctx: Context, view: View, doing: string): Promise<boolean> {
-  const prompts = await ctx.prompts();
-  return prompts.confirm(
-    `${doing} the key this session uses (${view.inUse}) locks the session out. Go ahead?`,
+function cut(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : text;
+}
+
+/** A key as a confirmation names it: 'name' (id). */
+function label(key: PickedKey): string {
+  return key.name === null ? visible(key.id) : `'${visible(key.name)}' (${visible(key.id)})`;
+}
+
+/** Said before the question, so that the person knows what the yes means before giving it. */
+function warnLockOut(ctx: Context, view: View, doing: string): void {
+  ctx.msg.warn(
+    `This is the key this session uses (${view.inUse}): ${doing.toLowerCase()} it locks the session out until you switch profile or log in with another key.`,
   );
 }

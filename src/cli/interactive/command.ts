@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import type { App } from '../program.js';
+import { unknownCommand } from '../suggest.js';
 
 /**
  * `svc` and `svc keys` with no subcommand: the interactive key manager on a
@@ -11,8 +12,7 @@ export function register(program: Command, keys: Command, app: App): void {
     // Commander's own check would call a typo "too many arguments".
     command.allowExcessArguments(true).action(
       app.action(async (ctx: Context) => {
-        const [word] = command.args;
-        if (word !== undefined) command.error(`error: unknown command '${word}'. See '${command.parent ? `${command.parent.name()} ` : ''}${command.name()} --help'.`);
+        if (command.args.length > 0) unknownCommand(command, command.args);
         if (!ctx.canPrompt) command.help({ error: true });
         const { runSession } = await import('./session.js');
         await runSession(ctx);

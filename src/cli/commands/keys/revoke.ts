@@ -10,6 +10,8 @@ import { checkKeyId, describeKey, isKeyInUse, isNotFound, keyNotFound } from '..
 export interface RevokeOptions {
   yes?: boolean;
   ifExists?: boolean;
+  /** Keys the caller has listed already (the interactive session), so that messages can name them. */
+  known?: KeyView[];
 }
 
 export function register(keys: Command, app: App): void {
@@ -40,14 +42,19 @@ export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): 
     listed = await listForPrompt(ctx, client, MISSING_ID);
     ids = await pickKeys(ctx, listed);
   }
-  if (!opts.yes) await confirm(ctx, ids, listed ?? (await listForPrompt(ctx, client, NEEDS_YES)));
+  if (!opts.yes) {
+    listed ??= await listForPrompt(ctx, client, NEEDS_YES);
+    await confirm(ctx, ids, listed);
+  }
+  const names = new Map((listed?.keys ?? opts.known ?? []).map((k) => [k.id, k.name]));
 
   const outcomes: Outcome[] = [];
   const missing: string[] = [];
   for (const id of ids) {
     try {
       outcomes.push(await client.revokeKey(id));
-      ctx.msg.success(`Revoked ${visible(id)}.`);
+      const name = names.get(id);
+      ctx.msg.success(`Revoked ${name ? `'${visible(name)}' (${visible(id)})` : visible(id)}.`);
     } catch (error) {
       if (!isNotFound(error)) throw error;
       if (opts.ifExists) {

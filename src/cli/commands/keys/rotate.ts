@@ -174,7 +174,8 @@ async function offerToSave(ctx: Context, client: ApiClient, secret: string, opts
   }
   let save = opts.save === true;
   if (!save && ctx.canPrompt) {
-    save = await (await ctx.prompts()).confirm(`This is the key profile '${ctx.profileName}' uses. Save the new key there?`, true);
+    const { answerOr } = await import('../../prompt.js');
+    save = await answerOr((await ctx.prompts()).confirm(`This is the key profile '${ctx.profileName}' uses. Save the new key there?`, true), true);
   }
   if (!save) {
     ctx.msg.warn(`Profile '${ctx.profileName}' still holds the old key, which stops working now; run \`svc login\` with the new one (or pass --save).`);

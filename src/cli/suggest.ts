@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+
+/**
+ * Stops on a word that names no subcommand of `command`, suggesting the
+ * nearest names with the rest of the line, as gh does: `svc key list` →
+ * "Did you mean 'svc keys list'?". Commander does this only for commands
+ * without an action of their own, and `svc` and `svc keys` have one (the
+ * interactive manager).
+ */
+export function unknownCommand(command: Command, words: string[]): never {
+  const [word = '', ...rest] = words;
+  const path = commandPath(command);
+  const visible = command.commands.filter((sub) => !(sub as Command & { _hidden?: boolean })._hidden);
+  const near = nearest(word, visible.map((sub) => [sub.name(), ...sub.aliases()]));
+  const suggestion =
+    near.length === 0 ? '' : `\nDid you mean ${near.map((name) => `'${[path, name, ...rest].join(' ')}'`).join(' or ')}?`;
+  command.error(`error: unknown command '${word}'${suggestion}\nSee '${path} --help'.`, { code: 'commander.unknownCommand' });
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/**
+ * The commands `word` most likely meant, each by its first spelling (its
+ * name; an alias only leads to it): the nearest within a small edit
+ * distance (a typo, a missing or doubled letter, two letters swapped), or
+ * that start with the word.
+ */
+export function nearest(word: string, commands: string[][]): string[] {
+  const typed = word.toLowerCase();
+  const scored = commands.map((spellings) => ({
+    name: spellings[0]!,
+    distance: Math.min(
+      ...spellings.map((s) => {
+        const spelling = s.toLowerCase();
+        const close = editDistance(typed, spelling);
+        return typed.length >= 3 && spelling.startsWith(typed) ? Math.min(close, 1) : close;
+      }),
+    ),
+    limit: Math.max(1, Math.floor(Math.min(typed.length, spellings[0]!.length) / 3)),
+  }));
+  const near = scored.filter((s) => s.distance <= s.limit);
+  const best = Math.min(...near.map((s) => s.distance));
+  return near.filter((s) => s.distance === best).map((s) => s.name);
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps cost one each. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
