@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -23,8 +23,11 @@ const testFiles = readdirSync('test', { recursive: true })
   .filter((file) => file.endsWith('.test.ts'));
 const isSlow = (file: string) => SLOW_FILES.has(file) || SLOW_DIRS.some((dir) => file.startsWith(dir));
 
+// The version the bundle carries (scripts/build.mjs), so svc in-process says what the built svc says.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+
 const shared = {
-  define: { SVC_VERSION: '"0.0.0-test"' },
+  define: { SVC_VERSION: JSON.stringify(version) },
   test: { testTimeout: 20_000, hookTimeout: 20_000 },
 };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { call, svc, useLocalServer } from '../helpers/cli.js';
+import { call, svc, useLocalServer } from '../helpers/in-process.js';
 
-const local = useLocalServer(['--plan', 'free']);
+const local = useLocalServer({ plan: 'free' });
 const UNKNOWN_KEY = `sk_${'a'.repeat(64)}`;
 /** Nothing listens on port 9 (discard) on a test machine: the connection is refused at once. */
 const DOWN = 'http://127.0.0.1:9';

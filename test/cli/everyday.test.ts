@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { svc, useLocalServer } from '../helpers/cli.js';
+import { svc, useLocalServer } from '../helpers/in-process.js';
 
 const local = useLocalServer();
 
