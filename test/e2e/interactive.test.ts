@@ -178,7 +178,7 @@ describe('svc with no command on a terminal', () => {
     await t.send('y', 'Enter');
     const screen = await t.waitFor(MENDING_MENU);
     expect(screen).toContain('unknown, disabled, expired or revoked');
-    expect(screen).toContain(`key:    sk_${own.secret.slice(3, 7)}…${own.secret.slice(-4)} from the SVC_API_KEY environment variable`);
+    expect(screen).toContain(`key:    sk_${own.secret.slice(3, 7)}…${own.secret.slice(-4)} from profile 'default' in the config store`);
     expect(screen).not.toContain('(none)');
     expect(screen).toContain('Choose "Log in with another key" or "Switch profile"');
     expect(screen).toContain('Switch profile');
