@@ -1,0 +1,132 @@
+/**
+ * The interactive manager's actions in-process: a TTY IO and a scripted
+ * prompter stand in for the person. What only a real terminal shows (keys,
+ * screen, resize) is in test/e2e/interactive.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
+import { scriptedPrompter, type Step } from '../helpers/prompter.js';
+
+const local = useLocalServer({ plan: 'pro' });
+
+async function session(script: Step[], env: Record<string, string | undefined> = local.env, args: string[] = []) {
+  const prompter = scriptedPrompter(script);
+  const result = await svc(args, env, { tty: true, columns: 120, rows: 60, deps: { prompter } });
+  return { ...result, asked: prompter.asked };
+}
+
+const keyNamed = async (name: string) =>
+  JSON.parse((await svc(['keys', 'list', '--json', '--name', name], local.env)).stdout).keys[0] as { id: string; enabled: boolean };
+
+describe('the interactive manager, action by action', () => {
+  it('creates a key, keeps its secret on screen until Enter, and lists it', async () => {
+    const result = await session([{ menu: 'Create a key' }, { text: 'from-the-menu' }, { text: '2w' }, { pause: true }]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Created key 'from-the-menu' \(\S+\), expires in 2 weeks/);
+    const secret = result.stderr.match(/\n {2}(sk_[A-Za-z0-9]{64})\n/)![1]!;
+    expect(result.asked).toContain('Stored it? Press Enter to go on.');
+    // After Enter, the table is drawn again with the new key in it.
+    expect(result.stderr.slice(result.stderr.indexOf(secret) + secret.length)).toMatch(/key_\S+ +from-the-menu/);
+  });
+
+  it('disables and enables a key that is not in use', async () => {
+    await svc(['keys', 'create', 'switch-me'], local.env);
+    const { id } = await keyNamed('switch-me');
+    let result = await session([{ menu: 'Enable or disable' }, { search: 'switch-me' }, { confirm: true }]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`Disabled ${id} (switch-me).`);
+    expect((await keyNamed('switch-me')).enabled).toBe(false);
+    result = await session([{ menu: 'Enable or disable' }, { search: 'switch-me' }]);
+    expect(result.stderr).toContain(`Enabled ${id} (switch-me).`);
+    expect((await keyNamed('switch-me')).enabled).toBe(true);
+  });
+
+  it('revokes a key after asking, and keeps it on "no"', async () => {
+    await svc(['keys', 'create', 'revoke-me'], local.env);
+    const { id } = await keyNamed('revoke-me');
+    const kept = await session([{ menu: 'Revoke a key' }, { search: 'revoke-me' }, { confirm: false }]);
+    expect(kept.asked.join('\n')).toContain(`Revoke 'revoke-me' (${id})? This cannot be undone.`);
+    expect(await keyNamed('revoke-me')).toBeDefined();
+    const gone = await session([{ menu: 'Revoke a key' }, { search: 'revoke-me' }, { confirm: true }]);
+    expect(gone.exitCode, gone.stderr).toBe(0);
+    expect(gone.stderr).toContain(`Revoked 'revoke-me' (${id}).`);
+    expect(await keyNamed('revoke-me')).toBeUndefined();
+  });
+
+  it('rotates a key after asking, and shows the new secret', async () => {
+    await svc(['keys', 'create', 'rotate-me'], local.env);
+    const { id } = await keyNamed('rotate-me');
+    const result = await session([{ menu: 'Rotate a key' }, { search: 'rotate-me' }, { confirm: true }, { pause: true }]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`Revoked the old key ${id}`);
+    expect((await keyNamed('rotate-me')).id).not.toBe(id);
+  });
+
+  it('pings the key in use', async () => {
+    const result = await session([{ menu: 'Ping' }]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Key sk_\S+ works: 200 from http:\/\/127\.0\.0\.1:\d+ in \d+ ms/);
+  });
+
+  it('switches to another profile, logs in there, and says SVC_API_KEY overrides profiles', async () => {
+    const config = tempConfigDir();
+    try {
+      const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url };
+      const result = await session(
+        [{ menu: 'Switch profile' }, { select: 'Another profile' }, { text: 'second' }, { menu: 'Log in' }, { secret: local.server.apiKey! }],
+        env,
+      );
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr).toContain('svc  profile second');
+      expect(result.stderr).toContain("saved to profile 'second'");
+      const saved = JSON.parse(readFileSync(join(config.dir, 'config.json'), 'utf8'));
+      expect(saved.profiles.second.apiKey).toBe(local.server.apiKey);
+
+      const overridden = await session([{ menu: 'Switch profile' }, { select: 'default' }], { ...env, SVC_API_KEY: local.server.apiKey });
+      expect(overridden.stderr).toContain("SVC_API_KEY is set: it overrides every profile's saved key.");
+    } finally {
+      config.remove();
+    }
+  });
+
+  it('a rejected key is shown in place of the table, naming the key and the profile it came from', async () => {
+    const config = tempConfigDir();
+    try {
+      const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url };
+      const created = JSON.parse((await svc(['keys', 'create', 'second-profile-key', '--json'], local.env)).stdout);
+      expect((await svc(['login', '--with-key', '--profile', 'second'], env, { input: created.secret })).exitCode).toBe(0);
+      expect((await svc(['keys', 'disable', created.id], local.env)).exitCode).toBe(0);
+      const result = await session([], env, ['--profile', 'second']);
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toContain(`key:    sk_${created.secret.slice(3, 7)}…${created.secret.slice(-4)} from profile 'second' in the config store`);
+      expect(result.stderr).toContain('Next: run `svc login --profile second` with a working key');
+    } finally {
+      config.remove();
+    }
+  });
+});
+
+describe('svc __complete', () => {
+  it('offers key ids with name and status, and profiles with their keys', async () => {
+    const ids = await svc(['__complete', 'key-ids'], local.env);
+    expect(ids.exitCode).toBe(0);
+    expect(ids.stdout).toMatch(/^key_\S+\tbootstrap, enabled$/m);
+    const config = tempConfigDir();
+    try {
+      const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url };
+      await svc(['login', '--with-key', '--profile', 'ci'], env, { input: local.server.apiKey! });
+      const profiles = await svc(['__complete', 'profiles'], env);
+      expect(profiles.stdout.split('\n')).toEqual([`ci\tsk_${local.server.apiKey!.slice(3, 7)}…${local.server.apiKey!.slice(-4)}`, 'default\tno key saved']);
+    } finally {
+      config.remove();
+    }
+  });
+
+  it('prints nothing at all when it cannot tell', async () => {
+    const down = await svc(['__complete', 'key-ids'], { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: local.server.apiKey });
+    expect(down).toMatchObject({ exitCode: 0, stdout: '' });
+    expect((await svc(['__complete', 'colours'], local.env)).stdout).toBe('');
+  });
+});
