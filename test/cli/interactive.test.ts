@@ -84,7 +84,7 @@ describe('the interactive manager, action by action', () => {
       const saved = JSON.parse(readFileSync(join(config.dir, 'config.json'), 'utf8'));
       expect(saved.profiles.second.apiKey).toBe(local.server.apiKey);
 
-      const overridden = await session([{ menu: 'Switch profile' }, { select: 'default' }], { ...env, SVC_API_KEY: local.server.apiKey });
+      const overridden = await session([{ menu: 'Switch profile' }, { select: 'default' }], { ...env, SVC_API_KEY: local.server.apiKey! });
       expect(overridden.stderr).toContain("SVC_API_KEY is set: it overrides every profile's saved key.");
     } finally {
       config.remove();
@@ -125,7 +125,7 @@ describe('svc __complete', () => {
   });
 
   it('prints nothing at all when it cannot tell', async () => {
-    const down = await svc(['__complete', 'key-ids'], { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: local.server.apiKey });
+    const down = await svc(['__complete', 'key-ids'], { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: local.server.apiKey! });
     expect(down).toMatchObject({ exitCode: 0, stdout: '' });
     expect((await svc(['__complete', 'colours'], local.env)).stdout).toBe('');
   });
