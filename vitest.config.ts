@@ -26,16 +26,14 @@ const isSlow = (file: string) => SLOW_FILES.has(file) || SLOW_DIRS.some((dir) =>
 // The version the bundle carries (scripts/build.mjs), so svc in-process says what the built svc says.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
-const shared = {
-  define: { SVC_VERSION: JSON.stringify(version) },
-  test: { testTimeout: 20_000, hookTimeout: 20_000 },
-};
-
 export default defineConfig({
+  define: { SVC_VERSION: JSON.stringify(version) },
   test: {
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
     projects: [
-      { ...shared, test: { ...shared.test, name: 'fast', include: testFiles.filter((file) => !isSlow(file)), sequence: { groupOrder: 0 } } },
-      { ...shared, test: { ...shared.test, name: 'slow', include: testFiles.filter(isSlow), sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'fast', include: testFiles.filter((file) => !isSlow(file)), sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'slow', include: testFiles.filter(isSlow), sequence: { groupOrder: 1 } } },
     ],
     coverage: {
       provider: 'v8',
