@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from '../helpers/certificate.js';
-import { svc, tempConfigDir } from '../helpers/cli.js';
+import { svc, tempConfigDir } from '../helpers/in-process.js';
 import { refusedUrl, startFaultServer } from '../helpers/fault-server.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
 import { startSpecServer, type SpecServer } from '../helpers/spec-server.js';
 
 // docs/contract.md §C1, §C4, §A1: real networks. A forwarding proxy, a self-signed
-// HTTPS server made now, a server that compresses whatever it is asked.
+// HTTPS server made now, a server that compresses whatever it is asked. What
+// NODE_EXTRA_CA_CERTS changes is read at a process's start: test/e2e/certificates.test.ts.
 
 const certificate = selfSignedCertificate();
 const config = tempConfigDir();
@@ -40,19 +41,6 @@ describe('a forwarding proxy from the environment', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(proxy.seen.slice(before)).toEqual([`GET http://svc.test:${plain.port}/api/service/user/api-keys`]);
     expect(result.stderr).toContain('through the proxy in HTTP_PROXY');
-  });
-
-  it('tunnels https through CONNECT (lower-case https_proxy too), trusting a CA from NODE_EXTRA_CA_CERTS', async () => {
-    const before = proxy.seen.length;
-    const result = await svc(['keys', 'create', 'via-proxy'], {
-      ...base(secure),
-      SVC_BASE_URL: `https://svc.test:${secure.port}`,
-      https_proxy: proxy.url,
-      NODE_EXTRA_CA_CERTS: certificate.certFile,
-    });
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toBe([...secure.keys.values()].find((k) => k.name === 'via-proxy')!.secret);
-    expect(proxy.seen.slice(before)).toEqual([`CONNECT svc.test:${secure.port}`]);
   });
 
   it('leaves alone a host NO_PROXY names: direct, where svc.test does not resolve, final at once', async () => {
@@ -92,11 +80,6 @@ describe('TLS', () => {
       expect(result.stderr).not.toContain('may have reached');
     }
     expect(secure.seen.length).toBe(before);
-  });
-
-  it('works once NODE_EXTRA_CA_CERTS names the certificate', async () => {
-    const result = await svc(['keys', 'list'], { ...base(secure), SVC_BASE_URL: secure.url, NODE_EXTRA_CA_CERTS: certificate.certFile });
-    expect(result.exitCode, result.stderr).toBe(0);
   });
 });
 
