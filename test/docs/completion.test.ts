@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { svc } from '../helpers/cli.js';
+import { svc } from '../helpers/in-process.js';
 import { installed, tree } from './helpers.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
