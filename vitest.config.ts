@@ -39,7 +39,7 @@ export default defineConfig({
       provider: 'v8',
       include: ['src/**/*.ts'],
       exclude: ['src/**/*.d.ts'],
-      reporter: ['text-summary', ['text', { skipFull: true }]],
+      reporter: ['text-summary', ['text', { skipFull: true }], 'json-summary'],
     },
   },
 });
