@@ -6,22 +6,16 @@ import { defineConfig } from 'vitest/config';
  * runs in the test's own process: pure logic, the server in-process, and
  * every command through main(argv, io, deps). The slow tier is what only a
  * process shows: the built bin/svc.js and svc serve as children, signals,
- * pipes, a real terminal (tmux), shells, packaging, a full disk.
+ * pipes, a real terminal (tmux), shells, packaging, a full disk. A test
+ * file belongs to the slow tier when it can start a child process.
  */
-const SLOW_DIRS = ['test/e2e/', 'test/abuse/'];
-const SLOW_FILES = new Set([
-  'test/docs/completion.test.ts',
-  'test/docs/man.test.ts',
-  'test/docs/packaging.test.ts',
-  'test/server/data-file.test.ts',
-  'test/server/process.test.ts',
-  'test/server/save-failure.test.ts',
-]);
+const SPAWNS = /from '(execa|node:child_process)'|helpers\/(certificate|cli|terminal|tmpfs)\.js'|\b(serveProcess|startServe)\b/;
 
 const testFiles = readdirSync('test', { recursive: true })
   .map((file) => `test/${String(file).replaceAll('\\', '/')}`)
   .filter((file) => file.endsWith('.test.ts'));
-const isSlow = (file: string) => SLOW_FILES.has(file) || SLOW_DIRS.some((dir) => file.startsWith(dir));
+/** A file that starts a child process, by what it imports: the rule holds for files yet to be written. */
+const isSlow = (file: string) => SPAWNS.test(readFileSync(file, 'utf8'));
 
 // The version the bundle carries (scripts/build.mjs), so svc in-process says what the built svc says.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };

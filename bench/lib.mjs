@@ -4,10 +4,11 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { call, serveProcess, SVC_BIN } from '../test/helpers/reference-server.mjs';
+
+export { call, SVC_BIN };
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
-export const SVC_BIN = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
 export const ADMIN_TOKEN = 'bench-admin-token';
 
 /** The environment of every child: nothing inherited that could change svc's behaviour. */
@@ -20,36 +21,17 @@ export function childEnv(extra = {}) {
  * of its own, so it has a core to itself while the load generator runs here.
  */
 export async function startSvcServer(args = [], { bin = SVC_BIN } = {}) {
-  const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [bin, 'serve', '--local', '--json', '--port', '0', '--admin-token', ADMIN_TOKEN, ...args], {
-    cwd: ROOT,
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const ready = await new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      if (stdout.includes('\n')) resolve(JSON.parse(stdout.slice(0, stdout.indexOf('\n'))));
-    });
-    child.once('exit', (code) => reject(new Error(`svc serve exited ${code} before it was ready: ${stderr}`)));
-  });
-  const startMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const server = await serveProcess(['--admin-token', ADMIN_TOKEN, ...args], { bin, cwd: ROOT, env: childEnv() });
   return {
-    ...ready,
-    pid: child.pid,
-    startMs,
-    stderr: () => stderr,
-    admin: (method, path, body) => call(ready.url, method, `/_local${path}`, ADMIN_TOKEN, body),
-    api: (method, path, key, body) => call(ready.url, method, `/api/service${path}`, key, body),
+    ...server,
+    pid: server.child.pid,
+    admin: (method, path, body) => call(server.url, method, `/_local${path}`, ADMIN_TOKEN, body),
+    api: (method, path, key, body) => call(server.url, method, `/api/service${path}`, key, body),
     /** Moves the server clock just past the start of the next rate window, so a measurement never straddles two. */
     async startOfNextWindow() {
       const now = Date.parse((await this.admin('GET', '/clock')).json.now);
       await this.admin('POST', '/clock', { advanceSeconds: (60_000 - (now % 60_000)) / 1000 + 0.01 });
     },
-    stop: () => stopChild(child),
   };
 }
 
@@ -76,14 +58,6 @@ function stopChild(child) {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
-}
-
-export async function call(baseUrl, method, path, token, body) {
-  const headers = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await request(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
 }
 
 /** Resident set size and its peak, in MiB, from /proc (Linux only; null elsewhere). */

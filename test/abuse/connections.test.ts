@@ -78,7 +78,7 @@ describe('500 concurrent creates', () => {
     try {
       const created = await Promise.all(
         Array.from({ length: 500 }, async (_, i) => {
-          const { status, text } = await call(server.url, 'POST', '/api/service/user/api-keys', server.apiKey, { name: `burst-${i}` }, agent);
+          const { status, text } = await call(server.url, 'POST', '/api/service/user/api-keys', server.apiKey, { name: `burst-${i}` }, { dispatcher: agent });
           expect(status).toBe(201);
           return JSON.parse(text) as { id: string; secret: string; name: string };
         }),
@@ -98,7 +98,7 @@ describe('500 concurrent creates', () => {
       const list = JSON.parse((await call(server.url, 'GET', '/api/service/user/api-keys', server.apiKey)).text) as { keys: { id: string }[] };
       const listed = new Set(list.keys.map((k) => k.id));
       expect(created.every((k) => listed.has(k.id))).toBe(true);
-      const answers = await Promise.all(created.map((k) => call(server.url, 'GET', '/api/service/workspace', k.secret, undefined, agent)));
+      const answers = await Promise.all(created.map((k) => call(server.url, 'GET', '/api/service/workspace', k.secret, undefined, { dispatcher: agent })));
       expect(answers.filter((a) => a.status !== 200)).toEqual([]);
     } finally {
       await agent.close();

@@ -3,85 +3,16 @@
  * with it: abuse tests attack the server as shipped, and a crash shows as
  * the process exiting, an unexpected error as a line on its stderr.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { resolve } from 'node:path';
-import { request, type Dispatcher } from 'undici';
-import type { LocalServerReady } from '../../src/contract/types.js';
+import { serveProcess, type ServeProcess } from '../helpers/reference-server.mjs';
 
-const BIN = resolve(import.meta.dirname, '../../bin/svc.js');
-const BUILT = resolve(import.meta.dirname, '../../dist/main.js');
+export { call, type Answer } from '../helpers/reference-server.mjs';
+export type { ServeProcess };
 export const ADMIN_TOKEN = 'abuse-admin-token';
 
-export interface ServeProcess extends LocalServerReady {
-  apiKey: string;
-  port: number;
-  child: ChildProcess;
-  stderr(): string;
-  alive(): boolean;
-  stop(): Promise<void>;
-}
-
-export async function startServe(args: string[] = []): Promise<ServeProcess> {
-  if (!existsSync(BUILT)) throw new Error('dist/main.js is missing: run `npm run build` before these tests');
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', '--local', '--json', '--port', '0', '--admin-token', ADMIN_TOKEN, ...args],
-    { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const ready = await new Promise<LocalServerReady>((done, fail) => {
-    let stdout = '';
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      if (stdout.includes('\n')) done(JSON.parse(stdout.slice(0, stdout.indexOf('\n'))));
-    });
-    child.once('exit', (code) => fail(new Error(`svc serve exited ${code} before it was ready: ${stderr}`)));
-  });
-  const alive = () => child.exitCode === null && child.signalCode === null;
-  return {
-    ...ready,
-    apiKey: ready.apiKey!,
-    port: Number(new URL(ready.url).port),
-    child,
-    stderr: () => stderr,
-    alive,
-    stop: () =>
-      alive()
-        ? new Promise<void>((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          })
-        : Promise.resolve(),
-  };
-}
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-export async function call(
-  url: string,
-  method: string,
-  path: string,
-  token: string | null,
-  body?: unknown,
-  dispatcher?: Dispatcher,
-): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (token !== null) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await request(`${url}${path}`, {
-    method: method as 'GET',
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    dispatcher,
-  });
-  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+/** The built server with a known admin token. */
+export function startServe(args: string[] = []): Promise<ServeProcess> {
+  return serveProcess(['--admin-token', ADMIN_TOKEN, ...args]);
 }
 
 export interface RawResponse {

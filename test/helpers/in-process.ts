@@ -14,10 +14,12 @@ import { main } from '../../src/cli/main.js';
 import type { Plan } from '../../src/contract/plans.js';
 import type { LocalServerReady } from '../../src/contract/types.js';
 import { startServer, type ServerOptions } from '../../src/server/listen.js';
-import { call, cleanEnv, tempConfigDir } from './cli.js';
+import { cleanEnv, tempConfigDir } from './env.js';
 import { scriptedPrompter } from './prompter.js';
+import { call } from './reference-server.mjs';
 
-export { call, cleanEnv, tempConfigDir, windowEndsIn } from './cli.js';
+export { cleanEnv, tempConfigDir } from './env.js';
+export { call, windowEndsIn } from './reference-server.mjs';
 
 export interface RunOptions {
   /** What stdin holds; empty and at its end when not given. */

@@ -1,16 +1,10 @@
 import { connect } from 'node:net';
-import { request } from 'undici';
+import { call, type Answer } from '../helpers/reference-server.mjs';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server/listen.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /** The parsed body, or undefined when there is none. */
-  json: any;
-}
+export type { Answer };
 
 export interface TestServer {
   server: RunningServer;
@@ -40,19 +34,8 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
   const url = server.url;
   const apiKey = server.ready.apiKey!;
 
-  const call = async (method: string, path: string, auth: string | null, options: CallOptions): Promise<Answer> => {
-    const headers: Record<string, string> = {};
-    if (auth !== null) headers.authorization = `Bearer ${auth}`;
-    let body: string | Buffer | undefined = options.raw;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] = 'application/json';
-    }
-    Object.assign(headers, options.headers);
-    const res = await request(`${url}${path}`, { method: method as 'GET', headers, body });
-    const text = await res.body.text();
-    return { status: res.statusCode, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
-  };
+  const request = (method: string, path: string, auth: string | null, options: CallOptions): Promise<Answer> =>
+    call(url, method, path, auth, options.body, { raw: options.raw, headers: options.headers });
 
   const t: TestServer = {
     server,
@@ -60,8 +43,8 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
     port: Number(new URL(url).port),
     apiKey,
     api: (method, path, options = {}) =>
-      call(method, `/api/service${path}`, options.key === undefined ? apiKey : options.key, options),
-    admin: (method, path, body) => call(method, `/_local${path}`, ADMIN_TOKEN, body === undefined ? {} : { body }),
+      request(method, `/api/service${path}`, options.key === undefined ? apiKey : options.key, options),
+    admin: (method, path, body) => request(method, `/_local${path}`, ADMIN_TOKEN, body === undefined ? {} : { body }),
     async startOfNextWindow() {
       const now = Date.parse((await t.admin('GET', '/clock')).json.now);
       await t.advance((60_000 - (now % 60_000)) / 1000 + 0.01);
