@@ -3,12 +3,11 @@ import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseSnapshot, SnapshotError, type Snapshot } from './snapshot.js';
 
-/** What the state file needs from the store: a snapshot, a counter that moves on every change, and a way back. */
+/** What the state file needs from the store: its bytes, a counter that moves on every change, and a way back. */
 export interface Snapshottable {
   readonly version: number;
-  toSnapshot(): Snapshot;
-  /** The snapshot already as the file's bytes, in pieces that are never changed afterwards, for a state that can make them cheaper than JSON.stringify can. */
-  stateFileParts?(): Buffer[];
+  /** The state as the file's bytes (snapshot.ts's encodeState), in pieces that are never changed afterwards. */
+  stateFileParts(): Buffer[];
   /** Returns to a state saved earlier, after a save of later changes failed. The same snapshot may come again: copy from it, keep nothing of it. */
   restore(snapshot: Snapshot): void;
 }
@@ -151,7 +150,7 @@ export class StateFile {
 
   private startWrite(): Promise<void> {
     const version = this.state.version;
-    const parts = this.state.stateFileParts?.() ?? [Buffer.from(`${JSON.stringify(this.state.toSnapshot(), null, 2)}\n`)];
+    const parts = this.state.stateFileParts();
     const write = this.writeAtomically(Buffer.concat(parts)).then(
       () => {
         this.durable = parts;

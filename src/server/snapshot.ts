@@ -2,7 +2,8 @@ import { isPlan, type Plan } from '../contract/plans.js';
 import { KEY_ID_PATTERN } from '../contract/paths.js';
 
 /**
- * The saved form of the server's state. Timestamps are ISO strings so the
+ * The state file's format, read and written here alone: the saved form of the
+ * server's state, its parsing and its bytes. Timestamps are ISO strings so the
  * file stays readable; key material is the SHA-256 hash only.
  */
 export interface Snapshot {
@@ -43,6 +44,36 @@ export const FORMAT = 'svc-local-state';
 export const VERSION = 1;
 
 export class SnapshotError extends Error {}
+
+const LINE_SEPARATOR = Buffer.from(',\n');
+
+/** One record as its line of the file. */
+export function encodeRecord(record: SavedUser | SavedWorkspace | SavedKey): Buffer {
+  return Buffer.from(JSON.stringify(record));
+}
+
+/**
+ * A state as the file's bytes, in order, in pieces: JSON, one record per line,
+ * readable and diffable. Key lines come ready-made (encodeRecord), so a
+ * caller can keep and reuse the line of a key that has not changed.
+ */
+export function encodeState(users: SavedUser[], workspaces: SavedWorkspace[], keyLines: Iterable<Buffer>): Buffer[] {
+  const parts: Buffer[] = [Buffer.from(`{"format":${JSON.stringify(FORMAT)},"version":${VERSION},\n`)];
+  const section = (name: string, lines: Iterable<Buffer>, end: string) => {
+    parts.push(Buffer.from(`"${name}":[\n`));
+    let first = true;
+    for (const line of lines) {
+      if (!first) parts.push(LINE_SEPARATOR);
+      parts.push(line);
+      first = false;
+    }
+    parts.push(Buffer.from(`\n]${end}`));
+  };
+  section('users', users.map(encodeRecord), ',\n');
+  section('workspaces', workspaces.map(encodeRecord), ',\n');
+  section('keys', keyLines, '}\n');
+  return parts;
+}
 
 type Obj = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import { REQUESTS_PER_MINUTE, type Plan } from '../contract/plans.js';
 import type { CreatedKey, KeyRecord, User, Workspace } from '../contract/types.js';
 import { isoTime, type Clock } from './clock.js';
 import { hashKey } from './key-hash.js';
-import { FORMAT, VERSION, type SavedKey, type SavedUser, type Snapshot } from './snapshot.js';
+import { encodeRecord, encodeState, FORMAT, VERSION, type SavedKey, type SavedUser, type Snapshot } from './snapshot.js';
 
 export interface UserState {
   id: string;
@@ -47,8 +47,6 @@ const KEY_FIELDS = [
   'expiresAt',
   'lastUsedAt',
 ] as const satisfies readonly (keyof StoredKey)[];
-
-const LINE_SEPARATOR = Buffer.from(',\n');
 
 const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 /** 20 base36 symbols are about 103 bits: a random id is never drawn twice in practice, and live ids are checked anyway. */
@@ -131,30 +129,16 @@ export class Store {
   }
 
   /**
-   * toSnapshot() as the state file's bytes, in order, in pieces: JSON, one
-   * record per line. Rewriting the whole file is what makes a save atomic,
-   * but with 100,000 keys serialising every key on every save took a fifth
-   * of a second of blocked event loop (bench/scale.mjs); so each key's line
-   * is kept and reused for as long as every one of its fields is unchanged.
-   * The pieces are never changed afterwards, so holding them holds the file
-   * as it was written, at the cost of an array rather than a copy.
+   * toSnapshot() as the state file's bytes (snapshot.ts lays them out).
+   * Rewriting the whole file is what makes a save atomic, but with 100,000
+   * keys serialising every key on every save took a fifth of a second of
+   * blocked event loop (bench/scale.mjs); so each key's line is kept and
+   * reused for as long as every one of its fields is unchanged. The pieces
+   * are never changed afterwards, so holding them holds the file as it was
+   * written, at the cost of an array rather than a copy.
    */
   stateFileParts(): Buffer[] {
-    const parts: Buffer[] = [Buffer.from(`{"format":${JSON.stringify(FORMAT)},"version":${VERSION},\n`)];
-    const section = (name: string, lines: Iterable<Buffer>, end: string) => {
-      parts.push(Buffer.from(`"${name}":[\n`));
-      let first = true;
-      for (const line of lines) {
-        if (!first) parts.push(LINE_SEPARATOR);
-        parts.push(line);
-        first = false;
-      }
-      parts.push(Buffer.from(`\n]${end}`));
-    };
-    section('users', [...this.users.values()].map((u) => Buffer.from(JSON.stringify(savedUser(u)))), ',\n');
-    section('workspaces', [...this.workspaces.values()].map((w) => Buffer.from(JSON.stringify(w))), ',\n');
-    section('keys', this.keyLines(), '}\n');
-    return parts;
+    return encodeState([...this.users.values()].map(savedUser), [...this.workspaces.values()].map((w) => ({ ...w })), this.keyLines());
   }
 
   private *keyLines(): Generator<Buffer> {
@@ -164,7 +148,7 @@ export class Store {
         yield saved.line;
         continue;
       }
-      const line = Buffer.from(JSON.stringify(savedKey(key)));
+      const line = encodeRecord(savedKey(key));
       this.savedLines.set(key, { fields: { ...key }, line });
       yield line;
     }

@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Clock } from '../../src/server/clock.js';
 import { ServerStartError, startServer } from '../../src/server/listen.js';
 import { loadState, StateFile, StateFileError, type Snapshottable } from '../../src/server/persistence.js';
-import type { Snapshot } from '../../src/server/snapshot.js';
 import { Store } from '../../src/server/store.js';
 
 const dirs: string[] = [];
@@ -18,14 +17,14 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A state whose snapshot is just its version, to see which write carried which change. */
+/** A state whose file holds just its version, to see which write carried which change. */
 function countingState() {
   const state = {
     version: 0,
-    snapshots: 0,
-    toSnapshot() {
-      state.snapshots++;
-      return { version: state.version } as unknown as Snapshot;
+    encoded: 0,
+    stateFileParts() {
+      state.encoded++;
+      return [Buffer.from(JSON.stringify({ version: state.version }))];
     },
     restore() {
       throw new Error('a counting state has nothing to go back to');
@@ -46,7 +45,7 @@ describe('StateFile', () => {
     });
     await Promise.all(saves);
     // The first save starts a write at once; the other 99 share the next one.
-    expect(state.snapshots).toBe(2);
+    expect(state.encoded).toBe(2);
     expect(JSON.parse(readFileSync(path, 'utf8')).version).toBe(100);
   });
 
@@ -70,10 +69,10 @@ describe('StateFile', () => {
     state.version++;
     await file.save();
     await file.flush();
-    expect(state.snapshots).toBe(1);
+    expect(state.encoded).toBe(1);
     state.version++;
     await file.flush();
-    expect(state.snapshots).toBe(2);
+    expect(state.encoded).toBe(2);
   });
 
   it('rejects every waiter of a failed write, and recovers on the next save', async () => {

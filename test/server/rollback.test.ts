@@ -33,7 +33,6 @@ async function savedStore() {
     get version() {
       return store.version;
     },
-    toSnapshot: () => store.toSnapshot(),
     stateFileParts() {
       // A write begins by taking the bytes; without its directory it fails, as on a vanished disk.
       if (broken) rmSync(dir, { recursive: true, force: true });
