@@ -3,8 +3,7 @@
  * built reference server, also a child process (reference-server.mjs).
  */
 import { execa } from 'execa';
-import { afterAll, beforeAll } from 'vitest';
-import { cleanEnv, tempConfigDir } from './env.js';
+import { cleanEnv, useServer } from './env.js';
 import { serveProcess, SVC_BIN, type ServeProcess } from './reference-server.mjs';
 
 export { call, SVC_BIN, windowEndsIn } from './reference-server.mjs';
@@ -17,30 +16,9 @@ export function startLocalServer(args: string[] = []): Promise<LocalServer> {
   return serveProcess(args, { env: cleanEnv() });
 }
 
-/**
- * A reference server and a config dir for one test file. `env` points svc at
- * both, with the server's bootstrap key.
- */
+/** A child `svc serve --local` and a config dir for one test file (env.ts's useServer). */
 export function useLocalServer(args: string[] = []) {
-  const config = tempConfigDir();
-  let running: LocalServer | undefined;
-  beforeAll(async () => {
-    running = await startLocalServer(args);
-  });
-  afterAll(async () => {
-    await running?.stop();
-    config.remove();
-  });
-  return {
-    configDir: config.dir,
-    get server(): LocalServer {
-      if (!running) throw new Error('the local server is started in beforeAll');
-      return running;
-    },
-    get env(): Record<string, string> {
-      return { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: this.server.url, SVC_API_KEY: this.server.apiKey! };
-    },
-  };
+  return useServer(() => startLocalServer(args));
 }
 
 /** Runs the built svc with no TTY, and no stdin unless `input` is given. */

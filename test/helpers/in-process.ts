@@ -7,14 +7,13 @@
  * moves between the tiers by its import alone.
  */
 import { Readable, Writable } from 'node:stream';
-import { afterAll, beforeAll } from 'vitest';
 import type { Deps } from '../../src/cli/deps.js';
 import type { IO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Plan } from '../../src/contract/plans.js';
 import type { LocalServerReady } from '../../src/contract/types.js';
 import { startServer, type ServerOptions } from '../../src/server/listen.js';
-import { cleanEnv, tempConfigDir } from './env.js';
+import { cleanEnv, useServer } from './env.js';
 import { scriptedPrompter } from './prompter.js';
 import { call } from './reference-server.mjs';
 
@@ -98,25 +97,7 @@ export async function startLocalServer(options: { plan?: Plan } & Partial<Server
   return { ...server.ready, stop: () => server.close() };
 }
 
-/** A reference server and a config dir for one test file; `env` points svc at both, with the server's bootstrap key. */
+/** A reference server in this process and a config dir for one test file (env.ts's useServer). */
 export function useLocalServer(options: { plan?: Plan } = {}) {
-  const config = tempConfigDir();
-  let running: LocalServer | undefined;
-  beforeAll(async () => {
-    running = await startLocalServer(options);
-  });
-  afterAll(async () => {
-    await running?.stop();
-    config.remove();
-  });
-  return {
-    configDir: config.dir,
-    get server(): LocalServer {
-      if (!running) throw new Error('the local server is started in beforeAll');
-      return running;
-    },
-    get env(): Record<string, string> {
-      return { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: this.server.url, SVC_API_KEY: this.server.apiKey! };
-    },
-  };
+  return useServer(() => startLocalServer(options));
 }
