@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -25,6 +26,10 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // vitest's default is a worker less than the cores: one on a two-core
+    // machine. The slow tier's files spend their time waiting on child
+    // processes and terminals, so a second worker there halves its time.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: true, test: { name: 'fast', include: testFiles.filter((file) => !isSlow(file)), sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'slow', include: testFiles.filter(isSlow), sequence: { groupOrder: 1 } } },
