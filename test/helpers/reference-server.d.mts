@@ -5,10 +5,15 @@ import type { LocalServerReady } from '../../src/contract/types.js';
 export const SVC_BIN: string;
 
 export interface ServeProcess extends LocalServerReady {
+  /** The ready line as printed. */
+  ready: LocalServerReady;
   port: number;
   child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Milliseconds from the spawn to the ready line. */
   startMs: number;
+  /** Everything printed so far, the ready line included. */
+  stdout(): string;
   stderr(): string;
   alive(): boolean;
   stop(): Promise<void>;

@@ -15,22 +15,26 @@ export async function serveProcess(args = [], { bin = SVC_BIN, env = { PATH: pro
   if (bin === SVC_BIN && !existsSync(BUILT)) throw new Error('dist/main.js is missing: run `npm run build` first');
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [bin, 'serve', '--local', '--json', '--port', '0', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const ready = await new Promise((resolve, reject) => {
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
+    child.stdout.on('data', () => {
       if (stdout.includes('\n')) resolve(JSON.parse(stdout.slice(0, stdout.indexOf('\n'))));
     });
-    child.once('exit', (code) => reject(new Error(`svc serve exited ${code} before it was ready: ${stderr}`)));
+    exited.then(({ code }) => reject(new Error(`svc serve exited ${code} before it was ready: ${stderr}`)));
   });
   const alive = () => child.exitCode === null && child.signalCode === null;
   return {
     ...ready,
+    ready,
     port: Number(new URL(ready.url).port),
     child,
+    exited,
     startMs: Number(process.hrtime.bigint() - started) / 1e6,
+    stdout: () => stdout,
     stderr: () => stderr,
     alive,
     stop: () =>

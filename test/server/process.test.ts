@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServerReady } from '../../src/contract/types.js';
+import { serveProcess } from '../helpers/reference-server.mjs';
 import { parseResponse } from './helpers.js';
 import { connect } from 'node:net';
 
@@ -63,9 +64,9 @@ async function until(check: () => boolean, what: string, child: Child): Promise<
 }
 
 async function serve(args: string[], env: Record<string, string> = {}): Promise<{ child: Child; ready: LocalServerReady }> {
-  const child = svc(['serve', '--local', '--json', '--port', '0', ...args], env);
-  await until(() => child.stdout().includes('\n'), 'the ready line', child);
-  return { child, ready: JSON.parse(child.stdout()) };
+  const server = await serveProcess(args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+  children.push(server.child);
+  return { child: { process: server.child, stdout: server.stdout, stderr: server.stderr, exited: server.exited }, ready: server.ready };
 }
 
 async function call(url: string, method: string, path: string, key: string, body?: unknown) {
