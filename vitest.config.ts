@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { openApiDocument } from './scripts/openapi-json.mjs';
 
 export default defineConfig({
-  define: { SVC_VERSION: '"0.0.0-test"' },
+  define: { SVC_VERSION: '"0.0.0-test"', SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
