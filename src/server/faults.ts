@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { ErrorCode } from '../contract/errors.js';
 import { API_PREFIX } from '../contract/paths.js';
 import { TextBody, type Headers, type Reply } from './http.js';
 import { has, invalid, onlyFields } from './validation.js';
@@ -55,12 +56,18 @@ const METHOD = /^[A-Za-z]{1,20}$/;
 
 /** The error code a JSON fault body carries when the rule names none. */
 function defaultCode(status: number): string {
-  if (status === 429) return 'RATE_LIMITED';
-  if (status === 401) return 'UNAUTHORIZED';
-  if (status === 404) return 'NOT_FOUND';
-  if (status >= 500) return status === 500 ? 'INTERNAL' : 'UNAVAILABLE';
-  return 'INVALID_REQUEST';
+  return DEFAULT_CODES[status] ?? (status >= 500 ? 'UNAVAILABLE' : 'INVALID_REQUEST');
 }
+
+/** The statuses docs/contract.md §A6 gives a code of their own. */
+const DEFAULT_CODES: Record<number, ErrorCode> = {
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL',
+};
 
 /**
  * Faults for coming requests under /api/service: rules added through

@@ -9,6 +9,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../scripts/openapi-json.mjs';
 import { RequestLog } from '../../src/server/request-log.js';
+import { canMount, mountTmpfs } from '../helpers/tmpfs.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from './helpers.js';
 
 describe('request log', () => {
@@ -175,6 +176,29 @@ describe('reset with --data', () => {
       expect((await second.api('GET', '/workspace', { key: ready.apiKey })).status).toBe(200);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe.skipIf(!canMount)('reset whose save fails (needs root to mount a tmpfs; skipped when not root)', () => {
+  it('answers 503 and leaves the old world as it was, rules and log included', async () => {
+    const mount = mountTmpfs('256k');
+    const t = await startTestServer({ dataFile: join(mount.dir, 'state.json'), logWarning: () => {} });
+    try {
+      const created = (await t.api('POST', '/user/api-keys', { body: { name: 'kept' } })).json;
+      await t.admin('POST', '/faults', { rules: [{ path: '/nothing', status: 500 }] });
+      mount.readOnly();
+      const res = await t.admin('POST', '/reset');
+      expect(res.status, res.text).toBe(503);
+      expect(res.json.code).toBe('UNAVAILABLE');
+      expect(res.text).not.toMatch(/sk_[A-Za-z0-9]{5,}/);
+      expect((await t.api('GET', '/workspace')).status).toBe(200);
+      expect((await t.api('GET', '/workspace', { key: created.secret })).status).toBe(200);
+      expect((await t.admin('GET', '/faults')).json.rules).toHaveLength(1);
+      expect((await t.admin('GET', '/requests')).json.requests.length).toBeGreaterThan(0);
+    } finally {
+      await t.close();
+      mount.unmount();
     }
   });
 });
