@@ -25,15 +25,17 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   }
 }
 
-// V8 keeps the compiled code of svc's bundle between runs
-// (Node >= 22.1). Kept in the user's own cache directory, not Node's default
-// under the shared os.tmpdir(), where another local user could plant code;
-// NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE still win.
+// V8 keeps the compiled code of svc's bundle between runs, in the user's own
+// cache directory, not Node's default under the shared os.tmpdir(), where
+// another local user could plant code. NODE_COMPILE_CACHE and
+// NODE_DISABLE_COMPILE_CACHE still win. Node >= 22.1 does it itself; on
+// Node 20, bin/load-bundle.js does.
+const bundle = join(__dirname, '..', 'dist', 'main.js');
+const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
+const cacheDir = process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache');
 const { enableCompileCache } = process.getBuiltinModule('node:module');
-if (enableCompileCache) {
-  const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
-  enableCompileCache(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache'));
-}
+if (enableCompileCache) enableCompileCache(cacheDir);
+const useCodeCache = !enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE;
 
 // Ctrl-C exits 130 at once, unless a command (svc serve) installed its own
 // handler to shut down cleanly.
@@ -43,7 +45,7 @@ process.on('SIGINT', () => {
 
 // Loaded only past the --version answer above: parsing the bundle is most of
 // what that answer would otherwise cost.
-const { ExitCode, main, processIO } = require('../dist/main.js');
+const { ExitCode, main, processIO } = useCodeCache ? require('./load-bundle.js').loadWithCodeCache(bundle, cacheDir) : require(bundle);
 
 (async () => {
   // The reader went away (`svc keys list | head -1`): stop quietly, as a
