@@ -14,17 +14,8 @@ export interface LoggedRequest {
   fault: string | null;
 }
 
-/** What app.ts knows of a request when it is over; `at` is the server clock's reading when it arrived. */
-export interface RequestRecord {
-  at: number;
-  method: string;
-  path: string;
-  status: number | null;
-  keyHint: string | null;
-  workspaceId: string | null;
-  ms: number;
-  fault: string | null;
-}
+/** What app.ts knows of a request when it is over; `at` is the server clock's reading when it arrived, in ms. */
+export type RequestRecord = Omit<LoggedRequest, 'at'> & { at: number };
 
 export const REQUEST_LOG_SIZE = 1_000;
 
