@@ -75,7 +75,8 @@ function unauthorized(): HttpError {
 /**
  * The request handler. Checks run in the order of docs/contract.md §A2:
  * authentication, rate limit, routing, body, handler; each step answers
- * with its own error and the later ones never run.
+ * with its own error and the later ones never run. Injected faults
+ * (docs/contract.md §B) come between authentication and the rate limit.
  */
 export function createApp(deps: AppDeps): RequestListener {
   const { store, clock, limiter, save, whenDurable, adminToken, faults, requestLog } = deps;
