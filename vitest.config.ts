@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { openApiDocument } from './scripts/openapi-json.mjs';
 
 /**
  * Two tiers, run one after the other (sequence.groupOrder). The fast tier
@@ -22,7 +23,7 @@ const isSlow = (file: string) => SPAWNS.test(readFileSync(file, 'utf8'));
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 export default defineConfig({
-  define: { SVC_VERSION: JSON.stringify(version) },
+  define: { SVC_VERSION: JSON.stringify(version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,

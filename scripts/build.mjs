@@ -10,6 +10,7 @@
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { openApiDocument } from './openapi-json.mjs';
 
 // --metafile <file>: esbuild's account of how much of each input is in the
 // bundle, for finding what grows it (https://esbuild.github.io/analyze/).
@@ -122,7 +123,7 @@ const result = await build({
   target: 'node20.18',
   minify: true,
   legalComments: 'none',
-  define: { SVC_VERSION: JSON.stringify(pkg.version) },
+  define: { SVC_VERSION: JSON.stringify(pkg.version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
   plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',

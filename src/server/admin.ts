@@ -1,6 +1,9 @@
-import type { ClockReading } from '../contract/types.js';
+import type { ClockReading, LocalServerReady } from '../contract/types.js';
 import { isoTime, MAX_TIME_MS, type Clock } from './clock.js';
+import type { FaultTable } from './faults.js';
 import { HttpError, type Reply } from './http.js';
+import { openApiDocument } from './openapi.js';
+import { REQUEST_LOG_SIZE, type RequestLog } from './request-log.js';
 import { Router } from './router.js';
 import { userView, workspaceView, type Store } from './store.js';
 import { has, invalid, onlyFields, validId, validName, validPlan } from './validation.js';
@@ -8,6 +11,7 @@ import { has, invalid, onlyFields, validId, validName, validPlan } from './valid
 /** One request to the /_local admin area, the admin token already checked. */
 export interface AdminCall {
   params: Record<string, string>;
+  query: Record<string, string>;
   body: Record<string, unknown>;
 }
 
@@ -17,10 +21,13 @@ export interface AdminDeps {
   store: Store;
   clock: Clock;
   save: () => Promise<void>;
+  faults: FaultTable;
+  requestLog: RequestLog;
+  reset: () => Promise<LocalServerReady>;
 }
 
 /** The local admin area of docs/contract.md §B, paths relative to /_local. */
-export function adminRouter({ store, clock, save }: AdminDeps): Router<AdminHandler> {
+export function adminRouter({ store, clock, save, faults, requestLog, reset }: AdminDeps): Router<AdminHandler> {
   const clockReading = (): Reply => {
     const body: ClockReading = { now: isoTime(clock.now()) };
     return { status: 200, body };
@@ -94,6 +101,32 @@ export function adminRouter({ store, clock, save }: AdminDeps): Router<AdminHand
         clock.advance(seconds);
         return clockReading();
       },
+    })
+    .add('/reset', {
+      POST: async ({ body }) => {
+        onlyFields(body, []);
+        return { status: 200, body: await reset() };
+      },
+    })
+    .add('/faults', {
+      GET: async () => ({ status: 200, body: { rules: faults.list() } }),
+      POST: async ({ body }) => ({ status: 201, body: { rules: faults.add(body) } }),
+      DELETE: async () => {
+        faults.clear();
+        return { status: 204 };
+      },
+    })
+    .add('/requests', {
+      GET: async ({ query }) => {
+        const limit = query.limit === undefined ? REQUEST_LOG_SIZE : Number(query.limit);
+        if (!/^\d+$/.test(query.limit ?? '0') || limit < 1) {
+          throw invalid(`"limit" must be a whole number from 1 to ${REQUEST_LOG_SIZE}`);
+        }
+        return { status: 200, body: { requests: requestLog.newest(Math.min(limit, REQUEST_LOG_SIZE)) } };
+      },
+    })
+    .add('/openapi.json', {
+      GET: async () => ({ status: 200, body: openApiDocument() }),
     });
 }
 

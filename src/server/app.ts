@@ -3,10 +3,12 @@ import { UNAUTHORIZED_MESSAGE } from '../contract/errors.js';
 import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 import { API_PREFIX, LOCAL_PREFIX } from '../contract/paths.js';
 import { RATE_WINDOW_SECONDS, REQUESTS_PER_MINUTE } from '../contract/plans.js';
+import type { LocalServerReady } from '../contract/types.js';
 import { adminRouter } from './admin.js';
 import { apiRouter } from './api.js';
 import { authenticateKey, isAdminToken } from './auth.js';
 import type { Clock } from './clock.js';
+import type { FaultPlan, FaultTable } from './faults.js';
 import {
   hasUnreadBody,
   HttpError,
@@ -14,14 +16,16 @@ import {
   readBody,
   RequestAborted,
   requestPath,
+  requestQuery,
   send,
   type Headers,
   type Reply,
 } from './http.js';
 import type { FixedWindowLimiter, RateDecision } from './limiter.js';
 import { StateFileError } from './persistence.js';
+import type { RequestLog } from './request-log.js';
 import type { Match } from './router.js';
-import type { Store } from './store.js';
+import type { Store, StoredKey } from './store.js';
 
 export interface AppDeps {
   store: Store;
@@ -32,6 +36,12 @@ export interface AppDeps {
   /** Settles once the changes made so far are durable, saving nothing itself; rejects like save. */
   whenDurable: () => Promise<void>;
   adminToken: string;
+  faults: FaultTable;
+  requestLog: RequestLog;
+  /** Makes the world new (docs/contract.md §B `/_local/reset`), saved like any change, and answers the ready document. */
+  reset: () => Promise<LocalServerReady>;
+  /** Keeps a request unanswered for good (a `hang` fault) until the client gives up or the server stops. */
+  hang: (req: IncomingMessage) => void;
   /** True once shutdown began: responses then close their connection instead of keeping it alive. */
   isClosing: () => boolean;
   /** Where unexpected errors go, stack included; clients only ever see a plain 500. */
@@ -46,6 +56,18 @@ const UNAVAILABLE: Reply = {
   body: { error: 'Service unavailable: the change could not be saved, so it was not made; try again later', code: 'UNAVAILABLE' },
 };
 
+/** A request the fault layer answered by dropping it: reset, or left hanging. */
+const DROPPED = Symbol('dropped');
+type Outcome = Reply | typeof DROPPED;
+
+/** What the log keeps of a request under /api/service, filled in as the request passes each layer. */
+interface Seen {
+  key: StoredKey | null;
+  fault: string | null;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 function unauthorized(): HttpError {
   return new HttpError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
 }
@@ -53,16 +75,39 @@ function unauthorized(): HttpError {
 /**
  * The request handler. Checks run in the order of docs/contract.md §A2:
  * authentication, rate limit, routing, body, handler; each step answers
- * with its own error and the later ones never run.
+ * with its own error and the later ones never run. Injected faults
+ * (docs/contract.md §B) come between authentication and the rate limit.
  */
 export function createApp(deps: AppDeps): RequestListener {
-  const { store, clock, limiter, save, whenDurable, adminToken } = deps;
+  const { store, clock, limiter, save, whenDurable, adminToken, faults, requestLog } = deps;
   const api = apiRouter({ store, now: () => clock.now(), save, whenDurable });
-  const admin = adminRouter({ store, clock, save });
+  const admin = adminRouter({ store, clock, save, faults, requestLog, reset: deps.reset });
 
-  async function serveApi(req: IncomingMessage, path: string, headers: Headers): Promise<Reply> {
+  /**
+   * docs/contract.md §B: faults apply after authentication and before the
+   * rate limiter counts. A delayed request's body is read while it waits, so
+   * a client that gives up during the delay still had its request handled.
+   */
+  async function serveApi(req: IncomingMessage, path: string, headers: Headers, seen: Seen): Promise<Outcome> {
     const key = authenticateKey(store, req);
     if (!key) throw unauthorized();
+    seen.key = key;
+    const plan = faults.take(req.method ?? '', path);
+    if (!plan) return admitted(req, path, headers, key);
+    seen.fault = plan.fault;
+    let raw: Promise<Buffer> | undefined;
+    if (plan.delayMs > 0) {
+      raw = readBody(req);
+      raw.catch(() => {});
+      await sleep(plan.delayMs);
+    }
+    if (!plan.after) return plan.then === 'answer' ? admitted(req, path, headers, key, raw) : faulted(req, plan, headers);
+    // The change is made and saved (the handler answers only once it is durable); then its answer is lost.
+    const real = await admitted(req, path, headers, key, raw).catch((error: unknown) => errorReply(error));
+    return plan.then === 'answer' ? real : faulted(req, plan, headers);
+  }
+
+  async function admitted(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, raw?: Promise<Buffer>): Promise<Reply> {
     const workspace = store.workspace(key.workspaceId)!;
     const decision = limiter.check(workspace.id, REQUESTS_PER_MINUTE[workspace.plan]);
     Object.assign(headers, rateLimitHeaders(decision));
@@ -75,41 +120,82 @@ export function createApp(deps: AppDeps): RequestListener {
       );
     }
     const { handler, params } = routed(api.match(req.method ?? '', path));
-    const body = await requestBody(req);
+    const body = await requestBody(req, raw);
     return handler({ key, user: store.user(key.userId)!, params, body });
+  }
+
+  /** The fault's own answer, or none: a replaced answer carries nothing of the real one, rate-limit headers included. */
+  function faulted(req: IncomingMessage, plan: FaultPlan, headers: Headers): Outcome {
+    for (const name of Object.values(RATE_LIMIT_HEADERS)) delete headers[name];
+    if (plan.then === 'reset') {
+      req.socket.resetAndDestroy();
+      return DROPPED;
+    }
+    if (plan.then === 'hang') {
+      deps.hang(req);
+      return DROPPED;
+    }
+    return plan.reply!;
   }
 
   async function serveAdmin(req: IncomingMessage, path: string): Promise<Reply> {
     if (!isAdminToken(req, adminToken)) throw unauthorized();
     const { handler, params } = routed(admin.match(req.method ?? '', path));
-    return handler({ params, body: await requestBody(req) });
+    return handler({ params, query: requestQuery(req.url), body: await requestBody(req) });
+  }
+
+  function errorReply(error: unknown): Reply {
+    if (error instanceof RequestAborted) throw error;
+    if (error instanceof HttpError) return error.toReply();
+    // The state file reported the cause to the operator; memory is back to what the file holds.
+    if (error instanceof StateFileError) return UNAVAILABLE;
+    deps.logError(error);
+    return INTERNAL_ERROR;
   }
 
   return (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const at = clock.now();
+    const path = requestPath(req.url);
+    const local = isUnder(path, LOCAL_PREFIX);
+    const seen: Seen = { key: null, fault: null };
+    // The admin area is the harness, not the traffic under test: only other requests are logged.
+    const log = (status: number | null) => {
+      if (local) return;
+      requestLog.record({
+        at,
+        method: req.method ?? '',
+        path,
+        status,
+        keyHint: seen.key?.hint ?? null,
+        workspaceId: seen.key?.workspaceId ?? null,
+        ms: performance.now() - started,
+        fault: seen.fault,
+      });
+    };
     void (async () => {
-      const path = requestPath(req.url);
       // Headers every answer to this request carries, whatever it turns out to be: the server's clock, rate-limit headers.
       const headers: Headers = { date: clock.httpDate() };
-      let reply: Reply;
+      let reply: Outcome;
       try {
-        if (isUnder(path, API_PREFIX)) reply = await serveApi(req, path.slice(API_PREFIX.length), headers);
-        else if (isUnder(path, LOCAL_PREFIX)) reply = await serveAdmin(req, path.slice(LOCAL_PREFIX.length));
+        if (isUnder(path, API_PREFIX)) reply = await serveApi(req, path.slice(API_PREFIX.length), headers, seen);
+        else if (local) reply = await serveAdmin(req, path.slice(LOCAL_PREFIX.length));
         else throw new HttpError(404, 'NOT_FOUND', `Not found: the API lives under ${API_PREFIX}/`);
       } catch (error) {
-        if (error instanceof RequestAborted) return;
-        if (error instanceof HttpError) {
-          reply = error.toReply();
-        } else if (error instanceof StateFileError) {
-          // The state file reported the cause to the operator; memory is back to what the file holds.
-          reply = UNAVAILABLE;
-        } else {
-          deps.logError(error);
-          reply = INTERNAL_ERROR;
+        if (error instanceof RequestAborted) {
+          log(null);
+          return;
         }
+        reply = errorReply(error);
+      }
+      if (reply === DROPPED) {
+        log(null);
+        return;
       }
       // An unread body must not be drained (it may be huge), so the connection cannot be reused.
       const answer: Reply = { status: reply.status, body: reply.body, headers: Object.assign({}, reply.headers, headers) };
       send(res, answer, deps.isClosing() || hasUnreadBody(req));
+      log(res.headersSent ? reply.status : null);
     })().catch((error: unknown) => {
       deps.logError(error);
       res.destroy();
@@ -130,9 +216,9 @@ function routed<H>(match: Match<H>): { handler: H; params: Record<string, string
 }
 
 /** Bodies are read (and held to the size limit) for every method, but only POST, PATCH and PUT use theirs. */
-async function requestBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const raw = await readBody(req);
-  return BODY_METHODS.has(req.method ?? '') ? parseJsonObject(req, raw) : {};
+async function requestBody(req: IncomingMessage, raw: Promise<Buffer> = readBody(req)): Promise<Record<string, unknown>> {
+  const bytes = await raw;
+  return BODY_METHODS.has(req.method ?? '') ? parseJsonObject(req, bytes) : {};
 }
 
 function rateLimitHeaders(decision: RateDecision): Headers {

@@ -11,6 +11,18 @@ export interface Reply {
   headers?: Headers;
 }
 
+/**
+ * A body sent as it is rather than as JSON: what a proxy in front of the
+ * service might answer (an HTML page, nothing at all). Only injected faults make one.
+ */
+export class TextBody {
+  constructor(
+    readonly text: string,
+    /** Null for an empty body without a Content-Type. */
+    readonly contentType: string | null,
+  ) {}
+}
+
 /** An expected failure, thrown from deep inside a handler and answered as an error body. */
 export class HttpError extends Error {
   constructor(
@@ -53,8 +65,10 @@ export function send(res: ServerResponse, reply: Reply, closeConnection: boolean
     res.end();
     return;
   }
-  const text = JSON.stringify(reply.body);
-  headers['content-type'] = 'application/json; charset=utf-8';
+  const isText = reply.body instanceof TextBody;
+  const text = isText ? (reply.body as TextBody).text : JSON.stringify(reply.body);
+  const contentType = isText ? (reply.body as TextBody).contentType : 'application/json';
+  if (contentType !== null) headers['content-type'] = `${contentType}; charset=utf-8`;
   headers['content-length'] = Buffer.byteLength(text);
   res.writeHead(reply.status, headers);
   res.end(text);
@@ -170,4 +184,13 @@ export function rawErrorResponse(status: number, code: ErrorCode, message: strin
     '',
     body,
   ].join('\r\n');
+}
+
+/** The query parameters of a request target; the last of a repeated name wins. */
+export function requestQuery(url: string | undefined): Record<string, string> {
+  const target = url ?? '';
+  const start = target.indexOf('?');
+  if (start === -1) return {};
+  const end = target.indexOf('#', start);
+  return Object.fromEntries(new URLSearchParams(target.slice(start + 1, end === -1 ? undefined : end)));
 }

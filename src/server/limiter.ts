@@ -36,6 +36,11 @@ export class FixedWindowLimiter {
     return { allowed, limit, remaining: Math.max(0, limit - counter.count), resetSeconds };
   }
 
+  /** Forgets every window, as after a reset of the whole world. */
+  clear(): void {
+    this.counters.clear();
+  }
+
   /** Number of workspaces with a counter, for tests that prove old windows go. */
   get size(): number {
     return this.counters.size;

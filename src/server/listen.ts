@@ -8,9 +8,11 @@ import { createApp } from './app.js';
 import { Clock } from './clock.js';
 import { claimDataFile } from './data-dir.js';
 import { rawErrorResponse, send, type Reply } from './http.js';
+import { FaultTable, type AmbientFaults } from './faults.js';
 import { FixedWindowLimiter } from './limiter.js';
 import type { DataFileLock } from './lock.js';
 import { readState, StateFile, StateFileError } from './persistence.js';
+import { RequestLog } from './request-log.js';
 import { ServerStartError } from './start-error.js';
 import { Store } from './store.js';
 
@@ -45,6 +47,10 @@ export interface ServerOptions {
   /** Bearer token of the /_local admin area; random when absent. */
   adminToken?: string;
   timeouts?: Partial<ServerTimeouts>;
+  /** Standing faults for every API request (`--latency`, `--fail-rate`); rules come and go through /_local/faults. */
+  faults?: AmbientFaults;
+  /** What latency and the fail rate draw from; Math.random by default. */
+  random?: () => number;
   /** Unexpected errors, stack included; stderr by default. */
   logError?: (error: unknown) => void;
   /** Trouble the operator must hear of that is no bug, such as a save that failed; one line each, stderr by default. */
@@ -83,9 +89,10 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
 
   const saved = options.dataFile === undefined ? null : await load(options.dataFile);
   const store = saved ? Store.fromSnapshot(saved.snapshot, clock) : new Store(clock);
+  const plan = options.plan ?? 'free';
   let apiKey: string | null = null;
   if (!saved) {
-    const { user } = store.createUser('Local user', options.plan ?? 'free');
+    const { user } = store.createUser('Local user', plan);
     apiKey = store.createKey(user, 'bootstrap', null).secret;
   }
   const stateFile =
@@ -98,7 +105,19 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
   }
 
   let closing = false;
+  let url = '';
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
+  const save = stateFile ? () => stateFile.save() : () => DONE;
+  const limiter = new FixedWindowLimiter(() => clock.now());
+  const faults = new FaultTable(options.faults, options.random);
+  const requestLog = new RequestLog();
+  const readyDocument = (key: string | null): LocalServerReady => {
+    const user = store.primaryUser();
+    const workspace = store.workspace(user.activeWorkspaceId)!;
+    return { url, apiKey: key, adminToken, userId: user.id, workspaceId: workspace.id, plan: workspace.plan };
+  };
+  // Requests a `hang` fault keeps unanswered: cut when the server stops, since they would never finish.
+  const hanging = new Set<IncomingMessage>();
   const server = createServer(
     {
       headersTimeout: timeouts.headersMs,
@@ -112,10 +131,25 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
     createApp({
       store,
       clock,
-      limiter: new FixedWindowLimiter(() => clock.now()),
-      save: stateFile ? () => stateFile.save() : () => DONE,
+      limiter,
+      save,
       whenDurable: stateFile ? () => stateFile.whenDurable() : () => DONE,
       adminToken,
+      faults,
+      requestLog,
+      async reset() {
+        const { secret } = store.reset(plan);
+        // Saved before it is acknowledged, like any change; a failed save brings the old world back and answers 503.
+        await save();
+        limiter.clear();
+        faults.clear();
+        requestLog.clear();
+        return readyDocument(secret);
+      },
+      hang(req) {
+        hanging.add(req);
+        req.socket.once('close', () => hanging.delete(req));
+      },
       isClosing: () => closing,
       logError,
     }),
@@ -128,19 +162,18 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
   await listen(server, options.host, options.port);
   server.on('error', logError);
   const port = (server.address() as { port: number }).port;
-  const url = `http://${reachableHost(options.host)}:${port}`;
-  const user = store.primaryUser();
-  const workspace = store.workspace(user.activeWorkspaceId)!;
+  url = `http://${reachableHost(options.host)}:${port}`;
 
   let closed: Promise<void> | undefined;
   return {
     url,
-    ready: { url, apiKey, adminToken, userId: user.id, workspaceId: workspace.id, plan: workspace.plan },
+    ready: readyDocument(apiKey),
     close() {
       closed ??= (async () => {
         closing = true;
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        for (const req of hanging) req.socket.destroy();
         const force = setTimeout(() => server.closeAllConnections(), timeouts.shutdownGraceMs);
         await stopped;
         clearTimeout(force);

@@ -154,6 +154,21 @@ export class Store {
     }
   }
 
+  /**
+   * A new world: every user, workspace and key gone, then one user with a
+   * workspace on `plan` and a bootstrap key. In place, like restore, so a
+   * failed save can bring the old world back.
+   */
+  reset(plan: Plan): { user: UserState; secret: string } {
+    this.workspaces.clear();
+    this.users.clear();
+    this.keys.clear();
+    this.keysByHash.clear();
+    this.keyIdsByUser.clear();
+    const { user } = this.createUser('Local user', plan);
+    return { user, secret: this.createKey(user, 'bootstrap', null).secret };
+  }
+
   /** The first user ever created: the one the ready line and banner speak for. */
   primaryUser(): UserState {
     const first = this.users.values().next();

@@ -4,15 +4,20 @@
  * the process exiting, an unexpected error as a line on its stderr.
  */
 import { connect } from 'node:net';
-import { serveProcess, type ServeProcess } from '../helpers/reference-server.mjs';
+import { serveProcess, type ServeProcess as Spawned } from '../helpers/reference-server.mjs';
 
 export { call, type Answer } from '../helpers/reference-server.mjs';
-export type { ServeProcess };
 export const ADMIN_TOKEN = 'abuse-admin-token';
 
+/** The bootstrap key is there: these tests start from an empty state, or say otherwise. */
+export interface ServeProcess extends Spawned {
+  apiKey: string;
+}
+
 /** The built server with a known admin token. */
-export function startServe(args: string[] = []): Promise<ServeProcess> {
-  return serveProcess(['--admin-token', ADMIN_TOKEN, ...args]);
+export async function startServe(args: string[] = []): Promise<ServeProcess> {
+  const server = await serveProcess(['--admin-token', ADMIN_TOKEN, ...args]);
+  return { ...server, apiKey: server.apiKey! };
 }
 
 export interface RawResponse {

@@ -1,92 +1,194 @@
+/**
+ * How svc meets failures (docs/contract.md §C4), each made by a fault rule
+ * on the real reference server (docs/contract.md §B): the server is ours, and
+ * what is under test is the client's retrying, waiting and stopping.
+ */
 import { afterAll, describe, expect, it } from 'vitest';
 import { svc, tempConfigDir } from '../helpers/cli.js';
-import { refusedUrl, sendJson, startFaultServer } from '../helpers/fault-server.js';
+import { refusedUrl, startFaultServer } from '../helpers/fault-server.js';
+import { useFaultyServer } from '../helpers/reference-faults.js';
 
-const KEY = `sk_${'F'.repeat(64)}`;
-const config = tempConfigDir();
-afterAll(() => config.remove());
+const server = useFaultyServer();
 
-const env = (url: string) => ({ SVC_API_KEY: KEY, SVC_BASE_URL: url, SVC_CONFIG_DIR: config.dir });
+async function keyNames(): Promise<string[]> {
+  const result = await svc(['keys', 'list', '--json'], server.env);
+  return JSON.parse(result.stdout).keys.map((k: { name: string }) => k.name);
+}
 
-describe('network errors and 5xx (docs/contract.md §C4)', () => {
-  it('retries a read through 5xx and succeeds, saying why it waited', async () => {
-    const server = await startFaultServer((_req, res, n) =>
-      n < 3 ? sendJson(res, 503, { error: 'busy', code: 'INTERNAL' }) : sendJson(res, 200, { keys: [] }),
-    );
-    const result = await svc(['keys', 'list', '--json'], env(server.url));
-    await server.close();
-    expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ keys: [] });
-    expect(server.seen).toHaveLength(3);
+describe('5xx and network errors on a read are retried', () => {
+  it('retries through 5xx and succeeds, saying why it waited', async () => {
+    await server.fault({ method: 'GET', path: '/user/api-keys', status: 503, code: 'INTERNAL', times: 2 });
+    const result = await svc(['keys', 'list', '--json'], server.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).keys.map((k: { name: string }) => k.name)).toEqual(['bootstrap']);
+    expect(await server.seen()).toEqual(['GET /user/api-keys 503', 'GET /user/api-keys 503', 'GET /user/api-keys 200']);
     expect(result.stderr).toMatch(/Request failed \(503\); retrying in 0\.\d s\./);
   });
 
-  it('gives up after four retries with exit 1', async () => {
-    const server = await startFaultServer((_req, res) => sendJson(res, 500, { error: 'broken', code: 'INTERNAL' }));
-    const result = await svc(['keys', 'list'], env(server.url));
-    await server.close();
+  it.each([
+    ['an HTML page from a proxy', { status: 502, body: 'html' }, '502'],
+    ['an empty body', { status: 504, body: 'empty' }, '504'],
+    ['a reset connection', { then: 'reset' }, 'the connection was closed before an answer came'],
+    ['a hang past --timeout', { then: 'hang' }, 'no answer within 300 ms'],
+  ])('retries %s', async (_, rule, why) => {
+    const [added] = await server.fault({ method: 'GET', ...rule });
+    const result = await svc(['keys', 'list', '--timeout', '300'], server.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`Request failed (${why}); retrying in`);
+    const log = await server.requests();
+    expect(log.map((r) => r.fault)).toEqual([added!.id, null]);
+    expect(log[1]!.status).toBe(200);
+  });
+
+  it('gives up after four retries with exit 1, the server\'s words in the message', async () => {
+    await server.fault({ status: 500, times: 0 });
+    const result = await svc(['keys', 'list'], server.env);
     expect(result.exitCode).toBe(1);
-    expect(server.seen).toHaveLength(5);
-    expect(result.stderr).toContain('failed (500 INTERNAL): broken');
+    expect(await server.seen()).toEqual(Array(5).fill('GET /user/api-keys 500'));
+    expect(result.stderr).toContain('failed (500 INTERNAL): Internal Server Error (a fault injected by the reference server)');
     expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 30_000);
 
-  it('retries a reset connection on a read', async () => {
-    const server = await startFaultServer((req, res, n) => (n === 1 ? req.socket.destroy() : sendJson(res, 200, { keys: [] })));
-    const result = await svc(['keys', 'list', '--json'], env(server.url));
-    await server.close();
-    expect(result.exitCode).toBe(0);
-    expect(server.seen).toHaveLength(2);
-  });
-
-  it('does not retry a create whose connection was reset, and says how to check', async () => {
-    const server = await startFaultServer((req) => req.socket.destroy());
-    const result = await svc(['keys', 'create', 'ci'], env(server.url));
-    await server.close();
-    expect(result.exitCode).toBe(1);
-    // The one GET is svc looking for a key the create may have made; the same fault answers it.
-    expect(server.seen).toEqual(['POST /api/service/user/api-keys', 'GET /api/service/user/api-keys']);
-    expect(result.stderr).toContain('may have reached the server');
-    expect(result.stderr).toContain('svc could not look for it');
-    expect(result.stderr).toContain('svc keys list');
-  });
-
-  it('does not retry a create answered 502', async () => {
-    const server = await startFaultServer((_req, res) => sendJson(res, 502, { error: 'bad gateway' }));
-    const result = await svc(['keys', 'create', 'ci'], env(server.url));
-    await server.close();
-    expect(result.exitCode).toBe(1);
-    expect(server.seen).toEqual(['POST /api/service/user/api-keys', 'GET /api/service/user/api-keys']);
+  it('is slowed, not failed, by a delay within --timeout', async () => {
+    await server.fault({ method: 'GET', delayMs: 400 });
+    const result = await svc(['keys', 'list', '--timeout', '5000'], server.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    const [entry] = await server.requests();
+    expect(entry!.ms).toBeGreaterThanOrEqual(395);
   });
 
   it('retries a refused connection, then fails with exit 1 and a hint', async () => {
-    const result = await svc(['keys', 'create', 'ci'], env(await refusedUrl()));
+    const result = await svc(['keys', 'create', 'ci'], { ...server.env, SVC_BASE_URL: await refusedUrl() });
     expect(result.exitCode).toBe(1);
     expect(result.stderr.match(/retrying in/g)).toHaveLength(4);
     expect(result.stderr).toContain('connection refused');
     expect(result.stderr).toContain('svc serve --local');
   }, 30_000);
+});
 
-  it('times out with --timeout', async () => {
-    const server = await startFaultServer(() => {});
-    const result = await svc(['keys', 'create', 'slow', '--timeout', '200'], env(server.url));
-    await server.close();
+describe('a create is never retried', () => {
+  it('a reset connection: says it may have reached the server, and that svc could not look', async () => {
+    await server.fault({ then: 'reset', times: 0 });
+    const result = await svc(['keys', 'create', 'ci'], server.env);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain('no answer within 200 ms');
+    // The one GET is svc looking for a key the create may have made; the same fault answers it.
+    expect(await server.seen()).toEqual(['POST /user/api-keys null', 'GET /user/api-keys null']);
+    expect(result.stderr).toContain('may have reached the server');
+    expect(result.stderr).toContain('svc could not look for it');
+    expect(result.stderr).toContain('svc keys list');
   });
 
-  it('treats a 429 without RATE_LIMITED as an ordinary failure', async () => {
-    const server = await startFaultServer((_req, res) => sendJson(res, 429, { error: 'quota spent', code: 'QUOTA' }, { 'retry-after': '1' }));
-    const result = await svc(['keys', 'list'], env(server.url));
-    await server.close();
+  it('a 502 that did nothing: svc looks, finds no key, and says so', async () => {
+    await server.fault({ method: 'POST', status: 502, code: null });
+    const result = await svc(['keys', 'create', 'ci'], server.env);
     expect(result.exitCode).toBe(1);
-    expect(server.seen).toHaveLength(1);
+    expect(await server.seen()).toEqual(['POST /user/api-keys 502', 'GET /user/api-keys 200']);
+    expect(result.stderr).toContain("No key named 'ci' has appeared since the request began");
+    expect(await keyNames()).toEqual(['bootstrap']);
   });
+
+  it('a hang past --timeout that did nothing: the same', async () => {
+    await server.fault({ method: 'POST', then: 'hang' });
+    const result = await svc(['keys', 'create', 'slow', '--timeout', '300'], server.env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('no answer within 300 ms');
+    expect(result.stderr).toContain('it was not retried');
+    expect(result.stderr).toContain("No key named 'slow' has appeared");
+  });
+
+  it.each([
+    ['a 503 after the key was made', { status: 503 }],
+    ['a reset after the key was made', { then: 'reset' }],
+    ['a hang after the key was made', { then: 'hang' }],
+  ])('%s: names the key nobody saw and how to revoke it; one key, not two', async (_, rule) => {
+    await server.fault({ method: 'POST', after: true, ...rule });
+    const result = await svc(['keys', 'create', 'lost', '--timeout', '300'], server.env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain("It did take effect: a key named 'lost' appeared since the request began");
+    expect(result.stderr).toMatch(/revoke it: svc keys revoke key_[a-z0-9]+/);
+    expect(result.stderr).not.toMatch(/sk_[A-Za-z0-9]{5,}/);
+    expect((await keyNames()).filter((name) => name === 'lost')).toHaveLength(1);
+  });
+});
+
+describe('a revoke or disable whose answer was lost', () => {
+  it.each([
+    ['reset', { then: 'reset' }, null],
+    ['502', { status: 502, body: 'html' }, 502],
+  ])('a revoke done but answered by a %s is retried, finds it gone, and reports it revoked, exit 0', async (_, rule, status) => {
+    const created = JSON.parse((await svc(['keys', 'create', 'old', '--json'], server.env)).stdout);
+    await server.fault({ method: 'DELETE', after: true, ...rule });
+    const result = await svc(['keys', 'revoke', created.id, '--yes'], server.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`Revoked ${created.id}`);
+    expect((await server.seen()).slice(-2)).toEqual([
+      `DELETE /user/api-keys/${created.id} ${status}`,
+      `DELETE /user/api-keys/${created.id} 404`,
+    ]);
+    expect(await keyNames()).toEqual(['bootstrap']);
+  });
+
+  it('a disable done but unanswered: the retry finds it done and reports the change', async () => {
+    const created = JSON.parse((await svc(['keys', 'create', 'old', '--json'], server.env)).stdout);
+    await server.fault({ method: 'PATCH', then: 'hang', after: true });
+    const result = await svc(['keys', 'disable', created.id, '--timeout', '300'], server.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`Disabled ${created.id}`);
+    const patches = (await server.seen()).filter((line) => line.startsWith('PATCH'));
+    expect(patches).toEqual([`PATCH /user/api-keys/${created.id} null`, `PATCH /user/api-keys/${created.id} 204`]);
+  });
+});
+
+describe('429', () => {
+  it.each([
+    ['seconds', '1'],
+    ['an HTTP-date in the past', 'Wed, 21 Oct 2015 07:28:00 GMT'],
+    ['junk', 'soon-ish'],
+    ['nothing', null],
+  ])('RATE_LIMITED with Retry-After as %s: waits and retries', async (_, retryAfter) => {
+    await server.fault({ method: 'GET', status: 429, retryAfter });
+    const result = await svc(['keys', 'list'], server.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Rate limited; retrying in [12] s\./);
+    expect(await server.seen()).toEqual(['GET /user/api-keys 429', 'GET /user/api-keys 200']);
+  });
+
+  it('RATE_LIMITED with --no-wait: exit 5 at once', async () => {
+    await server.fault({ status: 429, retryAfter: '30' });
+    const result = await svc(['keys', 'list', '--no-wait'], server.env);
+    expect(result.exitCode).toBe(5);
+    expect(result.stderr).toContain('--no-wait was given');
+    expect(await server.seen()).toEqual(['GET /user/api-keys 429']);
+  });
+
+  it('RATE_LIMITED asking for more than --max-wait: stops rather than waits', async () => {
+    await server.fault({ status: 429, retryAfter: '120' });
+    const result = await svc(['keys', 'list', '--max-wait', '10'], server.env);
+    expect(result.exitCode).toBe(5);
+    expect(await server.seen()).toEqual(['GET /user/api-keys 429']);
+  });
+
+  it.each([
+    ['another code', 'QUOTA'],
+    ['no code', null],
+  ])('with %s: an ordinary failure, not retried', async (_, code) => {
+    await server.fault({ status: 429, code, retryAfter: '1' });
+    const result = await svc(['keys', 'list'], server.env);
+    expect(result.exitCode).toBe(1);
+    expect(await server.seen()).toEqual(['GET /user/api-keys 429']);
+  });
+});
+
+describe('a server that is not the reference server', () => {
+  const config = tempConfigDir();
+  afterAll(() => config.remove());
 
   it('reports a 200 that is not JSON as an unexpected response', async () => {
-    const server = await startFaultServer((_req, res) => res.end('<html>hello</html>'));
-    const result = await svc(['keys', 'list'], env(server.url));
-    await server.close();
+    const other = await startFaultServer((_req, res) => res.end('<html>hello</html>'));
+    const result = await svc(['keys', 'list'], { SVC_API_KEY: `sk_${'F'.repeat(64)}`, SVC_BASE_URL: other.url, SVC_CONFIG_DIR: config.dir });
+    await other.close();
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('Unexpected response');
   });

@@ -8,7 +8,7 @@ export interface FaultServer {
   close(): Promise<void>;
 }
 
-/** A tiny misbehaving server on loopback, for the client's failure paths. */
+/** A tiny server on loopback for what the reference server cannot be made to do (a redirect, a 200 that is not JSON); faults it can make are set on it through /_local/faults (test/helpers/reference-faults.ts). */
 export async function startFaultServer(handle: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<FaultServer> {
   const seen: string[] = [];
   const server = createServer((req, res) => {

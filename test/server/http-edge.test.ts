@@ -3,8 +3,10 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { Clock } from '../../src/server/clock.js';
+import { FaultTable } from '../../src/server/faults.js';
 import { FixedWindowLimiter } from '../../src/server/limiter.js';
 import { StateFileError } from '../../src/server/persistence.js';
+import { RequestLog } from '../../src/server/request-log.js';
 import { Store } from '../../src/server/store.js';
 import { parseResponse, rawRequest, startTestServer, UNAUTHORIZED_BODY, type RawAnswer, type TestServer } from './helpers.js';
 
@@ -208,6 +210,10 @@ describe('unexpected failures', () => {
         save: () => Promise.reject(new StateFileError('cannot write state.json: no space left on the device')),
         whenDurable: () => Promise.resolve(),
         adminToken: 'admin',
+        faults: new FaultTable(),
+        requestLog: new RequestLog(),
+        reset: () => Promise.reject(new Error('no reset here')),
+        hang: () => {},
         isClosing: () => false,
         logError: (error) => logged.push(error),
       }),

@@ -12,9 +12,17 @@ interface ServeOptions {
   local?: boolean;
   host: string;
   port: number;
-  plan: Plan;
+  /** Undefined unless given, so that one ignored by an existing --data file can be warned about. */
+  plan?: Plan;
   data?: string;
   adminToken?: string;
+  latency?: Latency;
+  failRate?: number;
+}
+
+interface Latency {
+  minMs: number;
+  maxMs: number;
 }
 
 export function register(program: Command, app: App): void {
@@ -24,12 +32,25 @@ export function register(program: Command, app: App): void {
     .option('--local', 'run the embedded reference server (required: the only kind there is)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default(8787).argParser(parsePort))
-    .addOption(new Option('--plan <plan>', 'plan of the first workspace (ignored with existing --data)').choices(PLANS).default('free'))
+    .addOption(
+      new Option('--plan <plan>', `plan of the first workspace (default: ${DEFAULT_PLAN}; ignored with an existing --data file)`).choices(PLANS),
+    )
     .option('--data <file>', 'keep state in this file (key hashes only, never a plaintext key)')
     .option('--admin-token <token>', 'bearer token of the /_local admin area (env SVC_LOCAL_ADMIN_TOKEN; random otherwise)')
+    .addOption(new Option('--latency <ms>', 'delay every API request by ms, or by a random span min-max (e.g. 50-400)').argParser(parseLatency))
+    .addOption(new Option('--fail-rate <share>', 'answer this share (0 to 1) of API requests 502 or 503 instead').argParser(parseFailRate))
     .addHelpText(
       'after',
-      '\nExamples:\n  $ svc serve --local\n  $ svc serve --local --port 0 --json\n  $ svc serve --local --data ./svc-state.json --plan pro',
+      `
+Faults for single requests (a status, a delay, a hang, a reset, a lost answer)
+are set through POST /_local/faults; see README.md, "Testing your scripts
+against failures".
+
+Examples:
+  $ svc serve --local
+  $ svc serve --local --port 0 --json
+  $ svc serve --local --data ./svc-state.json --plan pro
+  $ svc serve --local --latency 50-400 --fail-rate 0.1`,
     )
     .action(app.action(run));
 }
@@ -38,6 +59,28 @@ function parsePort(value: string): number {
   const port = integerAtLeast(0)(value);
   if (port > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535.');
   return port;
+}
+
+const DEFAULT_PLAN: Plan = 'free';
+/** The longest wait a fault may add, as for a rule's delayMs: a day. */
+const MAX_LATENCY_MS = 86_400_000;
+
+function parseLatency(value: string): Latency {
+  const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(value);
+  const minMs = Number(match?.[1]);
+  const maxMs = match?.[2] === undefined ? minMs : Number(match[2]);
+  if (!match || maxMs < minMs || maxMs > MAX_LATENCY_MS) {
+    throw new InvalidArgumentError(`expected milliseconds (250) or a range min-max (50-400), at most ${MAX_LATENCY_MS}.`);
+  }
+  return { minMs, maxMs };
+}
+
+function parseFailRate(value: string): number {
+  const share = Number(value);
+  if (value.trim() === '' || !Number.isFinite(share) || share < 0 || share > 1) {
+    throw new InvalidArgumentError('expected a share from 0 to 1, such as 0.1 for one request in ten.');
+  }
+  return share;
 }
 
 /** An admin token travels as a bearer credential, so it must be one visible-ASCII word. */
@@ -59,9 +102,10 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
     server = await startServer({
       host: options.host,
       port: options.port,
-      plan: options.plan,
+      plan: options.plan ?? DEFAULT_PLAN,
       dataFile: options.data,
       adminToken,
+      faults: { latency: options.latency, failRate: options.failRate },
       logError: (error) => ctx.io.stderr.write(`svc serve: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`),
       logWarning: (message) => ctx.io.stderr.write(`svc serve: ${message}\n`),
     });
@@ -75,6 +119,15 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
       `Listening on ${options.host}: this server has no TLS and is reachable from the network. Use --host 127.0.0.1 unless you mean it.`,
     );
   }
+  if (options.plan !== undefined && server.ready.apiKey === null) {
+    ctx.msg.warn(
+      `--plan ${options.plan} is ignored: ${options.data} already holds state, whose workspace is on plan ${server.ready.plan}. ` +
+        'Change a plan with PATCH /_local/workspaces/{id}, or start with a new --data file.',
+    );
+  }
+  const faults = describeFaults(options);
+  // The ready line is a fixed document, so with --json the faults are told on stderr: a run that fails on purpose must say so.
+  if (faults && ctx.globals.json) ctx.msg.warn(`faults on: ${faults}`);
   // Listen for the stop signal before anyone is told the server is ready: a SIGTERM sent on reading the
   // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
   const stopSignal = untilStopSignal();
@@ -115,6 +168,8 @@ function printBanner(ctx: Context, ready: LocalServerReady, options: ServeOption
   if (ready.apiKey) row('API key', `${style.bold(ready.apiKey)}  (shown only now)`);
   else row('API key', `not shown: ${options.data} keeps only key hashes; use a key you saved earlier`);
   row('admin', `${ready.adminToken}  (Bearer token for ${ready.url}/_local/)`);
+  const faults = describeFaults(options);
+  if (faults) row('faults', style.yellow(`${faults} (on purpose, for testing)`));
   if (ctx.globals.quiet) return;
 
   out();
@@ -126,4 +181,14 @@ function printBanner(ctx: Context, ready: LocalServerReady, options: ServeOption
   out('  svc keys create my-first-key');
   out();
   out(style.dim('Ctrl-C stops the server.'));
+}
+
+/** The standing faults in words, or null when there are none. */
+function describeFaults({ latency, failRate }: ServeOptions): string | null {
+  const parts: string[] = [];
+  if (latency && latency.maxMs > 0) {
+    parts.push(`every API request delayed ${latency.minMs === latency.maxMs ? latency.minMs : `${latency.minMs}-${latency.maxMs}`} ms`);
+  }
+  if (failRate) parts.push(`${+(failRate * 100).toFixed(2)}% of API requests answered 502 or 503`);
+  return parts.length === 0 ? null : parts.join('; ');
 }

@@ -1,0 +1,2 @@
+export declare const OPENAPI_YAML: URL;
+export declare function openApiDocument(): Promise<unknown>;

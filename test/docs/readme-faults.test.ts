@@ -1,0 +1,59 @@
+/**
+ * README.md's "Testing your scripts against failures" example, run as
+ * written: its shell block, with bash, curl and jq, and the built svc first
+ * on PATH, in an empty directory.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, expect, it } from 'vitest';
+import { cleanEnv, SVC_BIN } from '../helpers/cli.js';
+
+const README = resolve(import.meta.dirname, '../../README.md');
+const dir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The first ```sh block of a README section. */
+function example(heading: string): string {
+  const text = readFileSync(README, 'utf8');
+  const start = text.indexOf(`\n## ${heading}\n`);
+  if (start === -1) throw new Error(`README.md has no section "${heading}"`);
+  const section = text.slice(start + 1, text.indexOf('\n## ', start + 1));
+  const block = /```sh\n([\s\S]*?)```/.exec(section);
+  if (!block) throw new Error(`the section "${heading}" has no sh example`);
+  return block[1]!;
+}
+
+it('proves a script survives failures and stops on a lost answer', async () => {
+  const bin = join(dir, 'bin');
+  const work = join(dir, 'work');
+  for (const d of [bin, work]) mkdirSync(d);
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${SVC_BIN}" "$@"\n`);
+  chmodSync(join(bin, 'svc'), 0o755);
+  writeFileSync(join(work, 'example.sh'), example('Testing your scripts against failures'));
+
+  const result = await execa('bash', ['example.sh'], {
+    cwd: work,
+    env: cleanEnv({ PATH: `${bin}:${process.env.PATH}`, CI: 'true' }),
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+  });
+  expect(result.exitCode, result.stderr).toBe(0);
+  const lines = result.stdout.trimEnd().split('\n');
+  expect(lines.slice(0, 2)).toEqual(['listed through two 502s and a 429', 'stopped after a lost answer, and made one key, not two']);
+  // The log, newest first: the two lists of the check, the lost create, the retries through the faults.
+  expect(lines.slice(2)).toEqual([
+    'GET /api/service/user/api-keys 200 -',
+    'GET /api/service/user/api-keys 200 -',
+    expect.stringMatching(/^POST \/api\/service\/user\/api-keys 503 flt_[0-9a-f]{16}$/),
+    'GET /api/service/user/api-keys 200 -',
+    expect.stringMatching(/^GET \/api\/service\/user\/api-keys 429 flt_/),
+    expect.stringMatching(/^GET \/api\/service\/user\/api-keys 502 flt_/),
+    expect.stringMatching(/^GET \/api\/service\/user\/api-keys 502 flt_/),
+  ]);
+  expect(result.stderr).toMatch(/Request failed \(502\); retrying in/);
+  expect(result.stderr).toContain('Rate limited; retrying in');
+  expect(result.stderr).toContain("It did take effect: a key named 'nightly' appeared");
+}, 60_000);

@@ -1,0 +1,57 @@
+/**
+ * A real `svc serve --local` for tests of how svc meets failures: faults
+ * are set on it through /_local/faults, and each test starts from a fresh
+ * world (`POST /_local/reset`), so one server serves a whole file.
+ */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { LocalServerReady } from '../../src/contract/types.js';
+import type { FaultRule } from '../../src/server/faults.js';
+import type { LoggedRequest } from '../../src/server/request-log.js';
+import { call, startLocalServer, tempConfigDir, type LocalServer } from './cli.js';
+
+export interface FaultyServer {
+  readonly url: string;
+  /** SVC_* for svc against this test's world: its bootstrap key, a config dir of the file's own. */
+  readonly env: Record<string, string>;
+  /** Adds rules for coming requests; answers them as the server stored them, ids included. */
+  fault(...rules: Record<string, unknown>[]): Promise<FaultRule[]>;
+  /** The request log, oldest first: the order a test tells the story in. */
+  requests(): Promise<LoggedRequest[]>;
+  /** "METHOD /path status" of each logged request, oldest first, the /api/service prefix left out. */
+  seen(): Promise<string[]>;
+}
+
+export function useFaultyServer(args: string[] = []): FaultyServer {
+  const config = tempConfigDir();
+  let server: LocalServer | undefined;
+  let ready: LocalServerReady | undefined;
+  beforeAll(async () => {
+    server = await startLocalServer(args);
+  });
+  beforeEach(async () => {
+    const res = await call(server!.url, 'POST', '/_local/reset', server!.adminToken);
+    if (res.status !== 200) throw new Error(`reset failed with ${res.status}`);
+    ready = res.json;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    config.remove();
+  });
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await call(server!.url, method, `/_local${path}`, server!.adminToken, body);
+    if (res.status >= 300) throw new Error(`${method} /_local${path} answered ${res.status}: ${JSON.stringify(res.json)}`);
+    return res.json;
+  };
+  const requests = async (): Promise<LoggedRequest[]> => (await admin('GET', '/requests')).requests.reverse();
+  return {
+    get url() {
+      return server!.url;
+    },
+    get env() {
+      return { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: ready!.url, SVC_API_KEY: ready!.apiKey! };
+    },
+    fault: async (...rules) => (await admin('POST', '/faults', { rules })).rules,
+    requests,
+    seen: async () => (await requests()).map((r) => `${r.method} ${r.path.replace(/^\/api\/service/, '')} ${r.status}`),
+  };
+}
