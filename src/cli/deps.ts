@@ -16,10 +16,18 @@ export interface Deps {
   random: () => number;
   /** By default, inquirer's prompts on the terminal's stdin and stderr. */
   prompter?: Prompter;
+  /** Subscribes to the process's signals (Ctrl-C, `kill`); returns the unsubscribe. */
+  onSignal: (signals: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => () => void;
 }
 
 export const realDeps: Deps = {
   now: () => Date.now(),
   sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
   random: Math.random,
+  onSignal(signals, listener) {
+    for (const signal of signals) process.on(signal, listener);
+    return () => {
+      for (const signal of signals) process.off(signal, listener);
+    };
+  },
 };

@@ -4,14 +4,6 @@ import { InterruptedError } from './errors.js';
 import type { IO } from './io.js';
 import type { Messages } from './output.js';
 
-/** Subscribes to Ctrl-C; returns the unsubscribe. */
-export type OnInterrupt = (listener: () => void) => () => void;
-
-const processInterrupt: OnInterrupt = (listener) => {
-  process.on('SIGINT', listener);
-  return () => process.off('SIGINT', listener);
-};
-
 /**
  * Sleeps for the client's retry policy and tells the person why: a live
  * countdown on a terminal, one line in a log. Ctrl-C during the countdown
@@ -22,8 +14,7 @@ export async function waitWithCountdown(
   io: IO,
   msg: Messages,
   event: WaitEvent,
-  { now, sleep }: Pick<Deps, 'now' | 'sleep'>,
-  onInterrupt: OnInterrupt = processInterrupt,
+  { now, sleep, onSignal }: Pick<Deps, 'now' | 'sleep' | 'onSignal'>,
 ): Promise<void> {
   if (event.reason === 'backoff') {
     msg.info(`Request failed (${event.cause}); retrying in ${(event.ms / 1000).toFixed(1)} s.`);
@@ -38,7 +29,7 @@ export async function waitWithCountdown(
   let interrupted = false;
   let wake!: () => void;
   const woken = new Promise<void>((resolve) => (wake = resolve));
-  const off = onInterrupt(() => {
+  const off = onSignal(['SIGINT'], () => {
     interrupted = true;
     wake();
   });

@@ -30,21 +30,22 @@ describe('waitWithCountdown', () => {
   it('clears its line and ends as interrupted on Ctrl-C', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO({ stderrIsTTY: true });
-    let interrupt = () => {};
+    let interrupt: (signal: NodeJS.Signals) => void = () => {};
     let subscribed = 0;
-    const onInterrupt = (listener: () => void) => {
+    const onSignal = (signals: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => {
+      expect(signals).toEqual(['SIGINT']);
       interrupt = listener;
       subscribed++;
       return () => subscribed--;
     };
-    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 30_000, cause: '429' }, realDeps, onInterrupt);
+    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 30_000, cause: '429' }, { ...realDeps, onSignal });
     const outcome = waiting.then(
       () => 'finished',
       (error: Error) => error.name,
     );
     await vi.advanceTimersByTimeAsync(1500);
     expect(subscribed).toBe(1);
-    interrupt();
+    interrupt('SIGINT');
     await vi.advanceTimersByTimeAsync(0);
     expect(await outcome).toBe('InterruptedError');
     expect(subscribed).toBe(0);

@@ -3,6 +3,7 @@ import { isLoopbackHost } from '../../client/loopback.js';
 import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { PLANS, REQUESTS_PER_MINUTE, type Plan } from '../../contract/plans.js';
 import type { LocalServerReady } from '../../contract/types.js';
+import type { Deps } from '../deps.js';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import type { App } from '../program.js';
@@ -130,7 +131,7 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
   if (faults && ctx.globals.json) ctx.msg.warn(`faults on: ${faults}`);
   // Listen for the stop signal before anyone is told the server is ready: a SIGTERM sent on reading the
   // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
-  const stopSignal = untilStopSignal();
+  const stopSignal = untilStopSignal(ctx.deps.onSignal);
   if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify(server.ready)}\n`);
   else printBanner(ctx, server.ready, options);
 
@@ -142,18 +143,15 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
 }
 
 /**
- * Resolves on the first SIGINT or SIGTERM. `once` handlers: a second Ctrl-C
+ * Resolves on the first SIGINT or SIGTERM, and stops listening: a second Ctrl-C
  * during shutdown finds only bin/svc.js's own handler, which exits at once.
  */
-function untilStopSignal(): Promise<NodeJS.Signals> {
+function untilStopSignal(onSignal: Deps['onSignal']): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+    const off = onSignal(['SIGINT', 'SIGTERM'], (signal) => {
+      off();
       resolve(signal);
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    });
   });
 }
 

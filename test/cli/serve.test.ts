@@ -1,0 +1,106 @@
+/**
+ * `svc serve --local` in-process: its options, banner, ready line and
+ * shutdown, with the stop signal delivered through deps.onSignal. What only
+ * the process shows (real signals, a SIGKILL, the lock left behind) is in
+ * test/server/process.test.ts and test/e2e/serve-flags.test.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, svc } from '../helpers/in-process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-serve-in-process-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs svc serve until `whileUp` is done, then sends it `signal`. */
+async function serveWhile(args: string[], whileUp: (url: string) => Promise<void>, signal: NodeJS.Signals = 'SIGTERM') {
+  const port = await freePort();
+  let subscribed!: () => void;
+  const up = new Promise<void>((resolve) => (subscribed = resolve));
+  let stop!: (signal: NodeJS.Signals) => void;
+  let unsubscribed = false;
+  const running = svc(['serve', '--local', '--port', String(port), ...args], {}, {
+    deps: {
+      onSignal(signals, listener) {
+        expect(signals).toEqual(['SIGINT', 'SIGTERM']);
+        stop = listener;
+        subscribed();
+        return () => (unsubscribed = true);
+      },
+    },
+  });
+  await up;
+  await whileUp(`http://127.0.0.1:${port}`);
+  stop(signal);
+  const result = await running;
+  expect(unsubscribed).toBe(true);
+  return result;
+}
+
+describe('svc serve --local in-process', () => {
+  it('prints the ready line with --json, answers, and stops on SIGTERM', async () => {
+    let answered = 0;
+    const result = await serveWhile(['--json', '--plan', 'pro', '--admin-token', 'tok'], async (url) => {
+      answered = (await call(url, 'GET', '/_local/clock', 'tok')).status;
+    });
+    expect(answered).toBe(200);
+    expect(result.exitCode).toBe(0);
+    const ready = JSON.parse(result.stdout);
+    expect(ready).toMatchObject({ plan: 'pro', adminToken: 'tok', apiKey: expect.stringMatching(/^sk_/) });
+    expect(result.stderr).toContain('SIGTERM: finishing in-flight requests…');
+    expect(result.stderr).toContain('Server stopped.');
+  });
+
+  it('shows a banner on stderr, with the faults on when asked for', async () => {
+    const result = await serveWhile(['--latency', '1-2', '--fail-rate', '0'], async () => {}, 'SIGINT');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/svc reference server listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(result.stderr).toContain('in memory, gone when the server stops');
+    expect(result.stderr).toMatch(/API key +sk_\S+ {2}\(shown only now\)/);
+    expect(result.stderr).toContain('SIGINT: finishing in-flight requests…');
+  });
+
+  it('keeps state in --data, and says a --plan is ignored once the file holds state', async () => {
+    const file = join(dir, 'state.json');
+    const first = await serveWhile(['--data', file], async () => {});
+    expect(first.stderr).toContain(`${file} (key hashes only)`);
+    expect(first.stderr).toContain('and saving state…');
+    const again = await serveWhile(['--data', file, '--plan', 'pro'], async () => {});
+    expect(again.stderr).toContain('--plan pro is ignored');
+    expect(again.stderr).toContain(`not shown: ${file} keeps only key hashes`);
+  });
+
+  it('warns when it listens beyond this machine', async () => {
+    const result = await serveWhile(['--host', '0.0.0.0'], async () => {});
+    expect(result.stderr).toContain('Listening on 0.0.0.0: this server has no TLS');
+  });
+
+  it('refuses what it cannot do before it starts: usage errors, exit 2; a port in use, exit 1', async () => {
+    expect((await svc(['serve'], {})).exitCode).toBe(2);
+    expect((await svc(['serve', '--local', '--admin-token', 'two words'], {})).exitCode).toBe(2);
+    for (const bad of [['--latency', '400-50'], ['--fail-rate', '2'], ['--port', '70000'], ['--plan', 'gold']]) {
+      expect((await svc(['serve', '--local', ...bad], {})).exitCode, bad.join(' ')).toBe(2);
+    }
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    try {
+      const busy = await svc(['serve', '--local', '--port', String((taken.address() as { port: number }).port)], {});
+      expect(busy.exitCode).toBe(1);
+      expect(busy.stderr).toMatch(/^error: svc serve: /);
+    } finally {
+      taken.close();
+    }
+  });
+});
