@@ -1,10 +1,11 @@
+import { KEY_PREFIX } from '../contract/key-format.js';
 import { isoTime } from './clock.js';
 
 /** One request as `GET /_local/requests` shows it: never a secret, only what the server knew of the key. */
 export interface LoggedRequest {
   at: string;
   method: string;
-  /** Without the query string, which is not the server's to keep. */
+  /** Without the query string, which is not the server's to keep, and with any key-shaped segment redacted. */
   path: string;
   /** Null when no answer was sent: a reset connection, a hung request, a client that went away. */
   status: number | null;
@@ -43,7 +44,7 @@ export class RequestLog {
     const out: LoggedRequest[] = [];
     for (let i = 1; i <= Math.min(limit, this.count); i++) {
       const entry = this.ring[(this.next - i + this.size) % this.size]!;
-      out.push({ ...entry, at: isoTime(entry.at), ms: Math.round(entry.ms) });
+      out.push({ ...entry, path: redactedPath(entry.path), at: isoTime(entry.at), ms: Math.round(entry.ms) });
     }
     return out;
   }
@@ -52,5 +53,29 @@ export class RequestLog {
     this.ring.fill(undefined);
     this.next = 0;
     this.count = 0;
+  }
+}
+
+/** `sk_` and at least 8 symbols of a key's alphabet: long enough that no hint, id or route is taken for a key. */
+const KEY_LIKE = new RegExp(`${KEY_PREFIX}[A-Za-z0-9]{8,}`);
+
+/**
+ * The path with every segment that holds a key, plain or percent-encoded,
+ * replaced: a script that put its key where an id goes (`/user/api-keys/sk_…`)
+ * must not find it in the log.
+ */
+export function redactedPath(path: string): string {
+  if (!path.includes('%') && !KEY_LIKE.test(path)) return path;
+  return path
+    .split('/')
+    .map((segment) => (KEY_LIKE.test(decoded(segment)) ? `${KEY_PREFIX}[redacted]` : segment))
+    .join('/');
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }

@@ -75,6 +75,22 @@ describe('request log', () => {
     expect(unauthorized).toMatchObject({ status: 401, keyHint: null, workspaceId: null, fault: null });
   });
 
+  it('never holds a key that a script put in the path instead of an id, plain or percent-encoded', async () => {
+    const created = await t.api('POST', '/user/api-keys', { body: { name: 'pasted' } });
+    const secret = created.json.secret as string;
+    const encoded = secret.replace('_', '%5F').replace(/[a-z]/, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    for (const path of [`/user/api-keys/${secret}`, `/user/api-keys/${encoded}`, `/${secret}/x`]) {
+      await t.api('GET', path);
+      await request(`${t.url}/elsewhere${path}`);
+    }
+    const text = (await t.admin('GET', '/requests')).text;
+    expect(text).not.toContain(secret.slice(3, 20));
+    expect(text).not.toContain(encoded.slice(3, 20));
+    expect(text).not.toMatch(/sk(_|%5F)[A-Za-z0-9%]{5,}/i);
+    const [, , , , , keysPath] = await newest(6);
+    expect(keysPath).toMatchObject({ path: '/api/service/user/api-keys/sk_[redacted]', status: 404 });
+  });
+
   it('records paths outside the API, unauthenticated', async () => {
     await request(`${t.url}/nowhere`);
     expect((await newest(1))[0]).toMatchObject({ path: '/nowhere', status: 404, keyHint: null });
