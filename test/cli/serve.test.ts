@@ -90,7 +90,7 @@ describe('svc serve --local in-process', () => {
   it('refuses what it cannot do before it starts: usage errors, exit 2; a port in use, exit 1', async () => {
     expect((await svc(['serve'], {})).exitCode).toBe(2);
     expect((await svc(['serve', '--local', '--admin-token', 'two words'], {})).exitCode).toBe(2);
-    for (const bad of [['--latency', '400-50'], ['--fail-rate', '2'], ['--port', '70000'], ['--plan', 'gold']]) {
+    for (const bad of [['--latency', '400-50'], ['--fail-rate', '2'], ['--fail-rate', '0x1'], ['--port', '70000'], ['--plan', 'gold']]) {
       expect((await svc(['serve', '--local', ...bad], {})).exitCode, bad.join(' ')).toBe(2);
     }
     const taken = createServer().listen(0, '127.0.0.1');

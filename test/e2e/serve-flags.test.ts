@@ -110,6 +110,8 @@ describe('the banner and bad values', () => {
     ['--fail-rate', '-0.1'],
     ['--fail-rate', 'often'],
     ['--fail-rate', ''],
+    ['--fail-rate', '0x1'],
+    ['--fail-rate', '1e-1'],
   ])('refuses %s %j with exit 2', async (flag, value) => {
     const result = await svc(['serve', '--local', '--port', '0', flag, value], {});
     expect(result.exitCode).toBe(2);

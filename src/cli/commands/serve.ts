@@ -38,7 +38,7 @@ export function register(program: Command, app: App): void {
     )
     .option('--data <file>', 'keep state in this file (key hashes only, never a plaintext key)')
     .option('--admin-token <token>', 'bearer token of the /_local admin area (env SVC_LOCAL_ADMIN_TOKEN; random otherwise)')
-    .addOption(new Option('--latency <ms>', 'delay every API request by ms, or by a random span min-max (e.g. 50-400)').argParser(parseLatency))
+    .addOption(new Option('--latency <ms|min-max>', 'delay every API request by ms, or by a random span min-max (e.g. 50-400)').argParser(parseLatency))
     .addOption(new Option('--fail-rate <share>', 'answer this share (0 to 1) of API requests 502 or 503 instead').argParser(parseFailRate))
     .addHelpText(
       'after',
@@ -76,9 +76,12 @@ function parseLatency(value: string): Latency {
   return { minMs, maxMs };
 }
 
+/** A plain decimal: Number() alone would also take 0x1, 1e0 or 0b1, each a surprising way to say "every request". */
+const SHARE = /^\s*(?:\d+(?:\.\d*)?|\.\d+)\s*$/;
+
 function parseFailRate(value: string): number {
   const share = Number(value);
-  if (value.trim() === '' || !Number.isFinite(share) || share < 0 || share > 1) {
+  if (!SHARE.test(value) || share < 0 || share > 1) {
     throw new InvalidArgumentError('expected a share from 0 to 1, such as 0.1 for one request in ten.');
   }
   return share;
