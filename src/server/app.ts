@@ -108,6 +108,7 @@ export function createApp(deps: AppDeps): RequestListener {
   }
 
   async function admitted(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, raw?: Promise<Buffer>): Promise<Reply> {
+    stillHeld(key);
     const workspace = store.workspace(key.workspaceId)!;
     const decision = limiter.check(workspace.id, REQUESTS_PER_MINUTE[workspace.plan]);
     Object.assign(headers, rateLimitHeaders(decision));
@@ -121,7 +122,17 @@ export function createApp(deps: AppDeps): RequestListener {
     }
     const { handler, params } = routed(api.match(req.method ?? '', path));
     const body = await requestBody(req, raw);
+    stillHeld(key);
     return handler({ key, user: store.user(key.userId)!, params, body });
+  }
+
+  /**
+   * A request is authenticated on arrival, but its body and an injected delay are waited for: by then
+   * a reset may have taken its user and workspace away, or a revoke its key. It is answered as it
+   * would be had it come a moment later, not handled for a world that is gone.
+   */
+  function stillHeld(key: StoredKey): void {
+    if (!store.holds(key)) throw unauthorized();
   }
 
   /** The fault's own answer, or none: a replaced answer carries nothing of the real one, rate-limit headers included. */

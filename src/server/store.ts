@@ -234,6 +234,11 @@ export class Store {
     return { key, secret };
   }
 
+  /** Whether this very record is still a key of the store: false once it was revoked, or the world was reset. */
+  holds(key: StoredKey): boolean {
+    return this.keys.get(key.id) === key;
+  }
+
   keyByHash(hashHex: string): StoredKey | undefined {
     return this.keysByHash.get(hashHex);
   }

@@ -3,6 +3,7 @@
  * (`/_local/requests`), `/_local/reset` and `/_local/openapi.json`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -162,6 +163,35 @@ describe('reset', () => {
     expect((await t.admin('PATCH', `/workspaces/${other.workspace.id}`, { plan: 'pro' })).status).toBe(404);
     // The clock keeps its offset: an hour ahead stays an hour ahead.
     expect(Date.parse((await t.admin('GET', '/clock')).json.now)).toBeGreaterThanOrEqual(clockBefore);
+  });
+
+  it('answers 401, not a 500, to a request of the old world still arriving or waiting out a delay', async () => {
+    const errors: unknown[] = [];
+    const own = await startTestServer({ logError: (error) => errors.push(error) });
+    try {
+      const body = '{"name":"late"}';
+      const socket = connect(own.port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      socket.write(
+        `POST /api/service/user/api-keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${own.apiKey}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      );
+      await own.admin('POST', '/faults', { rules: [{ path: '/workspace', delayMs: 200 }] });
+      const delayed = own.api('GET', '/workspace');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const fresh = (await own.admin('POST', '/reset')).json;
+      socket.end(body.slice(5));
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect((await delayed).status).toBe(401);
+      expect(errors).toEqual([]);
+      const keys = (await own.api('GET', '/user/api-keys', { key: fresh.apiKey })).json.keys;
+      expect(keys.map((k: { name: string }) => k.name)).toEqual(['bootstrap']);
+    } finally {
+      await own.close();
+    }
   });
 
   it('refuses a body and a wrong admin token', async () => {
