@@ -55,15 +55,23 @@ function ownDirectory(dir) {
   }
 }
 
-/** Writes the cache beside the others and removes theirs: each svc or Node upgrade leaves one behind. */
+/** Days a cache of another bundle (an older svc, another Node) is kept after it was written. */
+const STALE_DAYS = 30;
+
+/**
+ * Writes the cache. Caches of other bundles that were written long ago go:
+ * each svc or Node upgrade leaves one behind, while two installs in use side
+ * by side (a global svc and an npx one) each keep theirs.
+ */
 function save(dir, name, data) {
   if (!ownDirectory(dir)) return;
   try {
     const temporary = join(dir, `${name}.${process.pid}`);
     writeFileSync(temporary, data, { mode: 0o600 });
     renameSync(temporary, join(dir, name));
+    const staleBefore = Date.now() - STALE_DAYS * 86_400_000;
     for (const other of readdirSync(dir)) {
-      if (other !== name && /^main-.*\.v8$/.test(other)) unlinkSync(join(dir, other));
+      if (other !== name && /^main-.*\.v8$/.test(other) && statSync(join(dir, other)).mtimeMs < staleBefore) unlinkSync(join(dir, other));
     }
   } catch {
     // A cache that cannot be written only costs the next start its speed.

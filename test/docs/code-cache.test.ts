@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -63,12 +63,18 @@ describe('the Node 20 code cache', () => {
     expect(readFileSync(join(cacheDir, cache!)).equals(Buffer.alloc(4096, 7))).toBe(false);
   });
 
-  it('keeps one cache: a new version of the bundle removes the old one', async () => {
+  it('keeps the cache of another bundle in use, and removes one written more than 30 days ago', async () => {
     const { file, cacheDir } = fixture('1.0.0');
     await load(file, cacheDir);
-    writeFileSync(join(file, '../../package.json'), JSON.stringify({ version: '1.1.0' }));
-    await load(file, cacheDir);
-    expect(cacheFiles(cacheDir)).toEqual([expect.stringMatching(/^main-1\.1\.0-/)]);
+    const [older] = cacheFiles(cacheDir);
+    const other = fixture('2.0.0');
+    await load(other.file, cacheDir);
+    expect(cacheFiles(cacheDir)).toHaveLength(2);
+    const longAgo = new Date(Date.now() - 31 * 86_400_000);
+    utimesSync(join(cacheDir, older!), longAgo, longAgo);
+    // A third bundle's first run writes its cache and clears the stale one.
+    await load(fixture('3.0.0').file, cacheDir);
+    expect(cacheFiles(cacheDir).sort()).toEqual([expect.stringMatching(/^main-2\.0\.0-/), expect.stringMatching(/^main-3\.0\.0-/)]);
   });
 
   it('neither reads nor writes a directory others may write to', async () => {
