@@ -169,6 +169,9 @@ describe('reset', () => {
     const errors: unknown[] = [];
     const own = await startTestServer({ logError: (error) => errors.push(error) });
     try {
+      // Rules that change nothing but are used up on arrival, after authentication: once both are gone,
+      // both requests are past it, one waiting for the rest of its body, one for its delay.
+      await own.admin('POST', '/faults', { rules: [{ method: 'POST', then: 'answer' }, { path: '/workspace', delayMs: 1_000 }] });
       const body = '{"name":"late"}';
       const socket = connect(own.port, '127.0.0.1');
       let answer = '';
@@ -178,9 +181,8 @@ describe('reset', () => {
         `POST /api/service/user/api-keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${own.apiKey}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
       );
-      await own.admin('POST', '/faults', { rules: [{ path: '/workspace', delayMs: 200 }] });
       const delayed = own.api('GET', '/workspace');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await expect.poll(async () => (await own.admin('GET', '/faults')).json.rules).toEqual([]);
       const fresh = (await own.admin('POST', '/reset')).json;
       socket.end(body.slice(5));
       await closed;
