@@ -1,10 +1,11 @@
 /**
  * How svc meets failures (docs/contract.md §C4), each made by a fault rule
  * on the real reference server (docs/contract.md §B): the server is ours, and
- * what is under test is the client's retrying, waiting and stopping.
+ * what is under test is the client's retrying, waiting and stopping. svc
+ * runs in-process with a fake sleep, so its backoff takes no time.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { svc, tempConfigDir } from '../helpers/cli.js';
+import { svc, tempConfigDir } from '../helpers/in-process.js';
 import { refusedUrl, startFaultServer } from '../helpers/fault-server.js';
 import { useFaultyServer } from '../helpers/reference-faults.js';
 
