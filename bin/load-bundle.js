@@ -31,12 +31,11 @@ function loadWithCodeCache(file, cacheDir) {
   // The same wrapper and arguments Node's CommonJS loader gives a file.
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
   const script = new (process.getBuiltinModule('node:vm').Script)(wrapped, { filename: file, cachedData });
-  const module = { exports: {}, filename: file, id: file, loaded: false };
+  const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, dirname(file));
-  module.loaded = true;
   // Made now, before any command runs: a V8 flag a command sets (the
   // transport's --liftoff-only) would make V8 refuse the cache next time.
-  if (cachedData === undefined || script.cachedDataRejected) save(cacheDir, name, script.createCachedData());
+  if (usable && (cachedData === undefined || script.cachedDataRejected)) save(cacheDir, name, script.createCachedData());
   return module.exports;
 }
 
@@ -64,7 +63,6 @@ const STALE_DAYS = 30;
  * by side (a global svc and an npx one) each keep theirs.
  */
 function save(dir, name, data) {
-  if (!ownDirectory(dir)) return;
   try {
     const temporary = join(dir, `${name}.${process.pid}`);
     writeFileSync(temporary, data, { mode: 0o600 });
