@@ -1,38 +1,40 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import Conf from 'conf';
+import { dirname, join, resolve } from 'node:path';
 import { CliError } from '../errors.js';
+import { ConfigShapeError, readConfig, serializeConfig, writeFileAtomically, type Profile } from './file.js';
+import { acquireLock, LockBusyError } from './lock.js';
 
-export interface Profile {
-  apiKey?: string;
-  baseUrl?: string;
-  /** When the saved key expires, as last seen in a key list; `hint` says which key that was. */
-  keyExpiry?: { hint: string; id: string; expiresAt: string | null };
-  /** A `keys rotate --overlap` not yet finished or cancelled (docs/contract.md §C8). */
-  pendingRotation?: PendingRotation;
-}
-
-export interface PendingRotation {
-  oldId: string;
-  newId: string;
-  since: string;
-}
-
-interface ConfigShape {
-  profiles: Record<string, Profile>;
-}
+export type { PendingRotation, Profile } from './file.js';
 
 /** The profiles file, readable and writable by its owner alone. */
 export interface ConfigStore {
   readonly path: string;
+  /** The profile as the file holds it now (empty if it has none); reading takes no lock. */
   getProfile(name: string): Profile;
-  setProfile(name: string, profile: Profile): void;
   profileNames(): string[];
+  /**
+   * Changes one profile and nothing else, under the config file's lock:
+   * `change` gets the profile as the file holds it at that moment, and
+   * returns its new content, or undefined to remove it (a profile with no
+   * field set is removed too). Returns what was written. Throws a CliError
+   * naming the file when the change could not be saved, in which case the
+   * file is as it was. `change` runs while the lock is held: no I/O, and no
+   * update of its own.
+   */
+  update(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Profile | undefined;
+  /** Replaces one profile: `update` with a change that ignores what the file holds. */
+  setProfile(name: string, profile: Profile): void;
+}
+
+export interface ConfigOptions {
+  /** How long a change waits for another svc to finish its own (default 5 s). */
+  lockWaitMs?: number;
 }
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
+const LOCK_WAIT_MS = 5_000;
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.SVC_CONFIG_DIR) return env.SVC_CONFIG_DIR;
@@ -46,12 +48,22 @@ export function configDir(env: NodeJS.ProcessEnv): string {
  * sticky directory such as /tmp included), is refused rather than trusted
  * or chmodded; modes are changed only on a directory svc creates and on
  * svc's own file, with a warning.
+ *
+ * Several svc processes may change profiles at once (CI jobs sharing a home,
+ * shells in several tabs), so every change is a read-modify-write of the
+ * whole file under a lock file beside it, `config.json.lock`, and lands by
+ * an atomic rename. Reading takes no lock: the rename means a reader sees
+ * one whole file or the other.
  */
-export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void): ConfigStore {
-  const dir = configDir(env);
+export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void, options: ConfigOptions = {}): ConfigStore {
+  const dir = resolve(configDir(env));
   if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-    chmodSync(dir, DIR_MODE);
+    try {
+      mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+      chmodSync(dir, DIR_MODE);
+    } catch (error) {
+      throw new CliError(`Could not create the config directory ${dir}: ${describeFsError(error)}.`);
+    }
   }
   refuseUnsafe(dir, 'config directory', statSync(dir));
   const file = join(dir, 'config.json');
@@ -68,40 +80,107 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void)
     warn(`${file} was readable by other users; it holds API keys, so its mode is now 0600.`);
   }
 
-  let conf: Conf<ConfigShape>;
-  try {
-    conf = new Conf<ConfigShape>({
-      cwd: dir,
-      configName: 'config',
-      projectName: 'svc',
-      configFileMode: FILE_MODE,
-      defaults: { profiles: {} },
-    });
-    // Conf parses lazily; reading here turns a corrupt file into one clear error.
-    void conf.store;
-  } catch (error) {
-    throw new CliError(
-      `The config file ${file} could not be read (${(error as Error).message.split('\n')[0]}). ` +
-        'Fix it, or move it aside and run `svc login` again.',
-    );
-  }
+  const lockPath = `${file}.lock`;
+  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+  const read = () => {
+    try {
+      return readConfig(file);
+    } catch (error) {
+      const problem = error instanceof ConfigShapeError ? error.problem : describeFsError(error);
+      throw new CliError(`The config file ${file} could not be read: ${problem}. svc has left it as it is: fix it, or move it aside and run \`svc login\` again.`);
+    }
+  };
+  // Turns a broken file into one clear error before any command relies on it.
+  read();
+  let updating = false;
 
-  return {
-    path: conf.path,
+  const store: ConfigStore = {
+    path: file,
     getProfile(name) {
-      const profile = conf.store.profiles[name];
-      return profile && typeof profile === 'object' ? { ...profile } : {};
-    },
-    setProfile(name, profile) {
-      const profiles = { ...conf.store.profiles };
-      if (Object.values(profile).every((value) => value === undefined)) delete profiles[name];
-      else profiles[name] = profile;
-      conf.set('profiles', profiles);
+      const { profiles } = read();
+      return Object.hasOwn(profiles, name) ? { ...profiles[name] } : {};
     },
     profileNames() {
-      return Object.keys(conf.store.profiles).sort();
+      return Object.keys(read().profiles).sort();
+    },
+    update(name, change) {
+      if (updating) throw new Error('ConfigStore.update was called from inside a change to the config');
+      const notSaved = (cause: string) =>
+        new CliError(`Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before.`);
+      let release: () => void;
+      try {
+        release = acquireLock(lockPath, lockWaitMs);
+      } catch (error) {
+        if (!(error instanceof LockBusyError)) throw notSaved(describeFsError(error));
+        const by = error.holder === null ? 'something that is not svc' : `another svc (pid ${error.holder})`;
+        throw new CliError(
+          `Could not save profile '${name}' to ${file}: ${lockPath} has been held by ${by} for more than ${lockWaitMs / 1000} s. ` +
+            `Nothing was changed. If no svc is running, remove ${lockPath} and try again.`,
+        );
+      }
+      updating = true;
+      try {
+        const document = read();
+        const before = Object.hasOwn(document.profiles, name) ? document.profiles[name] : undefined;
+        const after = written(change(Object.freeze({ ...before })));
+        if (JSON.stringify(before) === JSON.stringify(after)) return after;
+        const profiles = { ...document.profiles };
+        if (after === undefined) delete profiles[name];
+        else Object.defineProperty(profiles, name, { value: after, enumerable: true, writable: true, configurable: true });
+        try {
+          writeFileAtomically(targetOf(file), serializeConfig({ ...document, profiles }));
+        } catch (error) {
+          throw notSaved(describeFsError(error));
+        }
+        return after;
+      } finally {
+        updating = false;
+        release();
+      }
+    },
+    setProfile(name, profile) {
+      store.update(name, () => profile);
     },
   };
+  return store;
+}
+
+/** The profile as it will read back: without fields left undefined, or undefined when none is left. */
+function written(profile: Profile | undefined): Profile | undefined {
+  const fields = Object.entries(profile ?? {}).filter(([, value]) => value !== undefined);
+  return fields.length === 0 ? undefined : (Object.fromEntries(fields) as Profile);
+}
+
+/** A symlinked config file is written where it points, as it was read: the link stays a link. */
+function targetOf(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return file;
+    throw error;
+  }
+}
+
+/** The cause in words, without a temp file's name, which means nothing to the user. */
+function describeFsError(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  switch (code) {
+    case 'ENOSPC':
+      return 'no space left on the device';
+    case 'EDQUOT':
+      return 'the disk quota is exhausted';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOENT':
+      return 'its directory no longer exists';
+    case 'EISDIR':
+      return 'it is a directory';
+    default:
+      return code ? message : String(error);
+  }
 }
 
 function lstatOrNull(path: string): Stats | null {

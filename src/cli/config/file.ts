@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface Profile {
+  apiKey?: string;
+  baseUrl?: string;
+  /** When the saved key expires, as last seen in a key list; `hint` says which key that was. */
+  keyExpiry?: { hint: string; id: string; expiresAt: string | null };
+  /** A `keys rotate --overlap` not yet finished or cancelled (docs/contract.md §C8). */
+  pendingRotation?: PendingRotation;
+}
+
+export interface PendingRotation {
+  oldId: string;
+  newId: string;
+  since: string;
+}
+
+/** The file as svc reads it: its profiles, and whatever else it holds, which is kept as it is. */
+export interface ConfigDocument {
+  profiles: Record<string, Profile>;
+  other: Record<string, unknown>;
+}
+
+/** Why the file's content is not a config svc can use, in words for its owner. */
+export class ConfigShapeError extends Error {
+  constructor(readonly problem: string) {
+    super(problem);
+    this.name = 'ConfigShapeError';
+  }
+}
+
+/** An absent file is an empty config; any other failure to read it is the caller's to report. */
+export function readConfig(path: string): ConfigDocument {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {}, other: {} };
+    throw error;
+  }
+  return parseConfig(text);
+}
+
+/**
+ * The shape svc writes, checked before anything is used: a file that
+ * differs (`[]`, `{"profiles":null}`, a profile that is a string) is refused
+ * with what is wrong, rather than read as "no profiles" and then written
+ * over by the next save. Fields svc does not know are kept.
+ */
+export function parseConfig(text: string): ConfigDocument {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigShapeError(text.trim() === '' ? 'it is empty' : `it is not valid JSON (${(error as Error).message})`);
+  }
+  if (!isObject(value)) throw new ConfigShapeError(`it holds ${kind(value)}, where svc expects an object with "profiles"`);
+  const { profiles = {}, ...other } = value;
+  if (!isObject(profiles)) throw new ConfigShapeError(`its "profiles" is ${kind(profiles)}, where svc expects an object`);
+  for (const [name, profile] of Object.entries(profiles)) checkProfile(name, profile);
+  return { profiles: profiles as Record<string, Profile>, other };
+}
+
+/** Tabs and no final newline, as conf wrote it, so a file saved by an earlier svc changes only where a profile did. */
+export function serializeConfig(document: ConfigDocument): string {
+  return JSON.stringify({ ...document.other, profiles: document.profiles }, undefined, '\t');
+}
+
+type FieldType = 'string' | 'string or null' | { [field: string]: FieldType };
+
+/** The Profile interface, field by field, each optional. */
+const PROFILE_FIELDS: Record<string, FieldType> = {
+  apiKey: 'string',
+  baseUrl: 'string',
+  keyExpiry: { hint: 'string', id: 'string', expiresAt: 'string or null' },
+  pendingRotation: { oldId: 'string', newId: 'string', since: 'string' },
+};
+
+function checkProfile(name: string, profile: unknown): void {
+  const where = `profile ${JSON.stringify(name)}`;
+  if (!isObject(profile)) throw new ConfigShapeError(`${where} is ${kind(profile)}, where svc expects an object`);
+  for (const [field, type] of Object.entries(PROFILE_FIELDS)) {
+    if (profile[field] !== undefined) checkField(where, field, profile[field], type);
+  }
+}
+
+function checkField(where: string, path: string, value: unknown, type: FieldType): void {
+  const what = `the "${path}" of ${where}`;
+  if (typeof type === 'string') {
+    if (typeof value === 'string' || (value === null && type === 'string or null')) return;
+    throw new ConfigShapeError(`${what} is ${kind(value)}, where svc expects a ${type}`);
+  }
+  if (!isObject(value)) throw new ConfigShapeError(`${what} is ${kind(value)}, where svc expects an object`);
+  for (const [field, inner] of Object.entries(type)) checkField(where, `${path}.${field}`, value[field], inner);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What a JSON value is, in words. */
+function kind(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'missing';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * Replaces `target` with `text` so that a reader (or a crash) sees either
+ * the old file or the new one, whole: a temp file of mode 0600 beside it,
+ * written in full, flushed, then renamed over it. If anything fails before
+ * the rename, the temp file is removed and `target` is as it was. Short
+ * writes are continued rather than taken for the whole (a write on a disk
+ * that is nearly full writes what fits and says how much).
+ */
+export function writeFileAtomically(target: string, text: string): void {
+  const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const data = Buffer.from(text);
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, 'wx', 0o600);
+    for (let written = 0; written < data.length; ) written += writeSync(fd, data, written);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temp, target);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  syncDirectory(dirname(target));
+}
+
+/**
+ * Makes the rename itself durable. Failing here is not a failed save: the
+ * new file is already the one every reader sees, and a crash before the
+ * directory reaches the disk brings back the old file whole, never a mix.
+ */
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // See above.
+  }
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { isProcessAlive } from '../../server/process-alive.js';
+
+/** The lock is still held by someone else when the wait is over. */
+export class LockBusyError extends Error {
+  constructor(
+    readonly lockPath: string,
+    /** The pid the lock names, or null when it names none (not a lock svc made). */
+    readonly holder: number | null,
+  ) {
+    super(`${lockPath} is held by ${holder === null ? 'something other than svc' : `pid ${holder}`}`);
+    this.name = 'LockBusyError';
+  }
+}
+
+const LOCK_CONTENT = /^(\d+) [0-9a-f]{32}\n$/;
+
+/**
+ * Takes `lockPath`, a file naming this process and a token of its own, and
+ * returns the function that gives it back. svc holds the lock only for a
+ * synchronous read-change-write of the config, so waiting for it is
+ * synchronous too, polling with short, jittered sleeps until `waitMs` has
+ * passed. A lock whose pid is gone was left by a process killed while it
+ * held it, and is taken over. Liveness is judged by pid on this machine: a
+ * config directory shared with another machine or PID namespace can see a
+ * live holder taken for dead.
+ */
+export function acquireLock(lockPath: string, waitMs: number): () => void {
+  const mine = `${process.pid} ${randomBytes(16).toString('hex')}\n`;
+  const deadline = performance.now() + waitMs;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  let last = '';
+  for (;;) {
+    if (create(lockPath, mine)) return () => void removeIf(lockPath, mine);
+    const seen = readOrNull(lockPath);
+    if (seen !== null) last = seen;
+    // Gone already (its holder just gave it back), or stale and now removed: try again at once.
+    const cleared = seen === null || (isStale(seen) && takeOver(lockPath, seen, mine));
+    const left = deadline - performance.now();
+    if (left <= 0) throw new LockBusyError(lockPath, holderOf(last));
+    if (!cleared) Atomics.wait(nap, 0, 0, Math.min(left, 5 + Math.random() * 20));
+  }
+}
+
+/**
+ * Creates `path` holding `content`, or returns false if it exists. The
+ * content goes into a file of our own first (O_EXCL) and is then hard-linked
+ * into place, which fails if the lock exists: nobody ever reads a lock that
+ * exists but does not yet name its holder, so an empty or partial lock file
+ * is never mistaken for one that a crash left.
+ */
+function create(path: string, content: string): boolean {
+  const temp = `${path}.${process.pid}.${content.slice(-9, -1)}.tmp`;
+  writeFileSync(temp, content, { flag: 'wx', mode: 0o600 });
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkSync(temp);
+  }
+}
+
+function holderOf(content: string): number | null {
+  const match = LOCK_CONTENT.exec(content);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * Our own pid in a lock we are not holding was left by an earlier process
+ * that had this pid: locks are taken and given back within one synchronous
+ * update, so this process cannot be holding one while it waits for another.
+ * Content svc never writes is never stale: it is not ours to remove.
+ */
+function isStale(content: string): boolean {
+  const holder = holderOf(content);
+  if (holder === null) return false;
+  return holder === process.pid || !isProcessAlive(holder);
+}
+
+/**
+ * Removes the stale lock `seen`, and only that one. Every waiter sees a dead
+ * holder at about the same moment; had each simply removed the lock, one
+ * could remove the fresh lock another had just taken after the first
+ * removal. So removal happens under a second lock, `<lock>.break`, taken the
+ * same exclusive way: whoever holds it re-reads the lock and removes it only
+ * if it is still the stale one. Returns whether the way is clear to try
+ * again at once.
+ */
+function takeOver(lockPath: string, seen: string, mine: string): boolean {
+  const breaker = `${lockPath}.break`;
+  if (!create(breaker, mine)) {
+    // Held for two file operations only, so a breaker that stays was left by a process killed between them.
+    const other = readOrNull(breaker);
+    if (other !== null && isStale(other)) removeIf(breaker, other);
+    return false;
+  }
+  try {
+    return removeIf(lockPath, seen);
+  } finally {
+    removeIf(breaker, mine);
+  }
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
+ * Removes `path` if it still holds `content`, and says whether it is gone.
+ * A failure to remove is not an error: a lock left behind names a pid that
+ * will be gone, so the next writer takes it over.
+ */
+function removeIf(path: string, content: string): boolean {
+  try {
+    const now = readOrNull(path);
+    if (now === content) unlinkSync(path);
+    return now === null || now === content;
+  } catch {
+    return false;
+  }
+}
