@@ -128,11 +128,28 @@ export function writeFileAtomically(target: string, text: string): void {
     fd = undefined;
     renameSync(temp, target);
   } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    rmSync(temp, { force: true });
+    if (fd !== undefined) closeQuietly(fd);
+    removeQuietly(temp);
     throw error;
   }
   syncDirectory(dirname(target));
+}
+
+/** Clearing up after a failure: the failure is what gets reported, not a second one on the way out. */
+export function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // See above.
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // As for removeQuietly.
+  }
 }
 
 /**

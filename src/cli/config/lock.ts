@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { removeQuietly } from './file.js';
 import { isProcessAlive } from '../../server/process-alive.js';
 
 /** The lock is still held by someone else when the wait is over. */
@@ -52,15 +53,16 @@ export function acquireLock(lockPath: string, waitMs: number): () => void {
  */
 function create(path: string, content: string): boolean {
   const temp = `${path}.${process.pid}.${content.slice(-9, -1)}.tmp`;
-  writeFileSync(temp, content, { flag: 'wx', mode: 0o600 });
   try {
+    writeFileSync(temp, content, { flag: 'wx', mode: 0o600 });
     linkSync(temp, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   } finally {
-    unlinkSync(temp);
+    // Also after a write that failed (a full disk): the file was created before the write.
+    removeQuietly(temp);
   }
 }
 
