@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { removeQuietly } from './file.js';
 import { isProcessAlive } from '../../server/process-alive.js';
+import { removeQuietly } from './file.js';
 
 /** The lock is still held by someone else when the wait is over. */
 export class LockBusyError extends Error {
