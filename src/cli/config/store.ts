@@ -28,6 +28,8 @@ export interface ConfigStore {
   readonly path: string;
   getProfile(name: string): Profile;
   setProfile(name: string, profile: Profile): void;
+  /** Every profile change goes through here: `change` sees the profile as it is now; undefined removes it. */
+  update(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Profile | undefined;
   profileNames(): string[];
 }
 
@@ -97,6 +99,15 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void)
       if (Object.values(profile).every((value) => value === undefined)) delete profiles[name];
       else profiles[name] = profile;
       conf.set('profiles', profiles);
+    },
+    update(name, change) {
+      const profiles = { ...conf.store.profiles };
+      const current = profiles[name];
+      const next = change(current && typeof current === 'object' ? { ...current } : {});
+      if (next === undefined || Object.values(next).every((value) => value === undefined)) delete profiles[name];
+      else profiles[name] = next;
+      conf.set('profiles', profiles);
+      return next;
     },
     profileNames() {
       return Object.keys(conf.store.profiles).sort();

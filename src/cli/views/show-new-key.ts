@@ -1,0 +1,26 @@
+import { SecretNotFoundError, type NewKey } from '../operations/create.js';
+import { tone } from '../render/text.js';
+import type { Session } from '../session.js';
+import { describeNewKey, onlyTimeWarning } from './keys.js';
+
+/**
+ * Shows a new key: the one and only time its secret can be seen. The secret
+ * (or, when svc cannot tell which part it is, the whole answer) reaches
+ * stdout before anything else is said. With --json a caller that prints a
+ * larger document of its own passes `printDocument: false`.
+ */
+export function showNewKey(session: Session, key: NewKey, printDocument = true): void {
+  const { render, io, options } = session;
+  if (options.json) {
+    if (printDocument) render.json(key.document);
+  } else if (key.secret === null) {
+    render.json(key.document);
+  } else if (!io.stdoutIsTTY) {
+    render.lines([key.secret]);
+  } else {
+    render.success(`Created ${describeNewKey(key)}.`);
+    render.lines(['', ['  ', tone(key.secret, 'bold')], '']);
+  }
+  if (key.secret === null) throw new SecretNotFoundError(key.view.id);
+  render.warn(onlyTimeWarning(key.view.id));
+}
