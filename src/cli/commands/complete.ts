@@ -4,7 +4,7 @@ import { PROBE } from '../../client/api.js';
 import { keyHint } from '../../contract/key-format.js';
 import type { App } from '../program.js';
 import { sanitize } from '../render/text.js';
-import { withKey, type ProfileSession } from '../session.js';
+import { resolveSession, withKey, type ProfileSession, type Session } from '../session.js';
 
 /** What the completion scripts ask for; the command tree names which arguments and options take which. */
 export const DYNAMIC_KINDS = ['key-ids', 'profiles'] as const;
@@ -24,18 +24,20 @@ export function register(program: Command, app: App): void {
   program
     .command('__complete', { hidden: true })
     .argument('<kind>', DYNAMIC_KINDS.join(' or '))
-    .action(app.action('profile', run));
+    .action(app.action('nothing', run));
 }
 
-export async function run(session: ProfileSession, kind: string): Promise<void> {
+export async function run(base: Session, kind: string): Promise<void> {
   let lines: string[] = [];
   try {
+    // Resolved here, not before: a profile or address that cannot be read is one more reason to offer nothing.
+    const session = await resolveSession(base.io, base.options, base.deps, 'profile');
     lines = kind === 'profiles' ? profiles(session) : kind === 'key-ids' ? await keyIds(session) : [];
   } catch {
     return;
   }
   // Words for the shell's completion, each made one line by oneLine: the renderer would turn the tab that separates a description into \t.
-  if (lines.length > 0) session.io.stdout.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) base.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
 function profiles(session: ProfileSession): string[] {

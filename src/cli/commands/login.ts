@@ -23,6 +23,6 @@ export function register(program: Command, app: App): void {
 
 export async function run(session: ProfileSession, opts: LoginOptions): Promise<Outcome> {
   const apiKey = opts.withKey ? (await readAll(session.io.stdin)).trim() : await askKey(session);
-  await logInWith(session, apiKey);
-  return { keyInUse: { apiKey, source: 'profile' } };
+  const list = await logInWith(session, apiKey);
+  return { list, keyInUse: { apiKey, source: 'profile' } };
 }

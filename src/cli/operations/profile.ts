@@ -1,22 +1,25 @@
 /** Changes to a profile that are not about one key on the server: login and logout. */
+import type { KeyList } from '../../client/api.js';
 import { keyHint } from '../../contract/key-format.js';
 import type { ProfileSession } from '../session.js';
 import { withKey } from '../session.js';
 
 export interface LoggedIn {
+  /** The key list the check read: the key-health step learns the new key's expiry from it. */
+  list: KeyList;
   url: string;
   hint: string;
   configPath: string;
 }
 
 /**
- * Checks `apiKey` against the server (one look at the key list) and saves
+ * Checks `apiKey` against the server (by reading the key list) and saves
  * it; an address given for this login (flag or environment) is saved with
  * the key it was checked against.
  */
 export async function logIn(session: ProfileSession, apiKey: string): Promise<LoggedIn> {
   const { client } = await withKey(session, { apiKey, source: 'login' });
-  await client.probeKeyList();
+  const list = await client.listAllKeys();
   const { url, source } = session.endpoint;
   session.config.update(session.profileName, (profile) => ({
     ...profile,
@@ -25,7 +28,7 @@ export async function logIn(session: ProfileSession, apiKey: string): Promise<Lo
     // What was remembered about the old key is not about this one.
     keyExpiry: undefined,
   }));
-  return { url, hint: keyHint(apiKey), configPath: session.config.path };
+  return { list, url, hint: keyHint(apiKey), configPath: session.config.path };
 }
 
 /** Forgets the profile's key; returns its hint, or null when it had none. */
