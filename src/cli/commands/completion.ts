@@ -34,7 +34,7 @@ export async function run(ctx: Context, program: Command, shell: string | undefi
   }
   // Loaded only here: the generators are no part of an ordinary start-up.
   const { renderCompletion } = await import('../docs/completion.js');
-  ctx.io.stdout.write(renderCompletion(program, shell, INSTALL[shell]));
+  ctx.io.stdout.write(await renderCompletion(program, shell, INSTALL[shell]));
 }
 
 function isShell(name: string): name is Shell {
