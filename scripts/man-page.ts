@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { DEFAULT_POLICY } from '../../client/policy.js';
-import { DEFAULT_BASE_URL } from '../../contract/paths.js';
-import { ExitCode } from '../errors.js';
-import { allCommands, describeProgram, type CommandDoc, type OptionDoc } from './tree.js';
+import { DEFAULT_POLICY } from '../src/client/policy.js';
+import { DEFAULT_BASE_URL } from '../src/contract/paths.js';
+import { ExitCode } from '../src/cli/errors.js';
+import { allCommands, describeProgram, type CommandDoc, type OptionDoc } from '../src/cli/docs/tree.js';
 
 export interface ManPageInfo {
   version: string;
