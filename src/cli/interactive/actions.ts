@@ -1,6 +1,7 @@
 import { keyStatus, type KeyView } from '../../client/key-view.js';
 import type { Context } from '../context.js';
 import { parseDuration } from '../duration.js';
+import { readEnv } from '../environment.js';
 import { UsageError } from '../errors.js';
 import { relativeTime, visible } from '../output.js';
 import { isKeyInUse, setEnabled } from '../keys.js';
@@ -127,7 +128,7 @@ export const ACTIONS = {
       if (name === other) {
         name = (await prompts.text('Profile name:', (v) => (/^[\w.-]+$/.test(v.trim()) ? true : 'Letters, digits, ".", "_" and "-" only.'))).trim();
       }
-      if (ctx.io.env.SVC_API_KEY) ctx.msg.warn('SVC_API_KEY is set: it overrides every profile\'s saved key.');
+      if (readEnv(ctx.io.env, 'SVC_API_KEY')) ctx.msg.warn('SVC_API_KEY is set: it overrides every profile\'s saved key.');
       return ctx.withProfile(name);
     },
   },
