@@ -19,7 +19,7 @@ export interface ManPageInfo {
 export function renderManPage(program: Command, info: ManPageInfo): string {
   const root = describeProgram(program);
   const lines: string[] = [
-    '.\\" Generated from the command tree by scripts/gen-man.mjs: edit the commands, then run `npm run man`.',
+    '.\\" Generated from the command tree and src/cli/environment.ts by scripts/gen-man.mjs: edit those, then run `npm run man`.',
     `.TH ${quoted(root.name.toUpperCase())} 1 "" ${quoted(`${root.name} ${info.version}`)} "User Commands"`,
     // Hyphenating option names and variables would break them when copied; ragged right reads better in a terminal.
     '.nh',
