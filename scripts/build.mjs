@@ -5,8 +5,9 @@
 // more than parsing the code it does not run (bench/startup.mjs, figures in
 // bench/RESULTS.md). What a command does not use still costs no evaluation:
 // esbuild turns each import() into an initialiser in the same file that runs
-// on first use, so the server, the prompts and the man page and completion
-// generators only run for the commands that use them.
+// on first use, so the server, the prompts and the completion generators
+// only run for the commands that use them. The man page renderer is not in
+// it at all: it is build-time code, which scripts/gen-man.mjs bundles itself.
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';

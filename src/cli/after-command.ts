@@ -2,6 +2,7 @@ import type { KeyList } from '../client/api.js';
 import { assessKeyHealth, warningDays } from './operations/key-health.js';
 import type { Credentials, ProfileSession } from './session.js';
 import { healthWarnings } from './views/keys.js';
+import { readEnv } from './environment.js';
 
 /** What a command hands back to the step that runs after it. */
 export interface Outcome {
@@ -26,5 +27,5 @@ export function afterCommand(session: ProfileSession, credentials: Credentials |
     session.config.update(session.profileName, (current) => (current.apiKey === credentials.apiKey ? { ...current, keyExpiry: remember } : { ...current }));
   }
   if (session.options.quiet) return;
-  for (const line of healthWarnings(health, warningDays(session.io.env.SVC_EXPIRY_WARNING_DAYS), session.profileName)) session.render.warn(line);
+  for (const line of healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName)) session.render.warn(line);
 }

@@ -18,6 +18,7 @@ import { NotAuthenticatedError, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import type { Prompter } from './prompt.js';
 import { Renderer } from './render/renderer.js';
+import { readEnv } from './environment.js';
 
 /** The program-wide options of docs/contract.md §C2, as commander hands them over. */
 export interface GlobalOptions {
@@ -86,8 +87,8 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session
     deps,
     options: Object.freeze({ ...options }),
     render: new Renderer(io, { quiet: options.quiet === true }),
-    profileName: options.profile || io.env.SVC_PROFILE || 'default',
-    canPrompt: io.stdinIsTTY && io.stderrIsTTY && options.input !== false && !io.env.CI,
+    profileName: options.profile || readEnv(io.env, 'SVC_PROFILE') || 'default',
+    canPrompt: io.stdinIsTTY && io.stderrIsTTY && options.input !== false && !readEnv(io.env, 'CI'),
     timeoutMs,
     deadlineMs: deps.now() + timeoutMs + options.maxWait * 1000,
     async prompts() {
@@ -123,7 +124,7 @@ async function readProfile(base: Session): Promise<ProfileSession> {
   const { openConfig } = await import('./config/store.js');
   const config = openConfig(io.env, (line) => base.render.warn(line));
   const profile = Object.freeze(config.getProfile(base.profileName));
-  const endpoint = resolveEndpoint({ flag: base.options.baseUrl, env: io.env.SVC_BASE_URL, profile: profile.baseUrl });
+  const endpoint = resolveEndpoint({ flag: base.options.baseUrl, env: readEnv(io.env, 'SVC_BASE_URL'), profile: profile.baseUrl });
   if (endpoint.notice) base.render.warn(endpoint.notice);
   const credentials = findCredentials(io.env, profile);
   return Object.freeze({ ...base, config, profile, endpoint, credentials });
@@ -135,7 +136,7 @@ async function readProfile(base: Session): Promise<ProfileSession> {
  * or quote would otherwise fail every request in ways no retry mends.
  */
 export function findCredentials(env: NodeJS.ProcessEnv, profile: Readonly<Profile>): Credentials | null {
-  const fromEnv = env.SVC_API_KEY?.trim();
+  const fromEnv = readEnv(env, 'SVC_API_KEY')?.trim();
   if (fromEnv) {
     if (!isWellFormedKey(fromEnv)) {
       throw new UsageError('SVC_API_KEY does not hold an API key (sk_ followed by 64 letters and digits); its value is not shown here.');
@@ -154,7 +155,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
   const { endpoint, profile, profileName, options, io, deps } = session;
   const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }] = await modules;
   const savedFor = credentials.source === 'profile' ? (profile.baseUrl ?? DEFAULT_BASE_URL) : null;
-  checkKeyMayGo(endpoint, savedFor, profileName, io.env.SVC_ALLOW_HTTP === '1');
+  checkKeyMayGo(endpoint, savedFor, profileName, readEnv(io.env, 'SVC_ALLOW_HTTP') === '1');
   const origin: RequestOrigin = {
     baseUrl: endpoint.url,
     baseUrlSource: endpoint.source,
@@ -167,9 +168,9 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     deps.transport ??
     createUndiciTransport({
       proxy: {
-        httpProxy: io.env.http_proxy || io.env.HTTP_PROXY || '',
-        httpsProxy: io.env.https_proxy || io.env.HTTPS_PROXY || '',
-        noProxy: io.env.no_proxy || io.env.NO_PROXY || '',
+        httpProxy: readEnv(io.env, 'http_proxy') || readEnv(io.env, 'HTTP_PROXY') || '',
+        httpsProxy: readEnv(io.env, 'https_proxy') || readEnv(io.env, 'HTTPS_PROXY') || '',
+        noProxy: readEnv(io.env, 'no_proxy') || readEnv(io.env, 'NO_PROXY') || '',
       },
       log: requestLog(session),
     });

@@ -35,7 +35,7 @@ export async function run(session: Session, program: Command, shell: string | un
   // Loaded only here: the generators are no part of an ordinary start-up.
   const { renderCompletion } = await import('../docs/completion.js');
   // A script for the shell to load, made from svc's own command tree: no text from elsewhere is in it.
-  session.io.stdout.write(renderCompletion(program, shell, INSTALL[shell]));
+  session.io.stdout.write(await renderCompletion(program, shell, INSTALL[shell]));
 }
 
 function isShell(name: string): name is Shell {

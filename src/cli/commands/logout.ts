@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { logOut } from '../operations/profile.js';
 import type { App } from '../program.js';
 import type { ProfileSession } from '../session.js';
+import { readEnv } from '../environment.js';
 
 export function register(program: Command, app: App): void {
   program
@@ -17,5 +18,5 @@ export async function run(session: ProfileSession): Promise<void> {
   if (removed === null) render.info(`Profile '${profileName}' has no saved key.`);
   else render.success(`Removed ${removed} from profile '${profileName}'. The key still works until revoked.`);
   if (session.options.json) render.json({ profile: profileName, removed: removed === null ? null : { hint: removed } });
-  if (session.io.env.SVC_API_KEY) render.warn('SVC_API_KEY is still set in this environment; svc keeps using it.');
+  if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is still set in this environment; svc keeps using it.');
 }

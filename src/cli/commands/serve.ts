@@ -10,6 +10,7 @@ import type { Session } from '../session.js';
 import { CliError, UsageError } from '../errors.js';
 import type { App } from '../program.js';
 import { integerAtLeast } from '../program.js';
+import { readEnv } from '../environment.js';
 
 interface ServeOptions {
   local?: boolean;
@@ -99,7 +100,7 @@ export async function run(session: Session, options: ServeOptions): Promise<void
   if (!options.local) {
     throw new UsageError('svc serve needs --local: only the embedded reference server is supported (svc serve --local).');
   }
-  const adminToken = options.adminToken ?? (io.env.SVC_LOCAL_ADMIN_TOKEN || undefined);
+  const adminToken = options.adminToken ?? (readEnv(io.env, 'SVC_LOCAL_ADMIN_TOKEN') || undefined);
   if (adminToken !== undefined && !ADMIN_TOKEN.test(adminToken)) {
     throw new UsageError('--admin-token (or SVC_LOCAL_ADMIN_TOKEN) must be printable ASCII without spaces.');
   }

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync, statSync, ty
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Conf from 'conf';
+import { readEnv } from '../environment.js';
 import { CliError } from '../errors.js';
 
 export interface Profile {
@@ -37,8 +38,9 @@ const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
 export function configDir(env: NodeJS.ProcessEnv): string {
-  if (env.SVC_CONFIG_DIR) return env.SVC_CONFIG_DIR;
-  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  const dir = readEnv(env, 'SVC_CONFIG_DIR');
+  if (dir) return dir;
+  const base = readEnv(env, 'XDG_CONFIG_HOME') || join(homedir(), '.config');
   return join(base, 'svc');
 }
 

@@ -3,6 +3,7 @@ import { isWellFormedKey } from '../../contract/key-format.js';
 import { UsageError } from '../errors.js';
 import { logIn } from '../operations/profile.js';
 import type { ProfileSession } from '../session.js';
+import { readEnv } from '../environment.js';
 
 const FORMAT_HINT = 'API keys are sk_ followed by 64 letters and digits.';
 
@@ -13,7 +14,7 @@ export async function logInWith(session: ProfileSession, apiKey: string): Promis
   const { render, profileName } = session;
   render.success(`Logged in to ${url} with ${hint}; saved to profile '${profileName}' (${configPath}).`);
   if (session.options.json) render.json({ profile: profileName, baseUrl: url, key: { hint }, config: configPath });
-  if (session.io.env.SVC_API_KEY) render.warn('SVC_API_KEY is set in this environment and takes precedence over the saved key.');
+  if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is set in this environment and takes precedence over the saved key.');
   return list;
 }
 

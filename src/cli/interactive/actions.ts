@@ -12,6 +12,7 @@ import { showPing } from '../views/ping.js';
 import { showNewKey } from '../views/show-new-key.js';
 import { showSwitched } from '../views/switched.js';
 import type { View } from './view.js';
+import { readEnv } from '../environment.js';
 
 /** What an action runs with: a session resolved for it alone (its own deadline), and the screen it was chosen from. */
 export interface ActionContext {
@@ -153,7 +154,7 @@ export const ACTIONS = {
       if (name === other) {
         name = (await prompts.text('Profile name:', (v) => (/^[\w.-]+$/.test(v.trim()) ? true : 'Letters, digits, ".", "_" and "-" only.'))).trim();
       }
-      if (session.io.env.SVC_API_KEY) session.render.warn("SVC_API_KEY is set: it overrides every profile's saved key.");
+      if (readEnv(session.io.env, 'SVC_API_KEY')) session.render.warn("SVC_API_KEY is set: it overrides every profile's saved key.");
       return { profile: name };
     },
   },
