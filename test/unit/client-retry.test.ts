@@ -12,11 +12,15 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return { status, headers, text: body === undefined ? '' : JSON.stringify(body) };
 }
 
-function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}) {
+function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}, deadlineMs?: number) {
   const requests: HttpRequest[] = [];
   const waits: WaitEvent[] = [];
   const log: string[] = [];
+  // A clock that moves only when the client waits: the deadline is read against it.
+  let nowMs = 1_000_000;
   const client = new ApiClient({
+    deadlineMs: deadlineMs === undefined ? undefined : 1_000_000 + deadlineMs,
+    now: () => nowMs,
     baseUrl: 'http://svc.test/',
     apiKey: KEY,
     timeoutMs: 1234,
@@ -31,6 +35,7 @@ function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}) {
     },
     wait: async (event) => {
       waits.push(event);
+      nowMs += event.ms;
     },
     log: (line) => log.push(line),
     random: () => 0.5,
@@ -153,5 +158,33 @@ describe('ApiClient under the §C4 policies', () => {
     await client.probeKeyList();
     expect(log.join('\n')).not.toContain(KEY);
     expect(log[0]).toContain('Bearer sk_aaaa…WXYZ');
+  });
+});
+
+describe('one deadline for the whole command', () => {
+  const unavailable = () => json(503, { error: 'busy', code: 'UNAVAILABLE' });
+
+  it('takes no wait that would end past it, and fails with the last answer instead', async () => {
+    // Backoffs of 500, 1000, 2000 ms fit in 4 s; the next, 4000 ms, would not.
+    const { client, requests, waits } = harness([unavailable(), unavailable(), unavailable(), unavailable(), unavailable()], {}, 4_000);
+    const error = await client.probeKeyList().catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(503);
+    expect(waits.map((w) => w.ms)).toEqual([500, 1000, 2000]);
+    expect(requests).toHaveLength(4);
+  });
+
+  it('gives each attempt at most the time left, however long --timeout is', async () => {
+    const { client, requests } = harness([unavailable(), json(200, { keys: [] })], {}, 800);
+    await client.probeKeyList();
+    expect(requests.map((r) => r.timeoutMs)).toEqual([800, 300]);
+  });
+
+  it('ends a rate-limit wait that would pass it as --max-wait does (exit 5)', async () => {
+    const { client, waits } = harness([rateLimited('30')], {}, 20_000);
+    const error = await client.probeKeyList().catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.reason).toBe('budget');
+    expect(waits).toEqual([]);
   });
 });
