@@ -2,7 +2,7 @@ import type { NewKey } from '../operations/create.js';
 import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../operations/rotate.js';
 import type { KeySession } from '../session.js';
 import { shown } from '../views/keys.js';
-import { rotationMessages } from '../views/rotation.js';
+import { rotationMessages, unsavedFailure } from '../views/rotation.js';
 import { showNewKey } from '../views/show-new-key.js';
 
 /**
@@ -24,6 +24,7 @@ export async function rotate(session: KeySession, id: string, opts: RotateOption
       },
     });
     for (const [kind, line] of rotationMessages(session, id, rotation)) session.render[kind](line);
+    if (rotation.retired === 'kept-unsaved') throw unsavedFailure(session, id);
     return { rotation };
   } catch (error) {
     if (session.options.json && created) session.render.json({ key: created.document, previous: null });

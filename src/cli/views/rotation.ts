@@ -1,5 +1,5 @@
 import type { Rotation } from '../operations/rotate.js';
-import { loginCommand } from '../errors.js';
+import { CliError, loginCommand } from '../errors.js';
 import type { KeySession } from '../session.js';
 import { shown } from './keys.js';
 
@@ -33,11 +33,17 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
       out.push(['success', `${shown(id)} keeps working beside ${replacement}. Move every consumer to the new key, then run \`svc keys rotate --finish\`.`]);
       break;
     case 'kept-unsaved':
-      out.push([
-        'warn',
-        `Profile '${profileName}' still holds the old key ${shown(id)}, so it was left working. Save the new key (\`${loginCommand(profileName)}\`), then revoke the old one: svc keys revoke ${shown(id)}.`,
-      ]);
+      // Not said here: the rotation did not finish, and the failure says why (unsavedFailure).
       break;
   }
   return out;
+}
+
+/** A rotation that stopped before the old key: the profile still uses it, and the new key was not saved there. */
+export function unsavedFailure(session: KeySession, id: string): CliError {
+  const { profileName } = session;
+  return new CliError([
+    `Profile '${profileName}' still holds the old key ${shown(id)}, so it was not revoked: the new key above was not saved there.`,
+    `Save it (\`${loginCommand(profileName)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shown(id)}.`,
+  ]);
 }
