@@ -60,12 +60,45 @@ describe('svc keys rotate', () => {
     expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
   });
 
+  describe('on a terminal, asked first as revoke asks', () => {
+    const rotateOnTerminal = async (name: string, script: Step[], extra: string[] = []) => {
+      const old = await createKey(name);
+      const prompter = scriptedPrompter(script);
+      const result = await svc(['keys', 'rotate', old.id, ...extra], local.env, { tty: true, deps: { prompter } });
+      const named = JSON.parse((await svc(['keys', 'list', '--json', '--name', name], local.env)).stdout).keys;
+      return { old, result, named, asked: prompter.asked };
+    };
+
+    it('names the key and what becomes of the old one, and goes ahead on yes', async () => {
+      const { old, result, named, asked } = await rotateOnTerminal('ask-yes', [{ confirm: true }]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(asked[0]).toBe(`Rotate 'ask-yes' (${old.id})? A new key replaces it and the old one is revoked; this cannot be undone.`);
+      expect(named).toHaveLength(1);
+      expect(named[0].id).not.toBe(old.id);
+    });
+
+    it('on no, or Esc, makes nothing and revokes nothing', async () => {
+      const no = await rotateOnTerminal('ask-no', [{ confirm: false }]);
+      expect(no.result.exitCode).toBe(1);
+      expect(no.named.map((k: { id: string }) => k.id)).toEqual([no.old.id]);
+      const esc = await rotateOnTerminal('ask-esc', [{ cancel: true }]);
+      expect(esc.result.exitCode).toBe(130);
+      expect(esc.named.map((k: { id: string }) => k.id)).toEqual([esc.old.id]);
+    });
+
+    it('--yes does not ask', async () => {
+      const { result, asked } = await rotateOnTerminal('ask-skipped', [], ['--yes']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(asked).toEqual([]);
+    });
+  });
+
   describe('on a terminal, the question whether to save the new key', () => {
     const onTerminal = async (name: string, answer: Step) => {
       const own = await createKey(name);
       const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: name };
       await svc(['login', '--with-key'], profileEnv, { input: own.secret });
-      const prompter = scriptedPrompter([answer]);
+      const prompter = scriptedPrompter([{ confirm: true }, answer]);
       const result = await svc(['keys', 'rotate', own.id], profileEnv, { tty: true, deps: { prompter } });
       const profile = () => JSON.parse(readFileSync(join(local.configDir, 'config.json'), 'utf8')).profiles[name];
       return { own, result, profileEnv, profile, asked: prompter.asked };

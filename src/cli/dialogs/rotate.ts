@@ -1,7 +1,7 @@
 import type { NewKey } from '../operations/create.js';
 import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../operations/rotate.js';
 import type { KeySession } from '../session.js';
-import { shown } from '../views/keys.js';
+import { keyLabel, shown } from '../views/keys.js';
 import { rotationMessages, unsavedFailure } from '../views/rotation.js';
 import { showNewKey } from '../views/show-new-key.js';
 
@@ -11,10 +11,17 @@ import { showNewKey } from '../views/show-new-key.js';
  * new key's document (its secret in it) is printed before the failure.
  * Shared by `keys rotate` and the interactive manager.
  */
-export async function rotate(session: KeySession, id: string, opts: RotateOptions): Promise<{ rotation: Rotation }> {
+export async function rotate(session: KeySession, id: string, opts: RotateOptions & { yes?: boolean }): Promise<{ rotation: Rotation }> {
   let created: NewKey | undefined;
   try {
     const rotation = await rotateKey(session, id, opts, {
+      // On a terminal a rotation asks first, as a revoke does; elsewhere it goes ahead, as it always has.
+      async proceed(old) {
+        if (opts.yes || !session.canPrompt) return true;
+        const retire = opts.overlap ? 'the old one keeps working until --finish' : opts.disableOld ? 'the old one is disabled' : 'the old one is revoked; this cannot be undone';
+        const label = old.id === null ? shown(id) : keyLabel({ ...old, id: old.id });
+        return (await session.prompts()).confirm(`Rotate ${label}? A new key replaces it and ${retire}.`);
+      },
       show(key) {
         created = key;
         showNewKey(session, key, false);

@@ -112,7 +112,7 @@ export const ACTIONS = {
       // Rotating revokes: it asks first, as revoking does.
       const question = `Rotate ${keyLabel(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`;
       if (!(await (await session.prompts()).confirm(question))) return;
-      await rotate(session, key.id, {});
+      await rotate(session, key.id, { yes: true });
     },
   },
   finish: {

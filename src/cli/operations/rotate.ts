@@ -7,7 +7,7 @@
 import type { ApiClient } from '../../client/api.js';
 import type { KeyView } from '../../client/key-view.js';
 import type { PendingRotation, Profile } from '../config/store.js';
-import { CliError, InterruptedError, PromptCancelledError, UsageError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError, PromptCancelledError, UsageError } from '../errors.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip } from '../render/text.js';
 import type { KeySession } from '../session.js';
@@ -21,6 +21,8 @@ export interface RotateOptions {
 }
 
 export interface RotateHooks {
+  /** Asked once the old key is read, before anything is made: go ahead? */
+  proceed(old: KeyView): Promise<boolean>;
   /** Shows the new key, its secret above all; called before the old key is touched. Throws SecretNotFoundError when there is no secret to show. */
   show(created: NewKey): void;
   /** Asked when the old key is the profile's and --save was not given: save the new one there? */
@@ -54,6 +56,7 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
     );
   }
   const { view: old } = await viewKey(client, id);
+  if (!(await hooks.proceed(old))) throw new CliError('Cancelled; nothing was changed.', ExitCode.failure);
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow());
   const name = old.name ?? id;

@@ -8,6 +8,7 @@ import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 
 export interface RotateCommandOptions extends RotateOptions {
+  yes?: boolean;
   finish?: boolean;
   cancel?: boolean;
 }
@@ -19,6 +20,7 @@ export function register(keys: Command, app: App): void {
     .argument('[id]', 'the key to replace (none with --finish or --cancel)')
     .addOption(new Option('--disable-old', 'disable the old key instead of revoking it, for a grace period').conflicts('overlap'))
     .option('--save', 'when the old key is the one in use, save the new one to the profile without asking')
+    .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .option('--overlap', 'leave the old key working until `svc keys rotate --finish`, so every consumer can move first')
     .addOption(new Option('--finish', "revoke the old key of the profile's pending --overlap rotation").conflicts(['overlap', 'disableOld', 'cancel']))
     .addOption(new Option('--cancel', "revoke the new key of the profile's pending --overlap rotation instead").conflicts(['overlap', 'disableOld']))
