@@ -3,7 +3,7 @@ import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../ope
 import type { KeySession } from '../session.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { rotationMessages, unsavedFailure } from '../views/rotation.js';
-import { showNewKey } from '../views/show-new-key.js';
+import { createWatch, showNewKey } from '../views/show-new-key.js';
 
 /**
  * Rotates `id`, showing the new key as soon as it exists and saying what
@@ -15,6 +15,7 @@ export async function rotate(session: KeySession, id: string, opts: RotateOption
   let created: NewKey | undefined;
   try {
     const rotation = await rotateKey(session, id, opts, {
+      watch: createWatch(session),
       // On a terminal a rotation asks first, as a revoke does; elsewhere it goes ahead, as it always has.
       async proceed(old) {
         if (opts.yes || !session.canPrompt) return true;

@@ -9,7 +9,7 @@ import { revokeKeys, setEnabled } from '../operations/keys.js';
 import type { KeySession, ProfileSession } from '../session.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { showPing } from '../views/ping.js';
-import { showNewKey } from '../views/show-new-key.js';
+import { createWatch, showNewKey } from '../views/show-new-key.js';
 import { showSwitched } from '../views/switched.js';
 import type { View } from './view.js';
 import { readEnv } from '../environment.js';
@@ -61,7 +61,7 @@ export const ACTIONS = {
         }
       });
       const expiry = expiresIn.trim() ? { expiresIn: expiresIn.trim() } : {};
-      showNewKey(session, await createExpiringKey(session.client, name.trim(), expiry, session.deps.now));
+      showNewKey(session, await createExpiringKey(session.client, name.trim(), expiry, createWatch(session)));
     },
   },
   toggle: {

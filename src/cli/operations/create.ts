@@ -8,7 +8,8 @@ import { ApiError, NetworkError, UnexpectedResponseError } from '../../client/er
 import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
 import type { CreateKeyRequest } from '../../contract/types.js';
 import { parseDuration } from '../duration.js';
-import { CliError, ExitCode } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { revokeCommand } from '../keys.js';
 import { clip } from '../render/text.js';
 
@@ -19,6 +20,16 @@ export interface NewKey {
   view: KeyView;
   /** The server's clock when it answered, for "expires in …". */
   nowMs: number;
+  /** Ctrl-C came while the request was out: the key is shown, then the command stops. */
+  interrupted: boolean;
+}
+
+/** What a create watches while its request is out. */
+export interface CreateWatch {
+  now: () => number;
+  onSignal: Deps['onSignal'];
+  /** Told of the first Ctrl-C (or SIGTERM) while the request is out, when svc waits on for the answer. */
+  interrupted(): void;
 }
 
 /** The server answered, but svc cannot tell which part of the answer is the secret (docs/contract.md §C6). */
@@ -45,24 +56,51 @@ export async function createExpiringKey(
   client: ApiClient,
   name: string,
   expiry: { expiresIn?: string; expiresAt?: string },
-  now: () => number,
+  watch: CreateWatch,
 ): Promise<NewKey> {
   const lifetimeMs = expiry.expiresIn === undefined ? undefined : parseDuration(expiry.expiresIn);
   const expiresAt = lifetimeMs === undefined ? expiry.expiresAt : new Date((await client.readServerClock()) + lifetimeMs).toISOString();
-  return createKey(client, expiresAt ? { name, expiresAt } : { name }, now);
+  return createKey(client, expiresAt ? { name, expiresAt } : { name }, watch);
 }
 
-export async function createKey(client: ApiClient, request: CreateKeyRequest, now: () => number): Promise<NewKey> {
+/**
+ * The create. A first Ctrl-C while its request is out does not drop the
+ * answer, which holds the only copy of the secret: svc waits on for it
+ * (the caller is told, to say so), shows the key, then stops. A second one
+ * stops at once, naming what may have been made.
+ */
+export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch): Promise<NewKey> {
+  const { now } = watch;
   const began = now();
+  let signals = 0;
+  let stopNow!: (error: Error) => void;
+  const stopped = new Promise<never>((_, reject) => (stopNow = reject));
+  const off = watch.onSignal(['SIGINT', 'SIGTERM'], () => {
+    if (++signals === 1) return watch.interrupted();
+    stopNow(
+      new InterruptedError([
+        `Stopped while the create was out: a key named '${clip(request.name, 200)}' may have been made, and nobody has seen its secret.`,
+        `Find it with \`svc keys list --name ${shellWord(request.name)}\` and revoke it.`,
+      ]),
+    );
+  });
   try {
-    const { body } = await client.createKey(request);
-    return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow() };
+    const { body } = await Promise.race([client.createKey(request), stopped]);
+    return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow(), interrupted: signals > 0 };
   } catch (error) {
     if (!mayHaveCreated(error)) throw error;
     // A body svc cannot parse may still hold the secret: the report prints what there is.
     const answer = error instanceof UnexpectedResponseError && error.text.trim() !== '' ? error.text : null;
-    throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now), answer);
+    throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now), answer, undefined, signals > 0);
+  } finally {
+    off();
   }
+}
+
+/** A name as one word for a shell, quoted where need be. */
+function shellWord(text: string): string {
+  const flat = clip(text, 200);
+  return /^[\w.@%+=:,/-]+$/.test(flat) ? flat : `'${flat.replace(/'/g, "'\\''")}'`;
 }
 
 function mayHaveCreated(error: unknown): boolean {
@@ -114,14 +152,16 @@ export class MaybeCreatedError extends CliError {
     readonly lookup: OrphanLookup,
     readonly answer: string | null,
     readonly revoked: ReadonlySet<string> = new Set(),
+    /** Ctrl-C came while the request was out: the command ends as interrupted (130). */
+    readonly interrupted = false,
   ) {
-    super(findings(keyName, lookup, revoked), ExitCode.failure);
+    super(findings(keyName, lookup, revoked), interrupted ? ExitCode.interrupted : ExitCode.failure);
     this.name = 'MaybeCreatedError';
   }
 
   /** The same failure once some of its keys were revoked. */
   withRevoked(revoked: ReadonlySet<string>): MaybeCreatedError {
-    return new MaybeCreatedError(this.cause, this.keyName, this.lookup, this.answer, revoked);
+    return new MaybeCreatedError(this.cause, this.keyName, this.lookup, this.answer, revoked, this.interrupted);
   }
 }
 

@@ -11,7 +11,7 @@ import { CliError, ExitCode, InterruptedError, PromptCancelledError, UsageError 
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip } from '../render/text.js';
 import type { KeySession } from '../session.js';
-import { createKey, SecretNotFoundError, type NewKey } from './create.js';
+import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
 import { viewKey } from './keys.js';
 
 export interface RotateOptions {
@@ -21,6 +21,8 @@ export interface RotateOptions {
 }
 
 export interface RotateHooks {
+  /** What the create watches while its request is out (Ctrl-C). */
+  watch: CreateWatch;
   /** Asked once the old key is read, before anything is made: go ahead? */
   proceed(old: KeyView): Promise<boolean>;
   /** Shows the new key, its secret above all; called before the old key is touched. Throws SecretNotFoundError when there is no secret to show. */
@@ -60,7 +62,7 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow());
   const name = old.name ?? id;
-  const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, session.deps.now);
+  const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch);
   try {
     hooks.show(created);
   } catch (error) {

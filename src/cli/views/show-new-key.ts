@@ -1,4 +1,5 @@
-import { SecretNotFoundError, type NewKey } from '../operations/create.js';
+import { InterruptedError } from '../errors.js';
+import { SecretNotFoundError, type CreateWatch, type NewKey } from '../operations/create.js';
 import { tone } from '../render/text.js';
 import type { Session } from '../session.js';
 import { describeNewKey, onlyTimeWarning } from './keys.js';
@@ -23,4 +24,15 @@ export function showNewKey(session: Session, key: NewKey, printDocument = true):
   }
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
   render.warn(onlyTimeWarning(key.view.id));
+  if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.']);
+}
+
+/** What a create watches while its request is out: Ctrl-C waits on for the answer, and says so. */
+export function createWatch(session: Session): CreateWatch {
+  return {
+    now: session.deps.now,
+    onSignal: session.deps.onSignal,
+    interrupted: () =>
+      session.render.warn('Interrupted while the create was out: waiting for its answer, which holds the only copy of the secret (Ctrl-C again to stop at once).'),
+  };
 }

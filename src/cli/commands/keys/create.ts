@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import { createExpiringKey } from '../../operations/create.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
-import { showNewKey } from '../../views/show-new-key.js';
+import { createWatch, showNewKey } from '../../views/show-new-key.js';
 
 export interface CreateOptions {
   expiresIn?: string;
@@ -26,7 +26,7 @@ export function register(keys: Command, app: App): void {
 
 export async function run(session: KeySession, nameArg: string | undefined, opts: CreateOptions): Promise<void> {
   const name = nameArg ?? (await askName(session));
-  showNewKey(session, await createExpiringKey(session.client, name, opts, session.deps.now));
+  showNewKey(session, await createExpiringKey(session.client, name, opts, createWatch(session)));
 }
 
 async function askName(session: KeySession): Promise<string> {
