@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clip, jsonDocument, sanitize, tone } from '../../src/cli/render/text.js';
-import { fit } from '../../src/cli/render/width.js';
+import stringWidth from 'string-width';
+import { displayWidth, fit } from '../../src/cli/render/width.js';
 import { freshSeedNote, hostileChar, hostileString, SEEDS, UNSAFE_OUTPUT } from '../helpers/hostile-text.js';
 
 beforeAll(() => console.info(`render-text: ${freshSeedNote('test/unit/render-text.test.ts')}`));
@@ -72,6 +73,19 @@ describe('clip', () => {
         }
       }),
       { seed, numRuns: 1000 },
+    );
+  });
+});
+
+describe('displayWidth', () => {
+  // The bundle gives cli-table3 displayWidth for string-width (scripts/table-plugins.mjs): they must agree on everything.
+  const common = fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', '~', '…', '\x1b[1m', '\x1b[22m', 'é', '日'), maxLength: 30 });
+  it.each(SEEDS)('measures every string as string-width 4 does ($pass seed $seed)', ({ seed }) => {
+    fc.assert(
+      fc.property(fc.oneof(hostileString, common, fc.string({ unit: 'binary' })), (text) => {
+        expect(displayWidth(text)).toBe(stringWidth(text));
+      }),
+      { seed, numRuns: 3000 },
     );
   });
 });

@@ -146,7 +146,8 @@ export class Renderer {
     const droppable = laid.filter((c) => c.column.dropRank !== undefined).sort((a, b) => a.column.dropRank! - b.column.dropRank!);
     let shown = laid;
     const fullWidth = () => shown.reduce((sum, c) => sum + c.width, 0) + GAP.length * (shown.length - 1);
-    while (droppable.length > 0 && fullWidth() > this.columns) {
+    // A table keeps at least one column, however narrow the terminal.
+    while (droppable.length > 0 && shown.length > 1 && fullWidth() > this.columns) {
       const drop = droppable.shift();
       shown = shown.filter((c) => c !== drop);
     }
@@ -179,6 +180,7 @@ export class Renderer {
 
   /** Each line on stderr, the prefix before the first; on a terminal, long lines wrapped between words. */
   #message(prefix: Run | null, lines: readonly Line[]): void {
+    if (lines.length === 0) return;
     const out: string[] = [];
     lines.forEach((line, i) => {
       let runs = runsOf(line);
@@ -206,9 +208,23 @@ function runsOf(line: Line): Run[] {
   return (isList(line) ? line : [line]).map((segment) => (typeof segment === 'string' ? run(segment) : run(segment.text, segment.tone)));
 }
 
+/** Neighbouring runs of one tone are painted as one, so a toned phrase broken into words costs one pair of codes. */
 function paint(runs: readonly Run[], chalk: ChalkInstance): string {
   let text = '';
-  for (const r of runs) text += r.tone === undefined || r.text === '' ? r.text : chalk[r.tone](r.text);
+  let pending = '';
+  let pendingTone: Tone | undefined;
+  const flush = () => {
+    text += pendingTone === undefined || pending === '' ? pending : chalk[pendingTone](pending);
+    pending = '';
+  };
+  for (const r of runs) {
+    if (r.tone !== pendingTone) {
+      flush();
+      pendingTone = r.tone;
+    }
+    pending += r.text;
+  }
+  flush();
   return text;
 }
 

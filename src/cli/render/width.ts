@@ -1,16 +1,18 @@
 import stringWidth from 'string-width';
 import { sanitize } from './text.js';
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/** Printable ASCII and the … svc cuts and hints with: one column each for string-width too, none of them emoji. */
+const ONE_COLUMN_EACH = /^[\x20-\x7e\u2026]*$/;
 
 /**
- * Terminal columns `text` takes, by the measure cli-table3 pads with
- * (string-width 4: East Asian wide characters and emoji count two), so the
- * widths the renderer fixes are the widths the table draws. Most of what a
- * table holds is ASCII, which needs no lookup.
+ * Terminal columns `text` takes, by string-width 4's measure (East Asian
+ * wide characters and emoji count two), which is cli-table3's: the widths
+ * the renderer fixes are the widths the table draws. The bundle gives
+ * cli-table3 this function in its place (scripts/table-plugins.mjs). Most
+ * of what a table holds needs no lookup.
  */
 export function displayWidth(text: string): number {
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidth(text);
+  return ONE_COLUMN_EACH.test(text) ? text.length : stringWidth(text);
 }
 
 /**
