@@ -8,9 +8,9 @@
 // start-up, request and drawing, plus what `script` and `stty` cost, which
 // the floor row (the same wrapper around `node -e 0`) shows.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { tableWidth, tableWithoutColors } from '../scripts/table-plugins.mjs';
@@ -77,16 +77,16 @@ const stripTerminal = (text) => text.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/
  * `svc keys list` on the terminal against one reference server holding a
  * user with 30 keys and one with 5,000, `runs` times each, the sizes taking
  * turns; the floor is `script`, `stty` and `node -e 0`. Colour is on, as on
- * a person's terminal (no NO_COLOR).
+ * a person's terminal (no NO_COLOR). `bin` may be another build's bin/svc.js.
  */
-export async function benchKeysListTerminal({ runs, sizes = [30, 5_000] }) {
+export async function benchKeysListTerminal({ runs, sizes = [30, 5_000], bin = SVC_BIN }) {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-render-'));
   const server = await startSvcServer(['--plan', 'pro']);
   try {
     const { NO_COLOR: _, ...base } = childEnv({ SVC_CONFIG_DIR: work, SVC_BASE_URL: server.url, TERM: 'xterm-256color' });
     const cases = [];
     for (const keys of sizes) cases.push({ keys, env: { ...base, SVC_API_KEY: await seedUser(server, keys) } });
-    const command = [process.execPath, SVC_BIN, 'keys', 'list'];
+    const command = [process.execPath, bin, 'keys', 'list'];
     const floorCommand = [process.execPath, '-e', '0'];
     for (const c of cases) {
       // Not measured: warms the page cache, the compile cache and the server's list path; and checks what is drawn.
@@ -105,9 +105,12 @@ export async function benchKeysListTerminal({ runs, sizes = [30, 5_000] }) {
       for (const c of order) c.times.push(onTerminal(command, c.env).ms);
       floor.push(onTerminal(floorCommand, base).ms);
     }
+    // The marker scripts/table-plugins.mjs leaves in a bundle that carries cli-table3.
+    const bundleHasCliTable3 = readFileSync(join(dirname(bin), '..', 'dist', 'main.js'), 'utf8').includes('leaves out @colors/colors');
     return {
       runs,
       terminal: TERMINAL,
+      bundleHasCliTable3,
       floor: { ms: median(floor), min: Math.min(...floor), max: Math.max(...floor) },
       cases: cases.map((c) => ({ keys: c.keys, ms: median(c.times), min: Math.min(...c.times), max: Math.max(...c.times), widest: c.widest, header: c.header })),
     };
@@ -205,6 +208,6 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const table = await benchRenderTable({ samples: 10 });
   for (const r of table.results) console.log(`${r.what} ${r.rows} rows: median ${r.ms.toFixed(1)} ms (${r.min.toFixed(1)}–${r.max.toFixed(1)})`);
   const list = await benchKeysListTerminal({ runs: 10 });
-  console.log(`floor (script, stty, node -e 0): median ${list.floor.ms.toFixed(0)} ms`);
+  console.log(`floor (script, stty, node -e 0): median ${list.floor.ms.toFixed(0)} ms; the bundle ${list.bundleHasCliTable3 ? 'carries' : 'does not carry'} cli-table3`);
   for (const c of list.cases) console.log(`keys list, ${c.keys} keys: median ${c.ms.toFixed(0)} ms (${c.min.toFixed(0)}–${c.max.toFixed(0)}), widest line ${c.widest}, columns ${c.header.join(' | ')}`);
 }

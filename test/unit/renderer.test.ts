@@ -225,21 +225,15 @@ describe('table on a terminal', () => {
   });
 
   it('aligns wide characters, emoji and combining marks by the columns they take', () => {
-    const names = ['日本語', '😀ok', 'plain', 'e\u0301te', 'ｆｕｌｌ'];
+    const names = ['日本語', '😀ok', 'plain', 'e\u0301te', 'ｆｕｌｌ', '👩‍💻dev', '🇯🇵', '日本語の鍵の名前がとても長い', '😀😀😀😀😀😀😀😀😀😀😀😀😀'];
     const rows = keys(names.length).map((k, i) => ({ ...k, name: names[i]! }));
     const { lines } = tableLines({ columns: 200 }, [keyColumns[1]!, keyColumns[3]!], rows);
+    expect(lines[9]).toMatch(/^(😀){11}…  /u);
     const at = stringWidth(lines[0]!.slice(0, lines[0]!.indexOf('STATUS')));
     for (const line of lines.slice(1)) {
       const status = line.search(/(en|dis)abled$/);
       expect(stringWidth(line.slice(0, status))).toBe(at);
     }
-  });
-
-  it('lays out 5,000 rows in well under a second', () => {
-    const started = performance.now();
-    const { lines } = tableLines({ columns: 80 }, keyColumns, keys(5_000));
-    expect(lines).toHaveLength(5_001);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 
