@@ -16,7 +16,7 @@ import { build } from 'esbuild';
 import { tableWidth, tableWithoutColors } from '../scripts/table-plugins.mjs';
 import { childEnv, median, ROOT, SVC_BIN, startSvcServer } from './lib.mjs';
 
-export const TERMINAL = { columns: 80, rows: 24 };
+const TERMINAL = { columns: 80, rows: 24 };
 
 const quote = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
 
