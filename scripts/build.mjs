@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { openApiDocument } from './openapi-json.mjs';
+import { tableWidth, tableWithoutColors } from './table-plugins.mjs';
 
 // --metafile <file>: esbuild's account of how much of each input is in the
 // bundle, for finding what grows it (https://esbuild.github.io/analyze/).
@@ -125,7 +126,7 @@ const result = await build({
   minify: true,
   legalComments: 'none',
   define: { SVC_VERSION: JSON.stringify(pkg.version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
-  plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess],
+  plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess, tableWidth, tableWithoutColors],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });

@@ -125,7 +125,7 @@ describe('svc keys rotate', () => {
       expect(result.exitCode).toBe(130);
       expect(profile().apiKey).toBe(own.secret);
       expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
-      expect(result.stderr).toMatch(/Stopped: the new key \S+ was created and shown above; the old key \S+ still works/);
+      expect(result.stderr.replace(/\n  /g, ' ')).toMatch(/Stopped: the new key \S+ was created and shown above; the old key \S+ still works/);
       expect(result.stderr).not.toContain('✓ Saved');
       expect(result.stderr).not.toContain('Revoked');
     });
