@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchLimiter } from './limiter.mjs';
 import { machine, ROOT, SVC_BIN } from './lib.mjs';
+import { benchKeysListTerminal, benchRenderTable } from './render.mjs';
 import { benchScale } from './scale.mjs';
 import { benchNpxCold, benchStartup } from './startup.mjs';
 import { benchThroughput, CONNECTIONS } from './throughput.mjs';
@@ -31,6 +32,7 @@ const TARGETS = {
   authLatencyRatio: 1.1,
   limiterAdmits: 30,
   npxColdMs: 1500,
+  keysListTerminalMs: 1000,
 };
 
 function log(line) {
@@ -63,7 +65,7 @@ const mark = (ok) => (ok ? 'met' : '**missed**');
 const fixed = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const int = (n) => Math.round(n).toLocaleString('en-US');
 
-function report({ env, command, startup, npx, throughput, scale, limiter, before, seconds }) {
+function report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, limiter, before, seconds }) {
   const lines = [];
   const table = (head, rows) => {
     lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
@@ -115,6 +117,39 @@ function report({ env, command, startup, npx, throughput, scale, limiter, before
   table(
     ['command', 'median', 'min–max', 'target', ''],
     [['`npx --yes ./svc-cli-*.tgz --version`, empty cache', `${int(npx.ms)} ms`, `${int(npx.min)}–${int(npx.max)} ms`, `≤ ${int(TARGETS.npxColdMs)} ms`, mark(npx.ms <= TARGETS.npxColdMs)]],
+  );
+
+  lines.push('## keys list on a terminal', '');
+  lines.push(
+    `\`svc keys list\` run under \`script -qfec\` (util-linux), whose pseudo-terminal is set to ${terminal.terminal.columns} columns by \`stty cols ${terminal.terminal.columns} rows ${terminal.terminal.rows}\`, so stdout and stderr are a terminal and the table is drawn, in colour (no NO_COLOR; otherwise the minimal environment above, key and address in SVC_API_KEY and SVC_BASE_URL). One reference server holds a user with 30 keys and one with 5,000, made through the API (varied names, some not ASCII; one in ten expiring, one in seven disabled). Wall time of the whole command, start-up, request and drawing, median of ${terminal.runs} runs per size, sizes taking turns; the floor is the same wrapper around \`node -e 0\`. The bundle measured ${terminal.bundleHasCliTable3 ? 'carries' : 'does not carry'} cli-table3, which only the renderer (src/cli/render/) uses.`,
+    '',
+  );
+  table(
+    ['keys', 'median', 'min–max', 'columns drawn', 'widest line', 'target', ''],
+    [
+      ...terminal.cases.map((c) => [
+        int(c.keys),
+        `${int(c.ms)} ms`,
+        `${int(c.min)}–${int(c.max)} ms`,
+        c.header.join(', '),
+        String(c.widest),
+        c.keys >= 5_000 ? `< ${int(TARGETS.keysListTerminalMs)} ms` : '',
+        c.keys >= 5_000 ? mark(c.ms < TARGETS.keysListTerminalMs) : '',
+      ]),
+      ['floor: `script`, `stty`, `node -e 0`', `${int(terminal.floor.ms)} ms`, `${int(terminal.floor.min)}–${int(terminal.floor.max)} ms`, '', '', '', ''],
+    ],
+  );
+  lines.push(
+    `The table alone: \`Renderer.table\` (cli-table3, 50-row chunks) and \`printRows\` (src/cli/output.ts, its own layout), each bundled as scripts/build.mjs bundles svc, drawing \`keys list\`'s columns for that many synthetic keys at ${tableDraw.terminal.columns} columns with colour, into a stream that discards it. Each sample is a new process drawing one table, as a command does (loading the module not included); median of ${tableDraw.samples}.`,
+    '',
+  );
+  const draws = (what) => tableDraw.results.filter((r) => r.what === what);
+  table(
+    ['rows', 'Renderer.table', 'min–max', 'printRows', 'min–max'],
+    draws('renderer').map((r, i) => {
+      const old = draws('printRows')[i];
+      return [int(r.rows), `${fixed(r.ms, 1)} ms`, `${fixed(r.min, 1)}–${fixed(r.max, 1)} ms`, `${fixed(old.ms, 1)} ms`, `${fixed(old.min, 1)}–${fixed(old.max, 1)} ms`];
+    }),
   );
 
   lines.push('## Server throughput', '');
@@ -226,6 +261,9 @@ try {
   for (const node of [process.execPath, ...values.node]) startup.push(await benchStartup({ pairs: 30, node }));
   log('npx, cold…');
   const npx = benchNpxCold({ runs: 5 });
+  log('keys list on a terminal…');
+  const terminal = await benchKeysListTerminal({ runs: 15 });
+  const tableDraw = await benchRenderTable({ samples: 15 });
   log('server throughput…');
   const builds = [{ label: 'svc', bin: SVC_BIN }, ...(before ? [{ label: 'svc before', bin: before.bin }] : [])];
   const throughput = await benchThroughput({ seconds: seconds.throughput, rounds: seconds.rounds, users: seconds.users, builds });
@@ -237,7 +275,7 @@ try {
 
   const flags = [...(values.before ? ['--before', values.before] : []), ...values.node.flatMap((n) => ['--node', n])];
   const command = `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`;
-  const text = report({ env, command, startup, npx, throughput, scale, limiter, before, seconds });
+  const text = report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, limiter, before, seconds });
   writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${text}\nWhole run: ${Math.round((Date.now() - started) / 1000)} s.\n`);
   process.stdout.write(`${text}\n`);
   log(`wrote bench/RESULTS.md in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -5,12 +5,14 @@
 // more than parsing the code it does not run (bench/startup.mjs, figures in
 // bench/RESULTS.md). What a command does not use still costs no evaluation:
 // esbuild turns each import() into an initialiser in the same file that runs
-// on first use, so the server, the prompts and the man page and completion
-// generators only run for the commands that use them.
+// on first use, so the server, the prompts and the completion generators
+// only run for the commands that use them. The man page renderer is not in
+// it at all: it is build-time code, which scripts/gen-man.mjs bundles itself.
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { openApiDocument } from './openapi-json.mjs';
+import { tableWidth, tableWithoutColors } from './table-plugins.mjs';
 
 // --metafile <file>: esbuild's account of how much of each input is in the
 // bundle, for finding what grows it (https://esbuild.github.io/analyze/).
@@ -80,7 +82,7 @@ const result = await build({
   minify: true,
   legalComments: 'none',
   define: { SVC_VERSION: JSON.stringify(pkg.version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
-  plugins: [inquirerWithoutEditor, commanderWithoutChildProcess],
+  plugins: [inquirerWithoutEditor, commanderWithoutChildProcess, tableWidth, tableWithoutColors],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });

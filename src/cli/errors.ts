@@ -12,27 +12,39 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** An expected failure: its message is for the operator, never a stack trace. */
+/**
+ * An expected failure: its lines are for the operator, never a stack trace.
+ * Each line is one line on screen: text from a server inside one cannot
+ * start another (the renderer escapes its newlines).
+ */
 export class CliError extends Error {
+  readonly lines: readonly string[];
+
   constructor(
-    message: string,
+    message: string | readonly string[],
     readonly exitCode: ExitCode = ExitCode.failure,
   ) {
-    super(message);
+    const lines = typeof message === 'string' ? [message] : message;
+    super(lines.join('\n'));
+    this.lines = lines;
     this.name = 'CliError';
   }
 }
 
 export class UsageError extends CliError {
-  constructor(message: string) {
+  constructor(message: string | readonly string[]) {
     super(message, ExitCode.usage);
     this.name = 'UsageError';
   }
 }
 
+/** Ctrl-C: exit 130, and nothing said unless there is something the person must know (what was done before it). */
 export class InterruptedError extends CliError {
-  constructor() {
-    super('Interrupted.', ExitCode.interrupted);
+  readonly silent: boolean;
+
+  constructor(lines?: readonly string[]) {
+    super(lines ?? 'Interrupted.', ExitCode.interrupted);
+    this.silent = lines === undefined;
     this.name = 'InterruptedError';
   }
 }
@@ -49,25 +61,10 @@ export class PromptCancelledError extends InterruptedError {
   }
 }
 
-/**
- * A create whose outcome is unknown (docs/contract.md §C4): the request may
- * have made a key whose secret nobody saw. Carries what the look for such
- * keys found; the report puts the cause first.
- */
-export class MaybeCreatedError extends CliError {
-  constructor(
-    readonly cause: unknown,
-    readonly findings: string[],
-  ) {
-    super(findings.join('\n'), ExitCode.failure);
-    this.name = 'MaybeCreatedError';
-  }
-}
-
 /** No key at all: says how to get one, for the profile in question. */
 export class NotAuthenticatedError extends CliError {
   constructor(message: string, profile: string) {
-    super(`${message}\nRun \`${loginCommand(profile)}\` to save a key, or set SVC_API_KEY.`, ExitCode.unauthenticated);
+    super([message, `Run \`${loginCommand(profile)}\` to save a key, or set SVC_API_KEY.`], ExitCode.unauthenticated);
     this.name = 'NotAuthenticatedError';
   }
 }

@@ -1,4 +1,5 @@
 import { isatty } from 'node:tty';
+import { readEnv } from './environment.js';
 
 /**
  * Everything a command may touch of the outside terminal. Commands receive
@@ -35,7 +36,7 @@ export interface ProcessIO {
  * when the reader has gone), and only those built need flushing.
  */
 export function processIO(onError: (error: NodeJS.ErrnoException) => void): ProcessIO {
-  const noColor = Boolean(process.env.NO_COLOR);
+  const noColor = Boolean(readEnv(process.env, 'NO_COLOR'));
   const stdoutIsTTY = isatty(1);
   const stderrIsTTY = isatty(2);
   const opened: NodeJS.WriteStream[] = [];

@@ -1,13 +1,12 @@
 /**
- * What the key commands and the interactive manager share: checking an id,
- * telling a missing key, whether a key is the one in use, a key on one line
- * in a list, switching a key on or off, and a replacement's expiry.
+ * Rules about keys that operations and views share: checking an id,
+ * telling a missing key, whether a key is the one in use, and a
+ * replacement's expiry. Pure: no I/O.
  */
 import { ApiError } from '../client/errors.js';
-import { keyStatus, readKey, type KeyView } from '../client/key-view.js';
-import type { Context } from './context.js';
+import type { KeyView } from '../client/key-view.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
-import { printJson, visible } from './output.js';
+import { clip } from './render/text.js';
 
 /** A 404 from the service; an HTML 404 page from something else is no answer about the key. */
 export function isNotFound(error: unknown): boolean {
@@ -16,7 +15,7 @@ export function isNotFound(error: unknown): boolean {
 
 export function keyNotFound(ids: string): CliError {
   return new CliError(
-    `No key with id ${visible(ids)}: it never existed, belongs to another user, or was already revoked.`,
+    `No key with id ${clip(ids, 200)}: it never existed, belongs to another user, or was already revoked.`,
     ExitCode.notFound,
   );
 }
@@ -29,7 +28,7 @@ export function keyNotFound(ids: string): CliError {
  */
 export function checkKeyId(id: string): string {
   if (id.trim() === '' || id === '.' || id === '..') {
-    throw new UsageError(`'${visible(id)}' cannot name a key: no URL can carry it as a path segment (see \`svc keys list\`).`);
+    throw new UsageError(`'${clip(id, 200)}' cannot name a key: no URL can carry it as a path segment (see \`svc keys list\`).`);
   }
   return id;
 }
@@ -38,38 +37,6 @@ export function checkKeyId(id: string): string {
 export function isKeyInUse(key: KeyView, inUse: string | undefined): boolean | null {
   if (inUse === undefined || key.hint === null) return null;
   return key.hint === inUse;
-}
-
-/** One line for a key in pick-lists and confirmations. */
-export function describeKey(key: KeyView, inUse: string | undefined, nowMs: number): string {
-  const parts = [key.id, key.name, key.hint, keyStatus(key, nowMs)].filter((p): p is string => p !== null).map(visible);
-  return `${parts.join('  ')}${isKeyInUse(key, inUse) ? '  (the key in use)' : ''}`;
-}
-
-/** The shared body of `keys enable` and `keys disable`: one PATCH, 204 meaning "already". */
-export async function setEnabled(ctx: Context, idArg: string, enabled: boolean): Promise<void> {
-  const id = checkKeyId(idArg);
-  const client = await ctx.client();
-  const state = enabled ? 'enabled' : 'disabled';
-  let result;
-  try {
-    result = await client.setEnabled(id, enabled);
-  } catch (error) {
-    throw isNotFound(error) ? keyNotFound(id) : error;
-  }
-  // 204 has no body; --json still owes one document, so the record is read (from the list where need be).
-  const document = result.document ?? (await client.getKey(id)).document;
-  const key = readKey(document);
-  if (ctx.globals.json) printJson(ctx.io, document);
-  const label = `${visible(id)}${key.name === null ? '' : ` (${visible(key.name)})`}`;
-  if (result.changed) ctx.msg.success(`${enabled ? 'Enabled' : 'Disabled'} ${label}.`);
-  else ctx.msg.info(`${label} is already ${state}.`);
-  if (enabled) return;
-  const inUse = isKeyInUse(key, client.keyHint);
-  if (inUse) ctx.msg.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
-  else if (inUse === null) {
-    ctx.msg.info('(This server shows no key hints, so svc cannot tell whether that was the key it is using.)');
-  }
 }
 
 /**
@@ -83,4 +50,9 @@ export function replacementExpiry(old: KeyView, nowMs: number): { expiresAt: str
   if (old.expiresAt > nowMs) return { expiresAt: new Date(old.expiresAt).toISOString(), unknown: false };
   if (old.createdAt === null || old.createdAt >= old.expiresAt) return { expiresAt: null, unknown: true };
   return { expiresAt: new Date(nowMs + (old.expiresAt - old.createdAt)).toISOString(), unknown: false };
+}
+
+/** The command that revokes a key, for messages. */
+export function revokeCommand(id: string | null): string {
+  return id === null ? 'find its id with `svc keys list`, then `svc keys revoke <id>`' : `svc keys revoke ${clip(id, 200)}`;
 }

@@ -18,8 +18,3 @@ export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Pr
   const { run } = await import('./run.js');
   return run(argv, io, deps);
 }
-
-/** man/svc.1 for this tree (scripts/gen-man.mjs). */
-export async function renderMan(io: IO, info: { version: string }): Promise<string> {
-  return (await import('./run.js')).renderMan(io, info);
-}

@@ -1,15 +1,41 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { IO } from './io.js';
-import { createContext, type Context, type GlobalOptions } from './context.js';
+import { afterCommand, type Outcome } from './after-command.js';
 import type { Deps } from './deps.js';
+import type { IO } from './io.js';
+import type { MaybeCreatedError } from './operations/create.js';
+import { resolveSession, type GlobalOptions, type KeySession, type Needs, type Session, type SessionFor } from './session.js';
 
 /** What every command module's `register` receives. */
 export interface App {
   io: IO;
-  /** Wraps a command's run function into a commander action with a ready Context. */
-  action<A extends unknown[]>(
-    run: (ctx: Context, ...args: A) => Promise<void>,
+  /**
+   * Wraps a command's run function into a commander action: the session is
+   * resolved once for what the command needs, the command runs, then the
+   * key-health step, for every command alike.
+   */
+  action<N extends Needs, A extends unknown[]>(
+    needs: N,
+    run: (session: SessionFor<N>, ...args: A) => Promise<Outcome | void>,
   ): (...args: unknown[]) => Promise<void>;
+  /** The session for a command that resolves its own (the interactive manager). */
+  options(command: Command): GlobalOptions;
+  deps: Deps;
+}
+
+/**
+ * Runs `step`; a create whose outcome is unknown is settled on the way out,
+ * whichever command or action made it: on a terminal the person may revoke
+ * the keys it made, whose secrets nobody saw.
+ */
+export async function settled<T>(session: Session, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    // By name: the create operation's module stays unloaded for commands that create nothing.
+    if ((error as Error | undefined)?.name !== 'MaybeCreatedError' || !('client' in session)) throw error;
+    const { settleOrphans } = await import('./dialogs/orphans.js');
+    throw await settleOrphans(session as KeySession, error as MaybeCreatedError);
+  }
 }
 
 /** A commander argument parser for whole numbers; rejects "10ms", "1e3", "-1". */
@@ -73,14 +99,20 @@ Examples:
       writeErr: (s) => io.stderr.write(s),
     });
 
+  const options = (command: Command) => command.optsWithGlobals() as GlobalOptions;
   const app: App = {
     io,
-    action(run) {
+    deps,
+    options,
+    action(needs, run) {
       return async (...args: unknown[]) => {
         const command = args[args.length - 1] as Command;
-        const ctx = createContext(io, command.optsWithGlobals() as GlobalOptions, deps);
-        await run(ctx, ...(args.slice(0, -1) as never));
-        await ctx.afterCommand();
+        const session = await resolveSession(io, options(command), deps, needs);
+        const outcome = await settled(session, () => run(session, ...(args.slice(0, -1) as never)));
+        if (needs === 'nothing') return;
+        // A command that only reads the profile used a key only when it says so (status, login).
+        const used = outcome?.keyInUse ?? (needs === 'key' ? (session as SessionFor<'key'>).credentials : null);
+        afterCommand(session as SessionFor<'profile'>, used, outcome?.list);
       };
     },
   };

@@ -1,6 +1,7 @@
 import { checkbox, confirm, input, password, search, select } from '@inquirer/prompts';
 import { PromptCancelledError } from './errors.js';
 import type { IO } from './io.js';
+import { sanitize } from './render/text.js';
 
 export interface Choice<T> {
   name: string;
@@ -9,7 +10,11 @@ export interface Choice<T> {
   disabled?: boolean | string;
 }
 
-/** The questions commands may ask; prompts draw on stderr, never stdout. Esc or Ctrl-C in any of them is a PromptCancelledError. */
+/**
+ * The questions commands may ask; prompts draw on stderr, never stdout.
+ * Esc or Ctrl-C in any of them is a PromptCancelledError, never an answer:
+ * a caller that wants a default must be given one by the person.
+ */
 export interface Prompter {
   text(message: string, validate?: (value: string) => true | string): Promise<string>;
   secret(message: string, validate?: (value: string) => true | string): Promise<string>;
@@ -26,19 +31,29 @@ export interface Prompter {
 
 type Context = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; clearPromptOnDone: boolean; signal?: AbortSignal };
 
+/** What a question shows is text that may come from a server: escaped like everything else drawn (docs/contract.md §C3). */
+function clean<T>(choices: Choice<T>[]): Choice<T>[] {
+  return choices.map((c) => ({
+    ...c,
+    name: sanitize(c.name),
+    ...(c.description === undefined ? {} : { description: sanitize(c.description) }),
+  }));
+}
+
 export function createPrompter(io: IO): Prompter {
   const context: Context = { input: io.stdin, output: io.stderr, clearPromptOnDone: false };
   const ask = <T>(start: (context: Context) => Promise<T>) => escapable(io, (signal) => start({ ...context, signal }));
   return {
-    text: (message, validate) => ask((c) => input({ message, validate }, c)),
-    secret: (message, validate) => ask((c) => password({ message, mask: '*', validate }, c)),
-    confirm: (message, defaultValue = false) => ask((c) => confirm({ message, default: defaultValue }, c)),
-    select: (message, choices) => ask((c) => select({ message, choices, pageSize: 12, loop: false }, c)),
-    search: (message, choices) =>
-      ask((c) =>
+    text: (message, validate) => ask((c) => input({ message: sanitize(message), validate }, c)),
+    secret: (message, validate) => ask((c) => password({ message: sanitize(message), mask: '*', validate }, c)),
+    confirm: (message, defaultValue = false) => ask((c) => confirm({ message: sanitize(message), default: defaultValue }, c)),
+    select: (message, choices) => ask((c) => select({ message: sanitize(message), choices: clean(choices), pageSize: 12, loop: false }, c)),
+    search: (message, unclean) => {
+      const choices = clean(unclean);
+      return ask((c) =>
         search(
           {
-            message,
+            message: sanitize(message),
             pageSize: 12,
             source: (term) => {
               const needle = (term ?? '').toLowerCase();
@@ -47,35 +62,24 @@ export function createPrompter(io: IO): Prompter {
           },
           c,
         ),
-      ),
-    pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: 12, loop: false }, c)),
+      );
+    },
+    pickMany: (message, choices) => ask((c) => checkbox({ message: sanitize(message), choices: clean(choices), pageSize: 12, loop: false }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
     },
     async menu(message, choices, defaultValue) {
       try {
-        return await ask((c) => select({ message, choices, default: defaultValue, pageSize: 12, loop: true }, { ...c, clearPromptOnDone: true }));
+        return await ask((c) =>
+          select({ message: sanitize(message), choices: clean(choices), default: defaultValue, pageSize: 12, loop: true }, { ...c, clearPromptOnDone: true }),
+        );
       } catch (error) {
         if (error instanceof PromptCancelledError) return null;
         throw error;
       }
     },
   };
-}
-
-/**
- * The answer, or `fallback` when the question is withdrawn (Esc, Ctrl-C):
- * for questions asked after a key was made, where stopping half-way would
- * leave things worse than the default answer does.
- */
-export async function answerOr<T>(question: Promise<T>, fallback: T): Promise<T> {
-  try {
-    return await question;
-  } catch (error) {
-    if (error instanceof PromptCancelledError) return fallback;
-    throw error;
-  }
 }
 
 /**

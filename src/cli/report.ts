@@ -1,8 +1,13 @@
 import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
-import { CliError, ExitCode, loginCommand, MaybeCreatedError } from './errors.js';
+import { CliError, ExitCode, InterruptedError, loginCommand } from './errors.js';
 import type { IO } from './io.js';
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
-import { styleFor, visible, wrap } from './output.js';
+import { MaybeCreatedError } from './operations/create.js';
+import { Renderer } from './render/renderer.js';
+import { clip } from './render/text.js';
+
+/** Server text inside a line of svc's own; the renderer escapes it. */
+const visible = (text: string) => clip(text, 200);
 
 /** How much of an unexpected error to show; everything else a report says comes with the error itself. */
 export interface ReportOptions {
@@ -21,9 +26,9 @@ const LOOK_AT_LIST = 'Run `svc keys list` to see whether it took effect before t
 export function describeFailure(error: unknown, options: ReportOptions): Report {
   if (error instanceof MaybeCreatedError) {
     const cause = describeFailure(error.cause, options).lines.filter((line) => line !== LOOK_AT_LIST);
-    return { exitCode: error.exitCode, lines: [...cause, ...error.findings] };
+    return { exitCode: error.exitCode, lines: [...cause, ...error.lines] };
   }
-  if (error instanceof CliError) return { exitCode: error.exitCode, lines: error.message.split('\n') };
+  if (error instanceof CliError) return { exitCode: error.exitCode, lines: [...error.lines] };
   if (error instanceof RateLimitedError) {
     const why =
       error.reason === 'no-wait'
@@ -86,7 +91,7 @@ function describeApiError(error: ApiError): Report {
       ],
     };
   }
-  const code = error.code ? ` ${error.code}` : '';
+  const code = error.code ? ` ${visible(error.code)}` : '';
   const where = `${error.method} ${API_PREFIX}${error.path}`;
   if (error.status >= 300 && error.status < 400) {
     return {
@@ -118,7 +123,7 @@ function describeApiError(error: ApiError): Report {
       : error.status === 400 || error.status === 413
         ? ExitCode.usage
         : ExitCode.failure;
-  return { exitCode, lines: [`${error.method} ${error.path} failed (${error.status}${code}): ${visible(serverText)}`] };
+  return { exitCode, lines: [`${error.method} ${visible(error.path)} failed (${error.status}${code}): ${visible(serverText)}`] };
 }
 
 /**
@@ -147,13 +152,15 @@ function notTheService(origin: RequestOrigin | null): string {
   return `Is ${origin?.baseUrl ?? 'the base URL'} the service's address? It is set with --base-url, SVC_BASE_URL or \`svc login\`.`;
 }
 
-export function printFailure(io: IO, lines: string[]): void {
-  const text = `${styleFor(io.colorStderr).red('error:')} ${lines.join('\n')}`;
-  io.stderr.write(`${io.stderrIsTTY ? wrap(text, io.columns) : text}\n`);
-}
-
-export function reportFailure(io: IO, error: unknown, options: ReportOptions): ExitCode {
+/**
+ * The one place a failure reaches the person: its lines on stderr, after
+ * whatever it carries for stdout (a create's unreadable answer, which may
+ * hold the only copy of a secret). An interruption with nothing to say
+ * prints nothing.
+ */
+export function reportFailure(io: IO, error: unknown, options: ReportOptions, render = new Renderer(io, { quiet: false })): ExitCode {
+  if (error instanceof MaybeCreatedError && error.answer !== null) render.lines(error.answer.replace(/\n$/, '').split('\n'));
   const { exitCode, lines } = describeFailure(error, options);
-  if (exitCode !== ExitCode.interrupted) printFailure(io, lines);
+  if (!(error instanceof InterruptedError && error.silent)) render.failure(lines);
   return exitCode;
 }

@@ -30,12 +30,6 @@ export function buildProgram(io: IO, deps: Deps): Program {
   return built;
 }
 
-/** man/svc.1 for this tree (scripts/gen-man.mjs); the renderer stays out of start-up. */
-export async function renderMan(io: IO, info: { version: string }): Promise<string> {
-  const { renderManPage } = await import('./docs/man.js');
-  return renderManPage(buildProgram(io, realDeps).program, info);
-}
-
 /** Parses and runs one `svc` invocation; returns its exit code. */
 export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
   const { program } = buildProgram(io, { ...realDeps, ...deps });

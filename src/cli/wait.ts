@@ -2,7 +2,8 @@ import type { WaitEvent } from '../client/api.js';
 import type { Deps } from './deps.js';
 import { InterruptedError } from './errors.js';
 import type { IO } from './io.js';
-import type { Messages } from './output.js';
+import type { Renderer } from './render/renderer.js';
+import { tone } from './render/text.js';
 
 /**
  * Sleeps for the client's retry policy and tells the person why: a live
@@ -11,18 +12,18 @@ import type { Messages } from './output.js';
  * "(Ctrl-C to stop)^C", then ends the command as interrupted.
  */
 export async function waitWithCountdown(
+  render: Renderer,
   io: IO,
-  msg: Messages,
   event: WaitEvent,
   { now, sleep, onSignal }: Pick<Deps, 'now' | 'sleep' | 'onSignal'>,
 ): Promise<void> {
   if (event.reason === 'backoff') {
-    msg.info(`Request failed (${event.cause}); retrying in ${(event.ms / 1000).toFixed(1)} s.`);
+    render.info(`Request failed (${event.cause}); retrying in ${(event.ms / 1000).toFixed(1)} s.`);
     await sleep(event.ms);
     return;
   }
   if (!io.stderrIsTTY) {
-    msg.info(`Rate limited; retrying in ${Math.ceil(event.ms / 1000)} s.`);
+    render.info(`Rate limited; retrying in ${Math.ceil(event.ms / 1000)} s.`);
     await sleep(event.ms);
     return;
   }
@@ -36,12 +37,12 @@ export async function waitWithCountdown(
   try {
     const deadline = now() + event.ms;
     for (let left = deadline - now(); left > 0 && !interrupted; left = deadline - now()) {
-      msg.progress(`${msg.style.yellow('Rate limited')}: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`);
+      render.progress([tone('Rate limited', 'yellow'), `: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`]);
       await Promise.race([sleep(Math.min(left, ((left - 1) % 1000) + 1)), woken]);
     }
   } finally {
     off();
-    msg.clearProgress();
+    render.clearProgress();
   }
   if (interrupted) throw new InterruptedError();
 }

@@ -4,8 +4,9 @@ import { keyHint } from '../contract/key-format.js';
 import type { CreateKeyRequest } from '../contract/types.js';
 import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
 import { header } from './headers.js';
-import { keyDocuments, readKey, type KeyView } from './key-view.js';
-import { nextStep, rateLimitSeconds, type RetryPolicy } from './policy.js';
+import { isObject, keyDocuments, readKey, type KeyView } from './key-view.js';
+import { nextPage, PAGE_FIELDS } from './pagination.js';
+import { nextStep, rateLimitSeconds, type RetryPolicy, type Step } from './policy.js';
 import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 import type { HttpResponse, Transport } from './transport.js';
 
@@ -27,8 +28,11 @@ export interface ClientOptions {
   wait: (event: WaitEvent) => Promise<void>;
   /** Request log for `--verbose`; receives no secret. */
   log?: (line: string) => void;
-  /** Told of every key list read, with the server's clock then: how svc learns when its own key expires. */
-  onKeyList?: (body: unknown, serverNowMs: number) => void;
+  /**
+   * When the whole command must be over, on `now`'s clock: every attempt's
+   * timeout and every wait draws on it, so retries cannot outlast it.
+   */
+  deadlineMs?: number;
   now?: () => number;
   random?: () => number;
   /** Which key and server, carried on every error this client throws so a report can name them. */
@@ -56,6 +60,21 @@ export interface RequestOptions {
 /** One attempt, no sleeping: a probe that must answer fast, whatever the server's state (status, completion). */
 export const PROBE: RequestOptions = { maxRetries: 0, waitOnRateLimit: false };
 
+/** Every key of the user, read page by page: what every caller that needs "the keys" gets. */
+export interface KeyList {
+  /** The records as they came, across every page. */
+  documents: unknown[];
+  keys: KeyView[];
+  /** The first page's answer with every record in `keys` and no paging fields: the document `--json` prints. */
+  body: Record<string, unknown>;
+  pages: number;
+  /** The server's clock when the last page came. */
+  nowMs: number;
+}
+
+/** More pages than any account has: a server whose pages never end is reported, not followed for ever. */
+const MAX_PAGES = 10_000;
+
 export class ApiClient {
   private readonly now: () => number;
   private readonly random: () => number;
@@ -79,10 +98,46 @@ export class ApiClient {
     return this.options.origin;
   }
 
-  async listKeys(opts: RequestOptions = {}): Promise<ApiResponse<unknown>> {
-    const res = await this.request<unknown>('GET', apiPaths.keys, opts);
-    this.options.onKeyList?.(res.body, this.serverNow());
-    return res;
+  /** The first page of the key list, one request: whether a key works (ping, login), not what the keys are. */
+  probeKeyList(opts: RequestOptions = {}): Promise<ApiResponse<unknown>> {
+    return this.request<unknown>('GET', apiPaths.keys, opts);
+  }
+
+  /**
+   * The one list reader (docs/contract.md §C6): every page, however the
+   * server pages. A next page at another address, a page seen twice or no
+   * end in sight is an error, never a list silently cut short.
+   */
+  async listAllKeys(opts: RequestOptions = {}): Promise<KeyList> {
+    const documents: unknown[] = [];
+    const seen = new Set<string>();
+    let first: Record<string, unknown> | undefined;
+    let path: string = apiPaths.keys;
+    for (let pages = 1; ; pages++) {
+      seen.add(path);
+      const res = await this.request<unknown>('GET', path, opts);
+      const page = keyDocuments(res.body);
+      first ??= isObject(res.body) ? res.body : {};
+      documents.push(...page);
+      const next = page.length === 0 ? null : nextPage(path, res.body, header(res, 'link'), this.options.baseUrl);
+      if (next === null) {
+        const body: Record<string, unknown> = { ...first, keys: documents };
+        for (const field of PAGE_FIELDS) delete body[field];
+        return { documents, keys: documents.map(readKey), body, pages, nowMs: this.serverNow() };
+      }
+      const problem =
+        'foreign' in next
+          ? `its next page is at another address (${next.foreign}), where svc does not send the key`
+          : seen.has(next.path)
+            ? `its page ${pages + 1} is one it sent before (${next.path})`
+            : pages >= MAX_PAGES
+              ? `it still had more after ${MAX_PAGES} pages`
+              : null;
+      if (problem !== null) {
+        throw new UnexpectedResponseError(`The key list could not be read whole: ${problem}`, 'GET', path, '', this.origin);
+      }
+      path = (next as { path: string }).path;
+    }
   }
 
   /**
@@ -96,8 +151,8 @@ export class ApiClient {
       return { view: readKey(body), document: body };
     } catch (error) {
       if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
-      const { body } = await this.listKeys();
-      const document = keyDocuments(body).find((doc) => readKey(doc).id === id);
+      const { documents } = await this.listAllKeys();
+      const document = documents.find((doc) => readKey(doc).id === id);
       if (document === undefined) throw error.status === 404 ? error : new ApiError(404, null, 'GET', apiPaths.key(id), { origin: this.origin });
       return { view: readKey(document), document };
     }
@@ -196,7 +251,8 @@ export class ApiClient {
       payload = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
-    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const requestTimeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const deadlineMs = this.options.deadlineMs ?? Infinity;
     const state = { method, retries: 0, waitedSeconds: 0 };
     // Set once an attempt that may have reached the server is retried.
     let afterLostAnswer = false;
@@ -204,6 +260,7 @@ export class ApiClient {
 
     for (let attempt = 1; ; attempt++) {
       this.options.log?.(`> ${method} ${url} (Authorization: Bearer ${keyHint(apiKey)})`);
+      const timeoutMs = Math.max(1, Math.min(requestTimeoutMs, deadlineMs - this.now()));
       // hrtime, not performance.now(): the latter loads perf_hooks and seven more modules on every command.
       const started = process.hrtime.bigint();
       let res: HttpResponse | undefined;
@@ -220,7 +277,7 @@ export class ApiClient {
       const parsed = res ? parseBody(res) : undefined;
       // An HTTP-date Retry-After is read against the same response's Date.
       env.nowMs = (res && this.observeDate(res)) ?? this.now();
-      const step = nextStep(
+      const planned = nextStep(
         res
           ? {
               kind: 'response',
@@ -234,6 +291,7 @@ export class ApiClient {
         policy,
         env,
       );
+      const step = this.withinDeadline(planned, deadlineMs);
 
       switch (step.action) {
         case 'accept':
@@ -265,6 +323,13 @@ export class ApiClient {
           throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt, failure!.final, this.origin);
       }
     }
+  }
+
+  /** A wait that would end past the deadline is not taken: the command gives up now with what it has. */
+  private withinDeadline(step: Step, deadlineMs: number): Step {
+    const waitMs = step.action === 'wait-rate-limit' ? step.seconds * 1000 + step.jitterMs : step.action === 'backoff' ? step.delayMs : 0;
+    if (waitMs === 0 || this.now() + waitMs < deadlineMs) return step;
+    return { action: 'give-up', reason: step.action === 'wait-rate-limit' ? 'wait-budget' : 'retries-exhausted' };
   }
 
   private accept<T>(

@@ -169,6 +169,24 @@ describe('the expiry warning for the key in use', () => {
     expect(warnings((await svc(['keys', 'list'], env({ SVC_EXPIRY_WARNING_DAYS: '3' }))).stderr)).toHaveLength(1);
   });
 
+  it('reaches svc status, for a key from SVC_API_KEY that no profile remembers', async () => {
+    const fresh = tempConfigDir();
+    try {
+      const result = await svc(['status'], { SVC_BASE_URL: server.url, SVC_API_KEY: expiring, SVC_CONFIG_DIR: fresh.dir });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(warnings(result.stderr)).toEqual([expect.stringMatching(/The key in use \(sk_.{4}….{4}\) expires in 3 days/)]);
+    } finally {
+      fresh.remove();
+    }
+  });
+
+  it('reaches the interactive manager after each action, as after a command', async () => {
+    const prompter = scriptedPrompter([{ menu: 'Ping' }, { menu: 'Refresh' }]);
+    const result = await svc([], env(), { tty: true, columns: 120, rows: 60, deps: { prompter } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(warnings(result.stderr)).toHaveLength(1);
+  });
+
   it('reaches commands that read no list, for a key saved in the profile', async () => {
     const login = await svc(['login', '--with-key'], { SVC_BASE_URL: server.url, SVC_CONFIG_DIR: config.dir }, { input: expiring });
     expect(login.exitCode, login.stderr).toBe(0);
@@ -245,5 +263,16 @@ describe('rotate --overlap, --finish and --cancel', () => {
     expect(prompter.asked[1]).toContain(`Revoke the old key ${fleet}?`);
     expect(session.stderr).toContain('the rotation to');
     expect(profile().pendingRotation).toBeUndefined();
+  });
+
+  it('the interactive manager reminds of a pending rotation after an action, as a command does', async () => {
+    // Earlier tests spent this minute's requests: svc's waits move the server's clock on.
+    const fleet = JSON.parse((await svc(['keys', 'list', '--json', '--name', 'fleet'], env(), { server })).stdout).keys[0].id;
+    expect((await svc(['keys', 'rotate', fleet, '--overlap'], env(), { server })).exitCode).toBe(0);
+    const prompter = scriptedPrompter([{ menu: 'Ping' }, { menu: null }]);
+    const result = await svc([], env(), { tty: true, columns: 120, server, deps: { prompter } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr.match(/A rotation is pending/g)).toHaveLength(1);
+    expect((await svc(['keys', 'rotate', '--cancel'], env(), { server })).exitCode).toBe(0);
   });
 });

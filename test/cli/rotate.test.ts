@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
+import { scriptedPrompter, type Step } from '../helpers/prompter.js';
 
 const local = useLocalServer({ plan: 'pro' });
 
@@ -47,13 +48,87 @@ describe('svc keys rotate', () => {
     expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
   });
 
-  it('without --save and without a TTY, warns that the profile holds a dead key', async () => {
+  it('without --save and without a TTY, prints the new secret, leaves the old key working and exits 1', async () => {
     const own = await createKey('own-2');
     const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: 'second' };
     await svc(['login', '--with-key'], profileEnv, { input: own.secret });
     const result = await svc(['keys', 'rotate', own.id], profileEnv);
-    expect(result.exitCode).toBe(0);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect(result.stderr).toContain("Profile 'second' still holds the old key");
+    expect(result.stderr).toContain('svc login --profile second');
+    expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+  });
+
+  describe('on a terminal, asked first as revoke asks', () => {
+    const rotateOnTerminal = async (name: string, script: Step[], extra: string[] = []) => {
+      const old = await createKey(name);
+      const prompter = scriptedPrompter(script);
+      const result = await svc(['keys', 'rotate', old.id, ...extra], local.env, { tty: true, deps: { prompter } });
+      const named = JSON.parse((await svc(['keys', 'list', '--json', '--name', name], local.env)).stdout).keys;
+      return { old, result, named, asked: prompter.asked };
+    };
+
+    it('names the key and what becomes of the old one, and goes ahead on yes', async () => {
+      const { old, result, named, asked } = await rotateOnTerminal('ask-yes', [{ confirm: true }]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(asked[0]).toBe(`Rotate 'ask-yes' (${old.id})? A new key replaces it and the old one is revoked; this cannot be undone.`);
+      expect(named).toHaveLength(1);
+      expect(named[0].id).not.toBe(old.id);
+    });
+
+    it('on no, or Esc, makes nothing and revokes nothing', async () => {
+      const no = await rotateOnTerminal('ask-no', [{ confirm: false }]);
+      expect(no.result.exitCode).toBe(1);
+      expect(no.named.map((k: { id: string }) => k.id)).toEqual([no.old.id]);
+      const esc = await rotateOnTerminal('ask-esc', [{ cancel: true }]);
+      expect(esc.result.exitCode).toBe(130);
+      expect(esc.named.map((k: { id: string }) => k.id)).toEqual([esc.old.id]);
+    });
+
+    it('--yes does not ask', async () => {
+      const { result, asked } = await rotateOnTerminal('ask-skipped', [], ['--yes']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(asked).toEqual([]);
+    });
+  });
+
+  describe('on a terminal, the question whether to save the new key', () => {
+    const onTerminal = async (name: string, answer: Step) => {
+      const own = await createKey(name);
+      const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: name };
+      await svc(['login', '--with-key'], profileEnv, { input: own.secret });
+      const prompter = scriptedPrompter([{ confirm: true }, answer]);
+      const result = await svc(['keys', 'rotate', own.id], profileEnv, { tty: true, deps: { prompter } });
+      const profile = () => JSON.parse(readFileSync(join(local.configDir, 'config.json'), 'utf8')).profiles[name];
+      return { own, result, profileEnv, profile, asked: prompter.asked };
+    };
+
+    it('yes saves it there and revokes the old key', async () => {
+      const { own, result, profileEnv, profile } = await onTerminal('said-yes', { confirm: true });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(profile().apiKey).not.toBe(own.secret);
+      expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+      expect((await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: own.secret })).exitCode).toBe(3);
+    });
+
+    it('no leaves the profile and the old key as they were, and exits 1', async () => {
+      const { own, result, profileEnv, profile } = await onTerminal('said-no', { confirm: false });
+      expect(result.exitCode).toBe(1);
+      expect(profile().apiKey).toBe(own.secret);
+      expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+      expect(result.stderr).toContain('svc login --profile said-no');
+    });
+
+    it('Esc or Ctrl-C is no answer: nothing more is changed, the new key is named, exit 130', async () => {
+      const { own, result, profileEnv, profile } = await onTerminal('said-nothing', { cancel: true });
+      expect(result.exitCode).toBe(130);
+      expect(profile().apiKey).toBe(own.secret);
+      expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+      expect(result.stderr.replace(/\n  /g, ' ')).toMatch(/Stopped: the new key \S+ was created and shown above; the old key \S+ still works/);
+      expect(result.stderr).not.toContain('✓ Saved');
+      expect(result.stderr).not.toContain('Revoked');
+    });
   });
 
   it('warns when the replacement anchors to another workspace', async () => {

@@ -41,7 +41,7 @@ describe('on a terminal', () => {
     const [a, b] = [await create('pick-a'), await create('pick-b')];
     const result = await onTerminal(['keys', 'revoke'], [{ pickMany: ['pick-a', 'pick-b'] }, { confirm: true }]);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.asked[0]).toContain('(the key in use)');
+    expect(result.asked[0]).toContain('← in use');
     expect(result.asked[1]).toBe('Revoke these 2 keys? This cannot be undone.');
     for (const key of [a, b]) expect((await svc(['keys', 'view', key.id], local.env)).exitCode).toBe(4);
   });

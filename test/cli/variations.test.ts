@@ -24,6 +24,9 @@ const variations: [string, Variation][] = [
   ['a 200 for a create, secret under "key"', { createdStatus: 200, created: (r, secret) => ({ ...r, key: secret }) }],
   ['a clock three hours ahead of ours', { clockOffsetMs: 3 * HOUR, record: records.full }],
   ['a clock three hours behind ours', { clockOffsetMs: -3 * HOUR }],
+  ['the list in pages of two, each naming the next by next_cursor', { pages: { size: 2, style: 'cursor' } }],
+  ['the list in pages of two, with has_more and page numbers', { pages: { size: 2, style: 'has-more' }, getOne: true }],
+  ['the list in pages of two, the next in a Link header', { pages: { size: 2, style: 'link' }, record: records.full }],
 ];
 
 const BROKEN = /undefined|NaN|Invalid (time|Date)|\[object Object\]|TypeError|Cannot read/;

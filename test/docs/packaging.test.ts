@@ -136,12 +136,19 @@ describe('start-up', () => {
     return found;
   }
 
-  it('runs neither the man page and completion generators, the server, the prompts nor any exit hook for a command that reads the profile', async () => {
+  it('leaves out the man page renderer, which is build-time code (scripts/gen-man.mjs)', () => {
+    // Its section headings and the comment atop the page it writes.
+    for (const marker of ['.SH ENVIRONMENT', '.SH EXIT STATUS', 'scripts/gen-man.mjs']) {
+      expect(code().includes(marker), marker).toBe(false);
+    }
+  });
+
+  it('runs neither the completion generators, the server, the prompts nor any exit hook for a command that reads the profile', async () => {
     // `svc status` with an empty profile reads the config store and stops at "no key".
     const { countAt } = await callCounts(['status']);
-    // The man page's section heading, the bash completion's `complete` line, the server's
-    // listen error, inquirer's key help, and the signal lists of exit-hook libraries.
-    for (const marker of ['.SH EXIT STATUS', 'complete -F ', 'EADDRINUSE', 'navigate', 'SIGSTKFLT']) {
+    // The bash completion's `complete` line, the server's listen error,
+    // inquirer's key help, and the signal lists of exit-hook libraries.
+    for (const marker of ['complete -F ', 'EADDRINUSE', 'navigate', 'SIGSTKFLT']) {
       for (const at of offsetsOf(marker)) expect(countAt(at), marker).toBe(0);
     }
     // And the check sees code that does run: the report of the missing key.

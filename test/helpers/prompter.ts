@@ -1,3 +1,4 @@
+import { PromptCancelledError } from '../../src/cli/errors.js';
 import type { Choice, Prompter } from '../../src/cli/prompt.js';
 
 /** One question svc is expected to ask, and its answer. */
@@ -9,7 +10,9 @@ export type Step =
   | { text: string }
   | { secret: string }
   | { confirm: boolean }
-  | { pause: true };
+  | { pause: true }
+  /** Esc or Ctrl-C at whatever is asked next. */
+  | { cancel: true };
 
 /**
  * Answers svc's prompts from a script, in order, as a person at a terminal
@@ -23,6 +26,7 @@ export function scriptedPrompter(script: Step[]): Prompter & { asked: string[] }
     asked.push([message, ...choices.map((c) => `  ${c.name}`)].join('\n'));
     const step = script.shift();
     if (step === undefined && kind === 'menu') return { menu: null } as Record<K, unknown>;
+    if (step !== undefined && 'cancel' in step) throw new PromptCancelledError();
     if (step === undefined || !(kind in step)) {
       throw new Error(`svc asked ${kind} "${message}", the script expected ${step ? Object.keys(step)[0] : 'nothing more'}`);
     }

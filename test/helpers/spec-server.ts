@@ -46,6 +46,8 @@ export interface Variation {
   tls?: { cert: string; key: string };
   /** Compress every answer so, whatever the client asked for (as some proxies do). */
   encoding?: 'gzip' | 'deflate' | 'br';
+  /** List keys in pages of `size`, the next one named the way `style` says (the spec shows no paging; services do page). */
+  pages?: { size: number; style: 'cursor' | 'has-more' | 'link' };
 }
 
 /** Record shapes a service may choose. */
@@ -128,7 +130,7 @@ function hash(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-type Answer = { status: number; body?: unknown };
+type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
 
 export async function startSpecServer(variation: Variation = {}): Promise<SpecServer> {
   const keys = new Map<string, SpecKey>();
@@ -161,10 +163,24 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     return { status: variation.createdStatus ?? 201, body: shape(record(key), key.secret) };
   };
 
-  const route = (method: string, path: string, body: Record<string, unknown>): Answer => {
+  /** One page of the list, newest first; the whole list when the variation does not page. */
+  const list = (query: URLSearchParams): Answer => {
+    const all = [...keys.values()].reverse().map(record);
+    const paging = variation.pages;
+    if (!paging) return { status: 200, body: { keys: all } };
+    const { size, style } = paging;
+    const page = style === 'cursor' ? Number(query.get('cursor') ?? 0) / size + 1 : Number(query.get('page') ?? 1);
+    const slice = all.slice((page - 1) * size, page * size);
+    const more = page * size < all.length;
+    if (style === 'cursor') return { status: 200, body: { keys: slice, next_cursor: more ? String(page * size) : null } };
+    if (style === 'has-more') return { status: 200, body: { keys: slice, has_more: more, page } };
+    return { status: 200, body: { keys: slice }, headers: more ? { link: `<${PREFIX}${COLLECTION}?page=${page + 1}>; rel="next"` } : {} };
+  };
+
+  const route = (method: string, path: string, body: Record<string, unknown>, query: URLSearchParams): Answer => {
     const notFound = { status: 404, body: { error: 'Not found' } };
     if (path === createPath && method === 'POST') return create(body);
-    if (path === COLLECTION && method === 'GET') return { status: 200, body: { keys: [...keys.values()].reverse().map(record) } };
+    if (path === COLLECTION && method === 'GET') return list(query);
     if (path === '/workspace' && method === 'GET' && variation.workspace) return { status: 200, body: variation.workspace };
     const one = /^\/user\/api-keys\/([^/]+)$/.exec(path);
     if (!one) return notFound;
@@ -189,7 +205,7 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     res.sendDate = false;
     res.setHeader('date', new Date(now()).toUTCString());
-    const path = (req.url ?? '').split('?')[0]!;
+    const [path = '', search = ''] = (req.url ?? '').split('?', 2);
     const method = req.method ?? '';
     seen.push(`${method} ${path}`);
     const chunks: Buffer[] = [];
@@ -214,8 +230,11 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     const sub = path.slice(PREFIX.length);
     const rule = rules.find((r) => r.times > 0 && r.method === method && (!r.path || r.path.test(sub)));
     if (rule) rule.times--;
-    const answer = rule?.work === false ? undefined : route(method, sub, body);
-    if (!rule) return send(answer!.status, answer!.body);
+    const answer = rule?.work === false ? undefined : route(method, sub, body, new URLSearchParams(search));
+    if (!rule) {
+      for (const [name, value] of Object.entries(answer!.headers ?? {})) res.setHeader(name, value);
+      return send(answer!.status, answer!.body);
+    }
     if (rule.then === 'drop') return res.socket?.destroy();
     res.writeHead(rule.then.status, { 'content-type': 'application/json', ...rule.then.headers?.(now()) });
     res.end(rule.then.body);

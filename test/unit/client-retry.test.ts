@@ -12,11 +12,15 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return { status, headers, text: body === undefined ? '' : JSON.stringify(body) };
 }
 
-function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}) {
+function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}, deadlineMs?: number) {
   const requests: HttpRequest[] = [];
   const waits: WaitEvent[] = [];
   const log: string[] = [];
+  // A clock that moves only when the client waits: the deadline is read against it.
+  let nowMs = 1_000_000;
   const client = new ApiClient({
+    deadlineMs: deadlineMs === undefined ? undefined : 1_000_000 + deadlineMs,
+    now: () => nowMs,
     baseUrl: 'http://svc.test/',
     apiKey: KEY,
     timeoutMs: 1234,
@@ -31,6 +35,7 @@ function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}) {
     },
     wait: async (event) => {
       waits.push(event);
+      nowMs += event.ms;
     },
     log: (line) => log.push(line),
     random: () => 0.5,
@@ -57,7 +62,7 @@ describe('ApiClient under the §C4 policies', () => {
 
   it('never retries a 401', async () => {
     const { client, requests, waits } = harness([json(401, { error: 'Unauthorized: authentication failed', code: 'UNAUTHORIZED' })]);
-    const error = await client.listKeys().catch((e) => e);
+    const error = await client.probeKeyList().catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(401);
     expect(requests).toHaveLength(1);
@@ -66,7 +71,7 @@ describe('ApiClient under the §C4 policies', () => {
 
   it('sleeps through Retry-After on 429 RATE_LIMITED (with jitter, here 500 ms), then succeeds', async () => {
     const { client, waits } = harness([rateLimited('12'), rateLimited(), json(200, { keys: [] })]);
-    const res = await client.listKeys();
+    const res = await client.probeKeyList();
     expect(res.body).toEqual({ keys: [] });
     expect(waits).toEqual([
       { reason: 'rate-limit', ms: 12_500, cause: '429' },
@@ -77,13 +82,13 @@ describe('ApiClient under the §C4 policies', () => {
   it('sleeps through RateLimit-Reset when a 429 has no Retry-After', async () => {
     const limited = { ...rateLimited(), headers: { 'ratelimit-reset': '9' } };
     const { client, waits } = harness([limited, json(200, { keys: [] })]);
-    await client.listKeys();
+    await client.probeKeyList();
     expect(waits).toEqual([{ reason: 'rate-limit', ms: 9_500, cause: '429' }]);
   });
 
   it('fails with RateLimitedError at once under --no-wait', async () => {
     const { client, waits } = harness([rateLimited('7')], { waitOnRateLimit: false });
-    const error = await client.listKeys().catch((e) => e);
+    const error = await client.probeKeyList().catch((e) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ reason: 'no-wait', retryAfterSeconds: 7, waitedSeconds: 0 });
     expect(waits).toHaveLength(0);
@@ -91,21 +96,21 @@ describe('ApiClient under the §C4 policies', () => {
 
   it('gives up when the next wait would pass --max-wait', async () => {
     const { client, waits } = harness([rateLimited('40'), rateLimited('40')], { maxWaitSeconds: 60 });
-    const error = await client.listKeys().catch((e) => e);
+    const error = await client.probeKeyList().catch((e) => e);
     expect(error).toMatchObject({ reason: 'budget', waitedSeconds: 40 });
     expect(waits).toHaveLength(1);
   });
 
   it('treats a 429 without RATE_LIMITED as an ordinary error', async () => {
     const { client, waits } = harness([json(429, { error: 'Too many', code: 'QUOTA' }, { 'retry-after': '1' })]);
-    const error = await client.listKeys().catch((e) => e);
+    const error = await client.probeKeyList().catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(waits).toHaveLength(0);
   });
 
   it('backs off on 5xx for reads: 500 ms doubling, four retries at most', async () => {
     const { client, waits, requests } = harness(Array.from({ length: 5 }, () => json(503, { error: 'down', code: 'INTERNAL' })));
-    const error = await client.listKeys().catch((e) => e);
+    const error = await client.probeKeyList().catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(503);
     expect(requests).toHaveLength(5);
@@ -114,7 +119,7 @@ describe('ApiClient under the §C4 policies', () => {
 
   it('recovers from a reset connection on a read', async () => {
     const { client, waits } = harness([new TransportError('reset', true), json(200, { keys: [] })]);
-    await expect(client.listKeys()).resolves.toMatchObject({ status: 200 });
+    await expect(client.probeKeyList()).resolves.toMatchObject({ status: 200 });
     expect(waits).toEqual([{ reason: 'backoff', ms: 500, cause: 'reset' }]);
   });
 
@@ -145,13 +150,41 @@ describe('ApiClient under the §C4 policies', () => {
 
   it('rejects a 200 that is not JSON', async () => {
     const { client } = harness([{ status: 200, headers: {}, text: '<html>' }]);
-    await expect(client.listKeys()).rejects.toBeInstanceOf(UnexpectedResponseError);
+    await expect(client.probeKeyList()).rejects.toBeInstanceOf(UnexpectedResponseError);
   });
 
   it('logs requests for --verbose without the secret', async () => {
     const { client, log } = harness([json(200, { keys: [] })]);
-    await client.listKeys();
+    await client.probeKeyList();
     expect(log.join('\n')).not.toContain(KEY);
     expect(log[0]).toContain('Bearer sk_aaaa…WXYZ');
+  });
+});
+
+describe('one deadline for the whole command', () => {
+  const unavailable = () => json(503, { error: 'busy', code: 'UNAVAILABLE' });
+
+  it('takes no wait that would end past it, and fails with the last answer instead', async () => {
+    // Backoffs of 500, 1000, 2000 ms fit in 4 s; the next, 4000 ms, would not.
+    const { client, requests, waits } = harness([unavailable(), unavailable(), unavailable(), unavailable(), unavailable()], {}, 4_000);
+    const error = await client.probeKeyList().catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(503);
+    expect(waits.map((w) => w.ms)).toEqual([500, 1000, 2000]);
+    expect(requests).toHaveLength(4);
+  });
+
+  it('gives each attempt at most the time left, however long --timeout is', async () => {
+    const { client, requests } = harness([unavailable(), json(200, { keys: [] })], {}, 800);
+    await client.probeKeyList();
+    expect(requests.map((r) => r.timeoutMs)).toEqual([800, 300]);
+  });
+
+  it('ends a rate-limit wait that would pass it as --max-wait does (exit 5)', async () => {
+    const { client, waits } = harness([rateLimited('30')], {}, 20_000);
+    const error = await client.probeKeyList().catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.reason).toBe('budget');
+    expect(waits).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Messages } from '../../src/cli/output.js';
+import { Renderer } from '../../src/cli/render/renderer.js';
 import { waitWithCountdown } from '../../src/cli/wait.js';
 import { realDeps } from '../../src/cli/deps.js';
 import { memoryIO } from '../helpers/memory-io.js';
@@ -13,7 +13,7 @@ describe('waitWithCountdown', () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO({ stderrIsTTY: true });
     let done = false;
-    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 3000, cause: '429' }, realDeps).then(
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }), io, { reason: 'rate-limit', ms: 3000, cause: '429' }, realDeps).then(
       () => (done = true),
     );
     await vi.advanceTimersByTimeAsync(2999);
@@ -38,7 +38,7 @@ describe('waitWithCountdown', () => {
       subscribed++;
       return () => subscribed--;
     };
-    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 30_000, cause: '429' }, { ...realDeps, onSignal });
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }), io, { reason: 'rate-limit', ms: 30_000, cause: '429' }, { ...realDeps, onSignal });
     const outcome = waiting.then(
       () => 'finished',
       (error: Error) => error.name,
@@ -55,7 +55,7 @@ describe('waitWithCountdown', () => {
   it('writes one plain line when stderr is not a terminal', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();
-    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'rate-limit', ms: 5000, cause: '429' }, realDeps);
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }), io, { reason: 'rate-limit', ms: 5000, cause: '429' }, realDeps);
     await vi.advanceTimersByTimeAsync(5000);
     await waiting;
     expect(stderr()).toBe('Rate limited; retrying in 5 s.\n');
@@ -64,7 +64,7 @@ describe('waitWithCountdown', () => {
   it('announces a backoff with its cause', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();
-    const waiting = waitWithCountdown(io, new Messages(io, false), { reason: 'backoff', ms: 1000, cause: '503' }, realDeps);
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }), io, { reason: 'backoff', ms: 1000, cause: '503' }, realDeps);
     await vi.advanceTimersByTimeAsync(1000);
     await waiting;
     expect(stderr()).toBe('Request failed (503); retrying in 1.0 s.\n');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/cli/duration.js';
 import { UsageError } from '../../src/cli/errors.js';
-import { relativeTime } from '../../src/cli/output.js';
+import { relativeTime } from '../../src/cli/views/time.js';
 
 describe('parseDuration', () => {
   it('reads each unit', () => {

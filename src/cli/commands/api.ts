@@ -2,13 +2,14 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ApiError } from '../../client/errors.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
-import type { Context } from '../context.js';
 import { findSecret, readKey } from '../../client/key-view.js';
 import { UsageError } from '../errors.js';
-import { warnOnlyTime } from '../new-key.js';
-import { printJson } from '../output.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
+import { Renderer } from '../render/renderer.js';
+import { clip } from '../render/text.js';
+import type { KeySession } from '../session.js';
+import { onlyTimeWarning } from '../views/keys.js';
 
 export interface ApiOptions {
   method?: string;
@@ -43,30 +44,29 @@ Examples:
   $ svc api -X PATCH /user/api-keys/key_0123abcd -F enabled=false
   $ echo '{"name":"from-file"}' | svc api /user/api-keys --input -`,
     )
-    .action(app.action(run));
+    .action(app.action('key', run));
 }
 
 const MANAGEMENT_TIMEOUT_MS = 10_000;
 const GENERATION_TIMEOUT_MS = 60_000;
 
-export async function run(ctx: Context, pathArg: string, opts: ApiOptions): Promise<void> {
+export async function run(session: KeySession, pathArg: string, opts: ApiOptions): Promise<void> {
   const path = normalisePath(pathArg);
-  const body = await buildBody(ctx, opts);
+  const body = await buildBody(session, opts);
   const method = (opts.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase();
-  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`'${opts.method}' is not an HTTP method.`);
-  const timeoutMs = ctx.globals.timeout ?? (isManagementPath(path) ? MANAGEMENT_TIMEOUT_MS : GENERATION_TIMEOUT_MS);
-
-  const client = await ctx.client();
+  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`'${clip(opts.method ?? '', 40)}' is not an HTTP method.`);
+  const timeoutMs = session.options.timeout ?? (isManagementPath(path) ? MANAGEMENT_TIMEOUT_MS : GENERATION_TIMEOUT_MS);
+  const { client, render } = session;
   try {
     const res = await client.request<unknown>(method, path, { body, timeoutMs });
-    if (opts.include) printHead(ctx, res.status, res.headers);
-    if (res.status !== 204) printJson(ctx.io, res.body);
+    if (opts.include) printHead(session, res.status, res.headers);
+    if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
-    if (findSecret(res.body) !== null) warnOnlyTime(ctx, readKey(res.body).id);
+    if (findSecret(res.body) !== null) render.warn(onlyTimeWarning(readKey(res.body).id));
   } catch (error) {
     // The server's own error document is the answer a script asked for; the
     // exit code still tells failure apart.
-    if (error instanceof ApiError && error.body && error.status !== 401) printJson(ctx.io, error.body);
+    if (error instanceof ApiError && error.body && error.status !== 401) render.json(error.body);
     throw error;
   }
 }
@@ -82,16 +82,16 @@ function isManagementPath(path: string): boolean {
   return bare === apiPaths.workspace || bare === apiPaths.keys || bare.startsWith(`${apiPaths.keys}/`);
 }
 
-async function buildBody(ctx: Context, opts: ApiOptions): Promise<unknown> {
+async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown> {
   const { field = [], rawField = [] } = opts;
   const hasFields = field.length > 0 || rawField.length > 0;
   if (opts.input !== undefined) {
     if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
-    const text = opts.input === '-' ? await readAll(ctx.io.stdin) : await readFile(opts.input, 'utf8');
+    const text = opts.input === '-' ? await readAll(session.io.stdin) : await readFile(opts.input, 'utf8');
     try {
       return JSON.parse(text);
     } catch {
-      throw new UsageError(`${opts.input === '-' ? 'stdin' : opts.input} is not valid JSON.`);
+      throw new UsageError(`${opts.input === '-' ? 'stdin' : clip(opts.input, 200)} is not valid JSON.`);
     }
   }
   if (!hasFields) return undefined;
@@ -109,7 +109,7 @@ async function buildBody(ctx: Context, opts: ApiOptions): Promise<unknown> {
 
 function splitField(pair: string): [string, string] {
   const at = pair.indexOf('=');
-  if (at <= 0) throw new UsageError(`Fields are key=value; got '${pair}'.`);
+  if (at <= 0) throw new UsageError(`Fields are key=value; got '${clip(pair, 200)}'.`);
   return [pair.slice(0, at), pair.slice(at + 1)];
 }
 
@@ -122,10 +122,11 @@ export async function typedValue(value: string): Promise<unknown> {
   return value;
 }
 
-function printHead(ctx: Context, status: number, headers: Record<string, string | string[] | undefined>): void {
+/** The status line and headers on stderr, as the server sent them but escaped: a header is server text like any other. */
+function printHead(session: KeySession, status: number, headers: Record<string, string | string[] | undefined>): void {
   const lines = [`HTTP ${status}`];
   for (const [name, value] of Object.entries(headers)) {
     for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
   }
-  ctx.io.stderr.write(`${lines.join('\n')}\n\n`);
+  new Renderer(session.io, { quiet: false }).info(...lines, '');
 }

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { keyStatus, readKeyList } from '../../client/key-view.js';
+import { keyStatus } from '../../client/key-view.js';
 import { PROBE } from '../../client/api.js';
 import { keyHint } from '../../contract/key-format.js';
-import type { Context } from '../context.js';
 import type { App } from '../program.js';
+import { sanitize } from '../render/text.js';
+import { resolveSession, withKey, type ProfileSession, type Session } from '../session.js';
 
 /** What the completion scripts ask for; the command tree names which arguments and options take which. */
 export const DYNAMIC_KINDS = ['key-ids', 'profiles'] as const;
@@ -23,42 +24,43 @@ export function register(program: Command, app: App): void {
   program
     .command('__complete', { hidden: true })
     .argument('<kind>', DYNAMIC_KINDS.join(' or '))
-    .action(app.action(run));
+    .action(app.action('nothing', run));
 }
 
-export async function run(ctx: Context, kind: string): Promise<void> {
+export async function run(base: Session, kind: string): Promise<void> {
   let lines: string[] = [];
   try {
-    lines = kind === 'profiles' ? await profiles(ctx) : kind === 'key-ids' ? await keyIds(ctx) : [];
+    // Resolved here, not before: a profile or address that cannot be read is one more reason to offer nothing.
+    const session = await resolveSession(base.io, base.options, base.deps, 'profile');
+    lines = kind === 'profiles' ? profiles(session) : kind === 'key-ids' ? await keyIds(session) : [];
   } catch {
     return;
   }
-  if (lines.length > 0) ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  // Words for the shell's completion, each made one line by oneLine: the renderer would turn the tab that separates a description into \t.
+  if (lines.length > 0) base.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
-async function profiles(ctx: Context): Promise<string[]> {
-  const config = await ctx.config();
+function profiles(session: ProfileSession): string[] {
+  const { config } = session;
   return [...new Set([...config.profileNames(), 'default'])].sort().map((name) => {
     const { apiKey } = config.getProfile(name);
     return `${oneLine(name)}\t${apiKey ? keyHint(apiKey) : 'no key saved'}`;
   });
 }
 
-async function keyIds(ctx: Context): Promise<string[]> {
-  const creds = await ctx.findCredentials();
-  if (!creds) return [];
-  const client = await ctx.client(creds);
-  const { body } = await client.listKeys({ ...PROBE, timeoutMs: ctx.globals.timeout ?? COMPLETION_TIMEOUT_MS });
-  const nowMs = client.serverNow();
-  return readKeyList(body).flatMap((key) => {
+async function keyIds(session: ProfileSession): Promise<string[]> {
+  if (!session.credentials) return [];
+  const { client } = await withKey(session, session.credentials);
+  const { keys, nowMs } = await client.listAllKeys({ ...PROBE, timeoutMs: session.options.timeout ?? COMPLETION_TIMEOUT_MS });
+  return keys.flatMap((key) => {
     if (key.id === null || oneLine(key.id) !== key.id || /\s/.test(key.id)) return [];
     const about = [key.name, keyStatus(key, nowMs)].filter((p): p is string => p !== null).map(oneLine);
     return [`${key.id}\t${about.join(', ')}`];
   });
 }
 
-/** Server text on a script's line: no control characters (a newline would make a second word), cut at 60. */
+/** Server text on a script's line: escaped like all server text (a newline would make a second word), cut at 60. */
 function oneLine(text: string): string {
-  const flat = text.replace(/[\x00-\x1f\x7f-\x9f]/g, ' ');
+  const flat = sanitize(text);
   return [...flat].length > 60 ? `${[...flat].slice(0, 59).join('')}…` : flat;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
+import type { Session } from '../session.js';
 import { UsageError } from '../errors.js';
 import type { Shell } from '../docs/completion.js';
 import type { App } from '../program.js';
@@ -21,20 +21,21 @@ export function register(program: Command, app: App): void {
       '\nThe script completes commands, subcommands and options, and is generated from this version of svc:\nregenerate it after an upgrade. Key ids and profile names are asked of svc as you type (one quick\nrequest with the --profile and --base-url typed so far; nothing is offered when the server does not answer).\n\nExamples:\n  $ eval "$(svc completion bash)"\n  $ svc completion zsh > ~/.zfunc/_svc   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc\n  $ svc completion fish > ~/.config/fish/completions/svc.fish',
     )
     // The script describes the whole program, not just this command.
-    .action(app.action((ctx: Context, shell: string | undefined) => run(ctx, program, shell)));
+    .action(app.action('nothing', (session: Session, shell: string | undefined) => run(session, program, shell)));
 }
 
-export async function run(ctx: Context, program: Command, shell: string | undefined): Promise<void> {
+export async function run(session: Session, program: Command, shell: string | undefined): Promise<void> {
   if (shell === undefined) {
     const hints = Object.entries(INSTALL).map(([name, how]) => `  ${`${name}:`.padEnd(6)}${how}`);
-    throw new UsageError(`Which shell? Usage: svc completion bash|zsh|fish\n${hints.join('\n')}`);
+    throw new UsageError(['Which shell? Usage: svc completion bash|zsh|fish', ...hints]);
   }
   if (!isShell(shell)) {
     throw new UsageError(`Unknown shell '${shell}': svc completes bash, zsh and fish.`);
   }
   // Loaded only here: the generators are no part of an ordinary start-up.
   const { renderCompletion } = await import('../docs/completion.js');
-  ctx.io.stdout.write(renderCompletion(program, shell, INSTALL[shell]));
+  // A script for the shell to load, made from svc's own command tree: no text from elsewhere is in it.
+  session.io.stdout.write(await renderCompletion(program, shell, INSTALL[shell]));
 }
 
 function isShell(name: string): name is Shell {

@@ -4,10 +4,13 @@ import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { PLANS, REQUESTS_PER_MINUTE, type Plan } from '../../contract/plans.js';
 import type { LocalServerReady } from '../../contract/types.js';
 import type { Deps } from '../deps.js';
-import type { Context } from '../context.js';
+import { Renderer } from '../render/renderer.js';
+import { tone, type Line } from '../render/text.js';
+import type { Session } from '../session.js';
 import { CliError, UsageError } from '../errors.js';
 import type { App } from '../program.js';
 import { integerAtLeast } from '../program.js';
+import { readEnv } from '../environment.js';
 
 interface ServeOptions {
   local?: boolean;
@@ -53,7 +56,7 @@ Examples:
   $ svc serve --local --data ./svc-state.json --plan pro
   $ svc serve --local --latency 50-400 --fail-rate 0.1`,
     )
-    .action(app.action(run));
+    .action(app.action('nothing', run));
 }
 
 function parsePort(value: string): number {
@@ -90,11 +93,14 @@ function parseFailRate(value: string): number {
 /** An admin token travels as a bearer credential, so it must be one visible-ASCII word. */
 const ADMIN_TOKEN = /^[\x21-\x7e]+$/;
 
-export async function run(ctx: Context, options: ServeOptions): Promise<void> {
+export async function run(session: Session, options: ServeOptions): Promise<void> {
+  const { io, render } = session;
+  // The banner and the server's own log are shown even with --quiet; only the next steps are not.
+  const log = new Renderer(io, { quiet: false });
   if (!options.local) {
     throw new UsageError('svc serve needs --local: only the embedded reference server is supported (svc serve --local).');
   }
-  const adminToken = options.adminToken ?? (ctx.io.env.SVC_LOCAL_ADMIN_TOKEN || undefined);
+  const adminToken = options.adminToken ?? (readEnv(io.env, 'SVC_LOCAL_ADMIN_TOKEN') || undefined);
   if (adminToken !== undefined && !ADMIN_TOKEN.test(adminToken)) {
     throw new UsageError('--admin-token (or SVC_LOCAL_ADMIN_TOKEN) must be printable ASCII without spaces.');
   }
@@ -110,8 +116,8 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
       dataFile: options.data,
       adminToken,
       faults: { latency: options.latency, failRate: options.failRate },
-      logError: (error) => ctx.io.stderr.write(`svc serve: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`),
-      logWarning: (message) => ctx.io.stderr.write(`svc serve: ${message}\n`),
+      logError: (error) => log.info(...`svc serve: unexpected error: ${error instanceof Error ? error.stack : String(error)}`.split('\n')),
+      logWarning: (message) => log.info(`svc serve: ${message}`),
     });
   } catch (error) {
     if (error instanceof ServerStartError) throw new CliError(`svc serve: ${error.message}`);
@@ -119,30 +125,30 @@ export async function run(ctx: Context, options: ServeOptions): Promise<void> {
   }
 
   if (!isLoopbackHost(options.host)) {
-    ctx.msg.warn(
+    render.warn(
       `Listening on ${options.host}: this server has no TLS and is reachable from the network. Use --host 127.0.0.1 unless you mean it.`,
     );
   }
   if (options.plan !== undefined && server.ready.apiKey === null) {
-    ctx.msg.warn(
+    render.warn(
       `--plan ${options.plan} is ignored: ${options.data} already holds state, whose workspace is on plan ${server.ready.plan}. ` +
         'Change a plan with PATCH /_local/workspaces/{id}, or start with a new --data file.',
     );
   }
   const faults = describeFaults(options);
   // The ready line is a fixed document, so with --json the faults are told on stderr: a run that fails on purpose must say so.
-  if (faults && ctx.globals.json) ctx.msg.warn(`faults on: ${faults}`);
+  if (faults && session.options.json) render.warn(`faults on: ${faults}`);
   // Listen for the stop signal before anyone is told the server is ready: a SIGTERM sent on reading the
   // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
-  const stopSignal = untilStopSignal(ctx.deps.onSignal);
-  if (ctx.globals.json) ctx.io.stdout.write(`${JSON.stringify(server.ready)}\n`);
-  else printBanner(ctx, server.ready, options);
+  const stopSignal = untilStopSignal(session.deps.onSignal);
+  if (session.options.json) io.stdout.write(`${JSON.stringify(server.ready)}\n`);
+  else printBanner(log, session.options.quiet === true, server.ready, options);
 
   const signal = await stopSignal;
-  ctx.msg.info(`${signal}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
+  render.info(`${signal}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
   // A failed last save is reported as a warning by the server itself: everything acknowledged is on disk.
   await server.close();
-  ctx.msg.info('Server stopped.');
+  render.info('Server stopped.');
 }
 
 /**
@@ -158,30 +164,32 @@ function untilStopSignal(onSignal: Deps['onSignal']): Promise<NodeJS.Signals> {
   });
 }
 
-function printBanner(ctx: Context, ready: LocalServerReady, options: ServeOptions): void {
-  const { style } = ctx.msg;
-  const out = (line = '') => ctx.io.stderr.write(`${line}\n`);
-  const row = (label: string, value: string) => out(`  ${label.padEnd(10)} ${value}`);
-
-  out(`${style.green('●')} svc reference server listening on ${style.bold(ready.url)}`);
-  row('plan', `${ready.plan} (${REQUESTS_PER_MINUTE[ready.plan]} requests per minute per workspace)`);
-  row('state', options.data ? `${options.data} (key hashes only)` : 'in memory, gone when the server stops (--data <file> keeps it)');
-  if (ready.apiKey) row('API key', `${style.bold(ready.apiKey)}  (shown only now)`);
-  else row('API key', `not shown: ${options.data} keeps only key hashes; use a key you saved earlier`);
-  row('admin', `${ready.adminToken}  (Bearer token for ${ready.url}/_local/)`);
+function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, options: ServeOptions): void {
+  const row = (label: string, ...value: Line[]): Line => [`  ${label.padEnd(10)} `, ...value.flat()];
+  const lines: Line[] = [
+    [tone('●', 'green'), ' svc reference server listening on ', tone(ready.url, 'bold')],
+    row('plan', `${ready.plan} (${REQUESTS_PER_MINUTE[ready.plan]} requests per minute per workspace)`),
+    row('state', options.data ? `${options.data} (key hashes only)` : 'in memory, gone when the server stops (--data <file> keeps it)'),
+    ready.apiKey
+      ? row('API key', tone(ready.apiKey, 'bold'), '  (shown only now)')
+      : row('API key', `not shown: ${options.data} keeps only key hashes; use a key you saved earlier`),
+    row('admin', `${ready.adminToken}  (Bearer token for ${ready.url}/_local/)`),
+  ];
   const faults = describeFaults(options);
-  if (faults) row('faults', style.yellow(`${faults} (on purpose, for testing)`));
-  if (ctx.globals.quiet) return;
-
-  out();
-  out('Next, in another terminal:');
-  if (ready.url !== DEFAULT_BASE_URL) out(`  export SVC_BASE_URL=${ready.url}`);
-  if (ready.apiKey) out(`  export SVC_API_KEY=${ready.apiKey}`);
-  out('  svc status');
-  out('  svc keys list');
-  out('  svc keys create my-first-key');
-  out();
-  out(style.dim('Ctrl-C stops the server.'));
+  if (faults) lines.push(row('faults', tone(`${faults} (on purpose, for testing)`, 'yellow')));
+  log.info(...lines);
+  if (quiet) return;
+  log.info(
+    '',
+    'Next, in another terminal:',
+    ...(ready.url !== DEFAULT_BASE_URL ? [`  export SVC_BASE_URL=${ready.url}`] : []),
+    ...(ready.apiKey ? [`  export SVC_API_KEY=${ready.apiKey}`] : []),
+    '  svc status',
+    '  svc keys list',
+    '  svc keys create my-first-key',
+    '',
+    tone('Ctrl-C stops the server.', 'dim'),
+  );
 }
 
 /** The standing faults in words, or null when there are none. */

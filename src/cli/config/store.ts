@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { readEnv } from '../environment.js';
 import { CliError } from '../errors.js';
 import { ConfigShapeError, readConfig, serializeConfig, writeFileAtomically, type Profile } from './file.js';
 import { acquireLock, LockBusyError } from './lock.js';
@@ -37,8 +38,9 @@ const DIR_MODE = 0o700;
 const LOCK_WAIT_MS = 5_000;
 
 export function configDir(env: NodeJS.ProcessEnv): string {
-  if (env.SVC_CONFIG_DIR) return env.SVC_CONFIG_DIR;
-  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  const dir = readEnv(env, 'SVC_CONFIG_DIR');
+  if (dir) return dir;
+  const base = readEnv(env, 'XDG_CONFIG_HOME') || join(homedir(), '.config');
   return join(base, 'svc');
 }
 

@@ -1,15 +1,26 @@
-import { keyStatus, type KeyView } from '../../client/key-view.js';
-import type { Context } from '../context.js';
+import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
+import { askKey, logInWith } from '../dialogs/login.js';
+import { finishRotation, rotate } from '../dialogs/rotate.js';
 import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
-import { relativeTime, visible } from '../output.js';
-import { isKeyInUse, setEnabled } from '../keys.js';
-import { run as create } from '../commands/keys/create.js';
-import { run as revoke } from '../commands/keys/revoke.js';
-import { run as ping } from '../commands/keys/ping.js';
-import { rotate, run as rotateCommand } from '../commands/keys/rotate.js';
-import { run as login } from '../commands/login.js';
+import { isKeyInUse, keyNotFound } from '../keys.js';
+import { createExpiringKey } from '../operations/create.js';
+import { revokeKeys, setEnabled } from '../operations/keys.js';
+import type { KeySession, ProfileSession } from '../session.js';
+import { keyLabel, shown } from '../views/keys.js';
+import { showPing } from '../views/ping.js';
+import { createWatch, showNewKey } from '../views/show-new-key.js';
+import { showSwitched } from '../views/switched.js';
 import type { View } from './view.js';
+import { readEnv } from '../environment.js';
+
+/** What an action runs with: a session resolved for it alone (its own deadline), and the screen it was chosen from. */
+export interface ActionContext {
+  session: ProfileSession;
+  /** The session with the key in use; null when there is none. */
+  keySession: KeySession | null;
+  view: View;
+}
 
 interface Action {
   /** As the menu shows it; a function when it depends on the state. */
@@ -19,18 +30,26 @@ interface Action {
   showsSecret?: boolean;
   /** Offered only when this holds (default: always). */
   offered?: (view: View) => boolean;
-  /** Returns a new context when the action changes who the session is. */
-  run(ctx: Context, view: View): Promise<Context | void>;
+  /** Returns the profile to go on with when the action switches it. */
+  run(context: ActionContext): Promise<{ profile: string } | void>;
 }
 
-/** Every action is the subcommand's own code, fed answers from prompts. */
+function withKeySession(context: ActionContext): KeySession {
+  if (!context.keySession) throw new UsageError('No key is configured for this profile.');
+  return context.keySession;
+}
+
+type ActionKey = 'create' | 'toggle' | 'revoke' | 'rotate' | 'finish' | 'ping' | 'refresh' | 'profile' | 'login' | 'quit';
+
+/** Every action is the operations the subcommands use, fed answers from prompts. */
 export const ACTIONS = {
   create: {
     label: 'Create a key',
     needsKey: true,
     showsSecret: true,
-    async run(ctx) {
-      const prompts = await ctx.prompts();
+    async run(context) {
+      const session = withKeySession(context);
+      const prompts = await session.prompts();
       const name = await prompts.text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
       const expiresIn = await prompts.text('Expires in (30d, 12h, 2w; empty for never):', (v) => {
         if (!v.trim()) return true;
@@ -41,71 +60,79 @@ export const ACTIONS = {
           return (error as Error).message;
         }
       });
-      await create(ctx, name.trim(), expiresIn.trim() ? { expiresIn: expiresIn.trim() } : {});
+      const expiry = expiresIn.trim() ? { expiresIn: expiresIn.trim() } : {};
+      showNewKey(session, await createExpiringKey(session.client, name.trim(), expiry, createWatch(session)));
     },
   },
   toggle: {
     label: 'Enable or disable a key',
     needsKey: true,
-    async run(ctx, view) {
-      const key = await pickKey(ctx, view, 'Key to switch on or off:');
-      const prompts = await ctx.prompts();
+    async run(context) {
+      const session = withKeySession(context);
+      const { view } = context;
+      const key = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to switch on or off:');
+      const prompts = await session.prompts();
       // A server may send neither `enabled` nor a status: then the person says which.
       const enabled =
         key.enabled ??
-        (await prompts.select(`Switch ${label(key)}:`, [
+        (await prompts.select(`Switch ${keyLabel(key)}:`, [
           { name: 'on (enable)', value: false },
           { name: 'off (disable)', value: true },
         ]));
       if (enabled) {
-        if (isKeyInUse(key, view.inUse)) warnLockOut(ctx, view, 'Disabling');
-        if (!(await prompts.confirm(`Disable ${label(key)}?`))) return;
+        if (isKeyInUse(key, view.inUse)) warnLockOut(session, view, 'Disabling');
+        if (!(await prompts.confirm(`Disable ${keyLabel(key)}?`))) return;
       }
-      await setEnabled(ctx, key.id, !enabled);
+      showSwitched(session, key.id, !enabled, await setEnabled(session.client, key.id, !enabled));
     },
   },
   revoke: {
     label: 'Revoke a key',
     needsKey: true,
-    async run(ctx, view) {
-      const key = await pickKey(ctx, view, 'Key to revoke:');
-      const prompts = await ctx.prompts();
-      if (isKeyInUse(key, view.inUse)) warnLockOut(ctx, view, 'Revoking');
-      if (!(await prompts.confirm(`Revoke ${label(key)}? This cannot be undone.`))) return;
-      await revoke(ctx, [key.id], { yes: true, known: view.keys });
+    async run(context) {
+      const session = withKeySession(context);
+      const { view } = context;
+      const key = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to revoke:');
+      if (isKeyInUse(key, view.inUse)) warnLockOut(session, view, 'Revoking');
+      if (!(await (await session.prompts()).confirm(`Revoke ${keyLabel(key)}? This cannot be undone.`))) return;
+      const [outcome] = (await revokeKeys(session.client, [key.id], false)).outcomes;
+      if (outcome!.state === 'failed') throw outcome!.error;
+      if (outcome!.state === 'gone') throw keyNotFound(key.id);
+      session.render.success(`Revoked ${keyLabel(key)}.`);
     },
   },
   rotate: {
     label: 'Rotate a key (new secret, old key revoked)',
     needsKey: true,
     showsSecret: true,
-    async run(ctx, view) {
-      const key = await pickKey(ctx, view, 'Key to rotate:');
-      const prompts = await ctx.prompts();
+    async run(context) {
+      const session = withKeySession(context);
+      const { view } = context;
+      const key: PickedKey = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to rotate:');
       // Rotating revokes: it asks first, as revoking does.
-      if (!(await prompts.confirm(`Rotate ${label(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`))) {
-        return;
-      }
-      await rotate(ctx, key.id, {});
-      // A rotated key in use may have been saved to the profile: start afresh.
-      return ctx.withProfile(ctx.profileName);
+      const question = `Rotate ${keyLabel(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`;
+      if (!(await (await session.prompts()).confirm(question))) return;
+      await rotate(session, key.id, { yes: true });
     },
   },
   finish: {
     label: 'Finish the pending rotation (revoke the old key)',
     needsKey: true,
     offered: (view) => view.pending !== undefined,
-    async run(ctx, view) {
-      const prompts = await ctx.prompts();
-      if (!(await prompts.confirm(`Revoke the old key ${visible(view.pending!.oldId)}? Everything should use ${visible(view.pending!.newId)} by now.`))) return;
-      await rotateCommand(ctx, undefined, { finish: true });
+    async run(context) {
+      const session = withKeySession(context);
+      const { pending } = context.view;
+      const question = `Revoke the old key ${shown(pending!.oldId)}? Everything should use ${shown(pending!.newId)} by now.`;
+      if (!(await (await session.prompts()).confirm(question))) return;
+      await finishRotation(session, 'finish');
     },
   },
   ping: {
     label: 'Ping: check the key in use',
     needsKey: true,
-    async run(ctx) {
-      await ping(ctx);
+    async run(context) {
+      const session = withKeySession(context);
+      showPing(session, await session.client.probeKeyList());
     },
   },
   refresh: {
@@ -116,27 +143,26 @@ export const ACTIONS = {
   profile: {
     label: 'Switch profile',
     needsKey: false,
-    async run(ctx) {
-      const prompts = await ctx.prompts();
-      const names = [...new Set([...(await ctx.config()).profileNames(), 'default'])].sort();
+    async run({ session }) {
+      const prompts = await session.prompts();
+      const names = [...new Set([...session.config.profileNames(), 'default'])].sort();
       const other = '\u0000other';
-      let name = await prompts.select(
-        'Profile:',
-        [...names.map((n) => ({ name: n === ctx.profileName ? `${n} (current)` : n, value: n })), { name: 'Another profile…', value: other }],
-      );
+      let name = await prompts.select('Profile:', [
+        ...names.map((n) => ({ name: n === session.profileName ? `${n} (current)` : n, value: n })),
+        { name: 'Another profile…', value: other },
+      ]);
       if (name === other) {
         name = (await prompts.text('Profile name:', (v) => (/^[\w.-]+$/.test(v.trim()) ? true : 'Letters, digits, ".", "_" and "-" only.'))).trim();
       }
-      if (ctx.io.env.SVC_API_KEY) ctx.msg.warn('SVC_API_KEY is set: it overrides every profile\'s saved key.');
-      return ctx.withProfile(name);
+      if (readEnv(session.io.env, 'SVC_API_KEY')) session.render.warn("SVC_API_KEY is set: it overrides every profile's saved key.");
+      return { profile: name };
     },
   },
   login: {
     label: (view) => (view.credentials ? 'Log in with another key' : 'Log in'),
     needsKey: false,
-    async run(ctx) {
-      await login(ctx, {});
-      return ctx.withProfile(ctx.profileName);
+    async run({ session }) {
+      await logInWith(session, await askKey(session));
     },
   },
   quit: {
@@ -144,59 +170,19 @@ export const ACTIONS = {
     needsKey: false,
     async run() {},
   },
-} satisfies Record<string, Action>;
+} satisfies Record<string, Action> as Record<ActionKey, Action>;
 
-export type ActionName = keyof typeof ACTIONS;
+export type ActionName = ActionKey;
 
-/** An action's name in the menu, as the session also quotes it in hints. */
+/** An action's name in the menu, as the manager also quotes it in hints. */
 export function labelOf(name: ActionName, view: View): string {
-  const { label } = ACTIONS[name] as Action;
+  const { label } = ACTIONS[name];
   return typeof label === 'function' ? label(view) : label;
 }
 
-type PickedKey = KeyView & { id: string };
-
-/** Names in a pick-list are cut here, so that one long name does not push every row's columns off the screen. */
-const PICK_NAME_WIDTH = 28;
-
-/** A list filtered as you type, in aligned columns: name, hint, status, last use. */
-async function pickKey(ctx: Context, view: View, message: string): Promise<PickedKey> {
-  const keys = view.keys.filter((k): k is PickedKey => k.id !== null);
-  if (keys.length === 0) throw new UsageError('There are no keys.');
-  const prompts = await ctx.prompts();
-  const rows = keys.map((k) => [
-    k.name === null ? '-' : cut(visible(k.name), PICK_NAME_WIDTH),
-    k.hint === null ? '-' : visible(k.hint),
-    visible(keyStatus(k, view.nowMs) ?? '-'),
-    !k.lastUsedKnown ? '' : k.lastUsedAt === null ? 'never used' : `used ${relativeTime(k.lastUsedAt, view.nowMs)}`,
-  ]);
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...row[column]!].length)));
-  return prompts.search(
-    message,
-    keys.map((k, i) => {
-      const cells = rows[i]!.map((cell, column) => cell + ' '.repeat(widths[column]! - [...cell].length));
-      return {
-        name: `${cells.join('  ').trimEnd()}${isKeyInUse(k, view.inUse) ? '  ← in use' : ''}`,
-        value: k,
-        description: visible(k.id),
-      };
-    }),
-  );
-}
-
-function cut(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : text;
-}
-
-/** A key as a confirmation names it: 'name' (id). */
-function label(key: PickedKey): string {
-  return key.name === null ? visible(key.id) : `'${visible(key.name)}' (${visible(key.id)})`;
-}
-
 /** Said before the question, so that the person knows what the yes means before giving it. */
-function warnLockOut(ctx: Context, view: View, doing: string): void {
-  ctx.msg.warn(
+function warnLockOut(session: KeySession, view: View, doing: string): void {
+  session.render.warn(
     `This is the key this session uses (${view.inUse}): ${doing.toLowerCase()} it locks the session out until you switch profile or log in with another key.`,
   );
 }

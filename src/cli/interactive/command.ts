@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
 import type { App } from '../program.js';
+import { baseSession } from '../session.js';
 import { unknownCommand } from '../suggest.js';
 
 /**
@@ -10,13 +10,12 @@ import { unknownCommand } from '../suggest.js';
 export function register(program: Command, keys: Command, app: App): void {
   for (const command of [program, keys]) {
     // Commander's own check would call a typo "too many arguments".
-    command.allowExcessArguments(true).action(
-      app.action(async (ctx: Context) => {
-        if (command.args.length > 0) unknownCommand(command, command.args);
-        if (!ctx.canPrompt) command.help({ error: true });
-        const { runSession } = await import('./session.js');
-        await runSession(ctx);
-      }),
-    );
+    command.allowExcessArguments(true).action(async () => {
+      if (command.args.length > 0) unknownCommand(command, command.args);
+      const options = app.options(command);
+      if (!baseSession(app.io, options, app.deps).canPrompt) command.help({ error: true });
+      const { runManager } = await import('./manager.js');
+      await runManager(app.io, options, app.deps);
+    });
   }
 }

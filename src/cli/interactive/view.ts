@@ -1,11 +1,12 @@
+import type { KeyList } from '../../client/api.js';
+import { readWorkspace, type KeyView, type WorkspaceView } from '../../client/key-view.js';
 import { keyHint } from '../../contract/key-format.js';
 import type { PendingRotation } from '../config/store.js';
-import { readKeyList, readWorkspace, type KeyView, type WorkspaceView } from '../../client/key-view.js';
-import type { Context, Credentials } from '../context.js';
 import { ExitCode, InterruptedError } from '../errors.js';
 import { describeFailure } from '../report.js';
+import { withKey, type Credentials, type ProfileSession } from '../session.js';
 
-/** What the session shows above its menu. */
+/** What the manager shows above its menu. */
 export interface View {
   credentials: Credentials | null;
   baseUrl: string;
@@ -13,6 +14,8 @@ export interface View {
   workspace: WorkspaceView | null;
   /** Newest first. */
   keys: KeyView[];
+  /** The list as read, for the key-health step. */
+  list: KeyList | undefined;
   /** The server's clock, for relative times. */
   nowMs: number;
   /** The profile's `keys rotate --overlap` not yet finished. */
@@ -26,35 +29,35 @@ export interface View {
 }
 
 /**
- * Who the session is and its keys. Each read is tried once: a session that
+ * Who the session is and its keys. Each read is tried once: a manager that
  * cannot read them says why, with the address, and offers to try again,
  * instead of backing off through a row of retries.
  */
-export async function loadView(ctx: Context): Promise<View> {
-  const baseUrl = await ctx.baseUrl();
-  const pending = (await ctx.config()).getProfile(ctx.profileName).pendingRotation;
-  const empty = { baseUrl, workspace: null, keys: [], inUse: undefined, nowMs: ctx.deps.now(), pending, failure: null };
-  let credentials: Credentials | null = null;
+export async function loadView(session: ProfileSession): Promise<View> {
+  const { credentials } = session;
+  const empty: View = {
+    credentials,
+    baseUrl: session.endpoint.url,
+    workspace: null,
+    keys: [],
+    list: undefined,
+    inUse: undefined,
+    nowMs: session.deps.now(),
+    pending: session.profile.pendingRotation,
+    failure: null,
+  };
+  if (!credentials) return empty;
   try {
-    credentials = await ctx.findCredentials();
-    if (!credentials) return { ...empty, credentials };
-    const client = await ctx.client(credentials);
+    const { client } = await withKey(session, credentials);
     const [workspace, list] = await Promise.all([
       client.findWorkspace({ maxRetries: 0 }).then((res) => res && readWorkspace(res.body)),
-      client.listKeys({ maxRetries: 0 }),
+      client.listAllKeys({ maxRetries: 0 }),
     ]);
-    return {
-      ...empty,
-      credentials,
-      workspace,
-      keys: newestFirst(readKeyList(list.body)),
-      inUse: keyHint(credentials.apiKey),
-      nowMs: client.serverNow(),
-    };
+    return { ...empty, workspace, keys: newestFirst(list.keys), list, inUse: keyHint(credentials.apiKey), nowMs: list.nowMs };
   } catch (error) {
     if (error instanceof InterruptedError) throw error;
-    const { exitCode, lines } = describeFailure(error, { verbose: ctx.globals.verbose === true });
-    return { ...empty, credentials, failure: { lines, unauthenticated: exitCode === ExitCode.unauthenticated } };
+    const { exitCode, lines } = describeFailure(error, { verbose: session.options.verbose === true });
+    return { ...empty, failure: { lines, unauthenticated: exitCode === ExitCode.unauthenticated } };
   }
 }
 

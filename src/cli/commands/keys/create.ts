@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
-import type { Context } from '../../context.js';
-import { parseDuration } from '../../duration.js';
 import { UsageError } from '../../errors.js';
-import { createKey, showNewKey } from '../../new-key.js';
+import { createExpiringKey } from '../../operations/create.js';
 import type { App } from '../../program.js';
+import type { KeySession } from '../../session.js';
+import { createWatch, showNewKey } from '../../views/show-new-key.js';
 
 export interface CreateOptions {
   expiresIn?: string;
@@ -21,21 +21,16 @@ export function register(keys: Command, app: App): void {
       'after',
       '\nThe secret is printed once and never again; store it at once.\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout',
     )
-    .action(app.action(run));
+    .action(app.action('key', run));
 }
 
-export async function run(ctx: Context, nameArg: string | undefined, opts: CreateOptions): Promise<void> {
-  const name = nameArg ?? (await askName(ctx));
-  const lifetimeMs = opts.expiresIn === undefined ? undefined : parseDuration(opts.expiresIn);
-  const client = await ctx.client();
-  // "In 30 days" is the server's 30 days: with a skewed clock of ours, a short lifetime would be refused as past.
-  const expiresAt = lifetimeMs === undefined ? opts.expiresAt : new Date((await client.readServerClock()) + lifetimeMs).toISOString();
-  showNewKey(ctx, await createKey(ctx, client, expiresAt ? { name, expiresAt } : { name }));
+export async function run(session: KeySession, nameArg: string | undefined, opts: CreateOptions): Promise<void> {
+  const name = nameArg ?? (await askName(session));
+  showNewKey(session, await createExpiringKey(session.client, name, opts, createWatch(session)));
 }
 
-async function askName(ctx: Context): Promise<string> {
-  if (!ctx.canPrompt) throw new UsageError('Missing the key name: svc keys create <name>');
-  const prompts = await ctx.prompts();
-  const name = await prompts.text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
+async function askName(session: KeySession): Promise<string> {
+  if (!session.canPrompt) throw new UsageError('Missing the key name: svc keys create <name>');
+  const name = await (await session.prompts()).text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
   return name.trim();
 }

@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
-import { keyDocuments, readKey } from '../../../client/key-view.js';
-import type { Context } from '../../context.js';
+import type { Outcome } from '../../after-command.js';
 import { parseDuration } from '../../duration.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { matchesPrune, type PruneCriteria } from '../../key-filters.js';
-import { printJson, printRows, visible } from '../../output.js';
+import type { PruneCriteria } from '../../key-filters.js';
+import { planPrune, revokeKeys } from '../../operations/keys.js';
 import type { App } from '../../program.js';
-import { isKeyInUse, isNotFound } from '../../keys.js';
-import { keyColumns } from './list.js';
+import type { KeySession } from '../../session.js';
+import { keyColumns, shown } from '../../views/keys.js';
 
 export interface PruneOptions {
   expired?: boolean;
@@ -30,11 +29,11 @@ export function register(keys: Command, app: App): void {
       'after',
       '\nExamples:\n  $ svc keys prune --expired --dry-run\n  $ svc keys prune --disabled --unused-for 90d --yes',
     )
-    .action(app.action(run));
+    .action(app.action('key', run));
 }
 
 /** docs/contract.md §C8: lists first, confirms on a terminal, needs --yes elsewhere; exit 1 if any revoke failed. */
-export async function run(ctx: Context, opts: PruneOptions): Promise<void> {
+export async function run(session: KeySession, opts: PruneOptions): Promise<Outcome> {
   const criteria: PruneCriteria = {
     expired: opts.expired,
     disabled: opts.disabled,
@@ -43,70 +42,59 @@ export async function run(ctx: Context, opts: PruneOptions): Promise<void> {
   if (!criteria.expired && !criteria.disabled && criteria.unusedForMs === undefined) {
     throw new UsageError('Say which keys to prune: --expired, --disabled and/or --unused-for <duration> (all given must match).');
   }
-  const client = await ctx.client();
-  const { body } = await client.listKeys();
-  const now = client.serverNow();
-  const inUse = client.keyHint;
-  const matched = keyDocuments(body)
-    .map((document) => ({ document, view: readKey(document) }))
-    .filter(({ view }) => view.id !== null && matchesPrune(view, criteria, now));
-  const targets = matched.filter(({ view }) => {
-    const used = isKeyInUse(view, inUse);
-    if (used === false) return true;
-    ctx.msg.info(
-      used
-        ? `Leaving ${visible(view.id!)} alone: it is the key svc is using.`
-        : `Leaving ${visible(view.id!)} alone: this server shows no key hints, so svc cannot tell whether it is the key in use.`,
+  const { client, render, options } = session;
+  const plan = await planPrune(client, criteria);
+  const { list, targets } = plan;
+  for (const { record, reason } of plan.spared) {
+    render.info(
+      reason === 'in-use'
+        ? `Leaving ${shown(record.view.id)} alone: it is the key svc is using.`
+        : `Leaving ${shown(record.view.id)} alone: this server shows no key hints, so svc cannot tell whether it is the key in use.`,
     );
-    return false;
-  });
-
+  }
   const report = (revoked: string[], failed: { id: string; error: string }[]) => {
-    if (ctx.globals.json) printJson(ctx.io, { keys: targets.map((t) => t.document), revoked, failed });
+    if (options.json) render.json({ keys: targets.map((t) => t.document), revoked, failed });
   };
   if (targets.length === 0) {
-    ctx.msg.info('No key matches: nothing to prune.');
-    return report([], []);
+    render.info('No key matches: nothing to prune.');
+    report([], []);
+    return { list };
   }
-  if (!ctx.globals.json) printRows(ctx.io, keyColumns(inUse, now), targets.map((t) => t.view));
+  if (!options.json) render.table(keyColumns(client.keyHint, list.nowMs), targets.map((t) => t.view));
   if (opts.dryRun) {
-    ctx.msg.info(`${targets.length === 1 ? 'This key' : `These ${targets.length} keys`} would be revoked (--dry-run: nothing was).`);
-    return report([], []);
+    render.info(`${targets.length === 1 ? 'This key' : `These ${targets.length} keys`} would be revoked (--dry-run: nothing was).`);
+    report([], []);
+    return { list };
   }
-  await confirm(ctx, targets.length, opts.yes === true);
+  await confirm(session, targets.length, opts.yes === true);
 
+  const { outcomes } = await revokeKeys(client, targets.map((t) => t.view.id!), true);
   const revoked: string[] = [];
   const failed: { id: string; error: string }[] = [];
-  for (const { view } of targets) {
-    const id = view.id!;
-    try {
-      await client.revokeKey(id);
-      revoked.push(id);
-      ctx.msg.success(`Revoked ${visible(id)}.`);
-    } catch (error) {
-      // Gone already is what prune wanted.
-      if (isNotFound(error)) {
-        revoked.push(id);
-        ctx.msg.info(`${visible(id)} was already gone.`);
-        continue;
-      }
-      failed.push({ id, error: (error as Error).message });
+  for (const outcome of outcomes) {
+    if (outcome.state === 'failed') {
+      failed.push({ id: outcome.id, error: (outcome.error as Error).message });
+      continue;
     }
+    // Gone already is what prune wanted.
+    revoked.push(outcome.id);
+    if (outcome.state === 'revoked') render.success(`Revoked ${shown(outcome.id)}.`);
+    else render.info(`${shown(outcome.id)} was already gone.`);
   }
   report(revoked, failed);
   if (failed.length > 0) {
     throw new CliError(
-      `${failed.length} of ${targets.length} keys could not be revoked:\n${failed.map((f) => `  ${visible(f.id)}: ${visible(f.error)}`).join('\n')}`,
+      [`${failed.length} of ${targets.length} keys could not be revoked:`, ...failed.map((f) => `  ${shown(f.id)}: ${shown(f.error)}`)],
       ExitCode.failure,
     );
   }
+  return { list };
 }
 
-async function confirm(ctx: Context, count: number, yes: boolean): Promise<void> {
+async function confirm(session: KeySession, count: number, yes: boolean): Promise<void> {
   if (yes) return;
-  if (!ctx.canPrompt) throw new UsageError('Refusing to revoke without confirmation: pass --yes (or --dry-run to only list them).');
-  const prompts = await ctx.prompts();
-  if (!(await prompts.confirm(`Revoke ${count === 1 ? 'this key' : `these ${count} keys`}? This cannot be undone.`))) {
+  if (!session.canPrompt) throw new UsageError('Refusing to revoke without confirmation: pass --yes (or --dry-run to only list them).');
+  if (!(await (await session.prompts()).confirm(`Revoke ${count === 1 ? 'this key' : `these ${count} keys`}? This cannot be undone.`))) {
     throw new CliError('Cancelled; nothing was revoked.', ExitCode.failure);
   }
 }

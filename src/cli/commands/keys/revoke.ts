@@ -1,17 +1,17 @@
 import type { Command } from 'commander';
-import type { ApiClient } from '../../../client/api.js';
-import { readKeyList, type KeyView } from '../../../client/key-view.js';
-import type { Context } from '../../context.js';
+import type { KeyView } from '../../../client/key-view.js';
+import type { Outcome } from '../../after-command.js';
+import { pickKeys } from '../../dialogs/pick-key.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { printJson, visible } from '../../output.js';
+import { checkKeyId, isKeyInUse, keyNotFound } from '../../keys.js';
+import { revokeKeys } from '../../operations/keys.js';
 import type { App } from '../../program.js';
-import { checkKeyId, describeKey, isKeyInUse, isNotFound, keyNotFound } from '../../keys.js';
+import type { KeySession } from '../../session.js';
+import { describeKey, shown } from '../../views/keys.js';
 
 export interface RevokeOptions {
   yes?: boolean;
   ifExists?: boolean;
-  /** Keys the caller has listed already (the interactive session), so that messages can name them. */
-  known?: KeyView[];
 }
 
 export function register(keys: Command, app: App): void {
@@ -26,95 +26,73 @@ export function register(keys: Command, app: App): void {
       'after',
       '\nExamples:\n  $ svc keys revoke key_0123abcd\n  $ svc keys revoke key_0123abcd key_4567efgh --yes --if-exists',
     )
-    .action(app.action(run));
-}
-
-/** Outcome for one id: the API's answer, or `revoked: false` for a gone key under --if-exists. */
-type Outcome = unknown;
-
-export async function run(ctx: Context, idArgs: string[], opts: RevokeOptions): Promise<void> {
-  idArgs.forEach(checkKeyId);
-  const client = await ctx.client();
-  // The pick-list and the confirmation show the same listing; it is fetched once.
-  let listed: Listing | undefined;
-  let ids = idArgs;
-  if (ids.length === 0) {
-    listed = await listForPrompt(ctx, client, MISSING_ID);
-    ids = await pickKeys(ctx, listed);
-  }
-  if (!opts.yes) {
-    listed ??= await listForPrompt(ctx, client, NEEDS_YES);
-    await confirm(ctx, ids, listed);
-  }
-  const names = new Map((listed?.keys ?? opts.known ?? []).map((k) => [k.id, k.name]));
-
-  const outcomes: Outcome[] = [];
-  const missing: string[] = [];
-  for (const id of ids) {
-    try {
-      outcomes.push(await client.revokeKey(id));
-      const name = names.get(id);
-      ctx.msg.success(`Revoked ${name ? `'${visible(name)}' (${visible(id)})` : visible(id)}.`);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      if (opts.ifExists) {
-        outcomes.push({ id, revoked: false });
-        ctx.msg.info(`${visible(id)} was already gone.`);
-        continue;
-      }
-      // Carry on with the other ids, like rm does, and fail at the end.
-      missing.push(id);
-    }
-  }
-  if (ctx.globals.json && outcomes.length > 0) printJson(ctx.io, idArgs.length === 1 ? outcomes[0] : outcomes);
-  if (missing.length > 0) throw keyNotFound(missing.join(', '));
+    .action(app.action('key', run));
 }
 
 const MISSING_ID = 'Missing the key id: svc keys revoke <id>… (see `svc keys list`)';
 const NEEDS_YES = 'Refusing to revoke without confirmation: pass --yes (or run on a terminal to be asked).';
 
-/** The keys, and the server's clock they are read against. */
-interface Listing {
-  keys: KeyView[];
-  nowMs: number;
-  /** The hint of the key svc is using. */
-  inUse: string;
+export async function run(session: KeySession, idArgs: string[], opts: RevokeOptions): Promise<Outcome> {
+  idArgs.forEach(checkKeyId);
+  const { client, render } = session;
+  // The pick-list and the confirmation show the same listing; it is read once.
+  let list;
+  let ids = idArgs;
+  if (ids.length === 0) {
+    if (!session.canPrompt) throw new UsageError(MISSING_ID);
+    list = await client.listAllKeys();
+    ids = (await pickKeys(session, list.keys, list.nowMs, client.keyHint, 'Keys to revoke (space to select, enter to confirm):')).map((k) => k.id);
+  }
+  if (!opts.yes) {
+    if (!session.canPrompt) throw new UsageError(NEEDS_YES);
+    list ??= await client.listAllKeys();
+    await confirm(session, ids, list.keys, list.nowMs);
+  }
+  const names = new Map((list?.keys ?? []).map((k) => [k.id, k.name]));
+  const { outcomes, notTried } = await revokeKeys(client, ids, false);
+  const answers: unknown[] = [];
+  const missing: string[] = [];
+  let failure: unknown;
+  for (const outcome of outcomes) {
+    const { id } = outcome;
+    if (outcome.state === 'revoked') {
+      answers.push(outcome.answer);
+      const name = names.get(id);
+      render.success(`Revoked ${name ? `'${shown(name)}' (${shown(id)})` : shown(id)}.`);
+    } else if (outcome.state === 'gone' && opts.ifExists) {
+      answers.push({ id, revoked: false });
+      render.info(`${shown(id)} was already gone.`);
+    } else if (outcome.state === 'gone') {
+      // Carry on with the other ids, like rm does, and fail at the end.
+      missing.push(id);
+    } else {
+      failure = outcome.error;
+    }
+  }
+  if (session.options.json && answers.length > 0) render.json(idArgs.length === 1 ? answers[0] : answers);
+  if (failure !== undefined) {
+    if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
+    throw failure;
+  }
+  if (missing.length > 0) throw keyNotFound(missing.join(', '));
+  return { list };
 }
 
-/** The keys to show a person; with nobody to ask, a usage error saying what to pass instead. */
-async function listForPrompt(ctx: Context, client: ApiClient, withoutPrompt: string): Promise<Listing> {
-  if (!ctx.canPrompt) throw new UsageError(withoutPrompt);
-  const keys = readKeyList((await client.listKeys()).body);
-  return { keys, nowMs: client.serverNow(), inUse: client.keyHint };
-}
-
-async function pickKeys(ctx: Context, { keys, nowMs, inUse }: Listing): Promise<string[]> {
-  const choices = keys.filter((k) => k.id !== null);
-  if (choices.length === 0) throw new UsageError('There are no keys to revoke.');
-  const prompts = await ctx.prompts();
-  const ids = await prompts.pickMany(
-    'Keys to revoke (space to select, enter to confirm):',
-    choices.map((k) => ({ name: describeKey(k, inUse, nowMs), value: k.id! })),
-  );
-  if (ids.length === 0) throw new UsageError('No key selected.');
-  return ids;
-}
-
-async function confirm(ctx: Context, ids: string[], { keys, nowMs: now, inUse }: Listing): Promise<void> {
-  const prompts = await ctx.prompts();
+async function confirm(session: KeySession, ids: string[], keys: readonly KeyView[], nowMs: number): Promise<void> {
+  const { render, client } = session;
   const known = new Map(keys.filter((k) => k.id !== null).map((k) => [k.id!, k]));
   for (const id of ids) {
     const key = known.get(id);
-    ctx.msg.info(`  ${key ? describeKey(key, inUse, now) : `${visible(id)}  (not found)`}`);
+    render.info(`  ${key ? describeKey(key, client.keyHint, nowMs) : `${shown(id)}  (not found)`}`);
   }
-  const inUseFlags = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, inUse) : false));
-  if (inUseFlags.includes(true)) {
-    ctx.msg.warn('One of these is the key svc is using: once revoked, svc will answer 401 until you log in with another key.');
-  } else if (inUseFlags.includes(null)) {
-    ctx.msg.warn('This server shows no key hints, so svc cannot tell whether one of these is the key it is using.');
+  const inUse = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, client.keyHint) : false));
+  if (inUse.includes(true)) {
+    render.warn('One of these is the key svc is using: once revoked, svc will answer 401 until you log in with another key.');
+  } else if (inUse.includes(null)) {
+    render.warn('This server shows no key hints, so svc cannot tell whether one of these is the key it is using.');
   }
-  const what = ids.length === 1 ? visible(ids[0]!) : `these ${ids.length} keys`;
-  if (!(await prompts.confirm(`Revoke ${what}? This cannot be undone.`))) {
+  const what = ids.length === 1 ? shown(ids[0]!) : `these ${ids.length} keys`;
+  if (!(await (await session.prompts()).confirm(`Revoke ${what}? This cannot be undone.`))) {
     throw new CliError('Cancelled; nothing was revoked.', ExitCode.failure);
   }
 }

@@ -2,7 +2,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Context, type GlobalOptions } from '../../src/cli/context.js';
+import { baseSession, resolveSession, type GlobalOptions } from '../../src/cli/session.js';
 import { CliError, ExitCode } from '../../src/cli/errors.js';
 import { realDeps } from '../../src/cli/deps.js';
 import { memoryIO } from '../helpers/memory-io.js';
@@ -26,12 +26,24 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The session's parts as a command resolves them, one resolution per call. */
 function context(env: NodeJS.ProcessEnv, over: Partial<GlobalOptions> = {}, tty = false) {
   const { io } = memoryIO({ env: { SVC_CONFIG_DIR: dir, ...env }, stdinIsTTY: tty, stderrIsTTY: tty });
-  return new Context(io, globals(over), realDeps);
+  const options = globals(over);
+  return {
+    profileName: baseSession(io, options, realDeps).profileName,
+    canPrompt: baseSession(io, options, realDeps).canPrompt,
+    credentials: async () => (await resolveSession(io, options, realDeps, 'key')).credentials,
+    resolveBaseUrl: async () => {
+      const { url, source } = (await resolveSession(io, options, realDeps, 'profile')).endpoint;
+      return { url, source };
+    },
+    client: async () => (await resolveSession(io, options, realDeps, 'key')).client,
+    config: async () => (await resolveSession(io, options, realDeps, 'profile')).config,
+  };
 }
 
-describe('where the key, address and profile come from (docs/contract.md §C1)', () => {
+describe('the session: where the key, address and profile come from (docs/contract.md §C1)', () => {
   it('prefers SVC_API_KEY over the profile', async () => {
     const ctx = context({});
     (await ctx.config()).setProfile('default', { apiKey: SAVED_KEY });
@@ -122,7 +134,7 @@ describe('the config store', () => {
     chmodSync(dir, 0o755);
     writeFileSync(join(dir, 'config.json'), '{"profiles":{}}', { mode: 0o644 });
     const { io, stderr } = memoryIO({ env: { SVC_CONFIG_DIR: dir } });
-    await new Context(io, globals(), realDeps).config();
+    await resolveSession(io, globals(), realDeps, 'profile');
     expect(statSync(dir).mode & 0o777).toBe(0o755);
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
     expect(stderr()).toContain('was readable by other users');

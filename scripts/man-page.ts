@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { DEFAULT_POLICY } from '../../client/policy.js';
-import { DEFAULT_BASE_URL } from '../../contract/paths.js';
-import { ExitCode } from '../errors.js';
-import { allCommands, describeProgram, type CommandDoc, type OptionDoc } from './tree.js';
+import { DEFAULT_POLICY } from '../src/client/policy.js';
+import { DEFAULT_BASE_URL } from '../src/contract/paths.js';
+import { ENVIRONMENT } from '../src/cli/environment.js';
+import { ExitCode } from '../src/cli/errors.js';
+import { allCommands, describeProgram, type CommandDoc, type OptionDoc } from '../src/cli/docs/tree.js';
 
 export interface ManPageInfo {
   version: string;
@@ -10,14 +11,15 @@ export interface ManPageInfo {
 
 /**
  * man/svc.1 in groff man macros. Everything about commands comes from the
- * commander tree; the rest (environment, files, exit status) is docs/contract.md §C.
+ * commander tree, the environment from src/cli/environment.ts; the rest
+ * (files, exit status) is docs/contract.md §C.
  * No date: the page must come out byte-identical from the same tree, so a
  * test can tell when the committed page is stale.
  */
 export function renderManPage(program: Command, info: ManPageInfo): string {
   const root = describeProgram(program);
   const lines: string[] = [
-    '.\\" Generated from the command tree by scripts/gen-man.mjs: edit the commands, then run `npm run man`.',
+    '.\\" Generated from the command tree and src/cli/environment.ts by scripts/gen-man.mjs: edit those, then run `npm run man`.',
     `.TH ${quoted(root.name.toUpperCase())} 1 "" ${quoted(`${root.name} ${info.version}`)} "User Commands"`,
     // Hyphenating option names and variables would break them when copied; ragged right reads better in a terminal.
     '.nh',
@@ -113,39 +115,10 @@ function exampleBlock(commandLines: string[]): string[] {
 }
 
 function environment(): string[] {
-  const vars: [string, Roff][] = [
-    [
-      'SVC_API_KEY',
-      t`The API key to use. It takes precedence over the key saved in the profile,
-        so a CI job can take it from a secret without ${bold('svc login')}. Surrounding white space is trimmed;
-        anything else that is not a key is a usage error. It goes to whichever server the base URL names.`,
-    ],
-    [
-      'SVC_BASE_URL',
-      t`The service address when ${bold('--base-url')} is not given; it overrides the profile's. A key saved
-        by ${bold('svc login')} is sent only to the address it was saved with.`,
-    ],
-    ['SVC_ALLOW_HTTP', t`Set to 1 to let svc send a key over plain http to a host that is not this machine.`],
-    [
-      'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
-      t`Proxies, as curl reads them (lower-case names too). Loopback addresses always go direct.`,
-    ],
-    ['NODE_EXTRA_CA_CERTS', t`A PEM file of extra CA certificates to trust, for a server with a private or self-signed CA.`],
-    ['SVC_PROFILE', t`The profile when ${bold('--profile')} is not given; otherwise the profile named ${bold('default')}.`],
-    [
-      'SVC_CONFIG_DIR',
-      t`The directory of the config store, instead of those under ${bold('FILES')}; tests and CI jobs point it at a scratch directory.`,
-    ],
-    [
-      'SVC_LOCAL_ADMIN_TOKEN',
-      t`The bearer token of the reference server's /_local admin area when ${bold('svc serve --admin-token')} is not given;
-        a random one otherwise.`,
-    ],
-    ['XDG_CONFIG_HOME', t`Where the config store lives when ${bold('SVC_CONFIG_DIR')} is unset (see ${bold('FILES')}).`],
-    ['NO_COLOR', t`When set and not empty, no colour on any stream.`],
-    ['CI', t`When set and not empty, svc never prompts: a missing answer is a usage error.`],
+  return [
+    '.SH ENVIRONMENT',
+    ...ENVIRONMENT.flatMap(({ names, description }) => ['.TP', `.B ${quoted(names.join(', '))}`, text(syntax(sentence(description)))]),
   ];
-  return ['.SH ENVIRONMENT', ...vars.flatMap(([name, what]) => ['.TP', `.B ${quoted(name)}`, text(what)])];
 }
 
 function files(): string[] {

@@ -1,0 +1,31 @@
+import type { KeyList } from '../client/api.js';
+import { assessKeyHealth, warningDays } from './operations/key-health.js';
+import type { Credentials, ProfileSession } from './session.js';
+import { healthWarnings } from './views/keys.js';
+import { readEnv } from './environment.js';
+
+/** What a command hands back to the step that runs after it. */
+export interface Outcome {
+  /** The key list the command read, if it read one: what the key-health step learns the key's expiry from. */
+  list?: KeyList;
+  /** The key the command used, when it is not the session's (login's, or a rotation saved to the profile). */
+  keyInUse?: Credentials;
+}
+
+/**
+ * Key health (docs/contract.md §C8) after every command that used a key and
+ * every interactive action: the expiry warning and the pending-rotation
+ * reminder, once each, never with --quiet. The profile remembers its key's
+ * expiry through the config writer, and only while it still holds that key.
+ */
+export function afterCommand(session: ProfileSession, credentials: Credentials | null, list: KeyList | undefined): void {
+  if (!credentials) return;
+  const profile = session.config.getProfile(session.profileName);
+  const health = assessKeyHealth({ credentials, profile, list, nowMs: session.deps.now() });
+  const remember = health.remember;
+  if (remember) {
+    session.config.update(session.profileName, (current) => (current.apiKey === credentials.apiKey ? { ...current, keyExpiry: remember } : { ...current }));
+  }
+  if (session.options.quiet) return;
+  for (const line of healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName)) session.render.warn(line);
+}

@@ -1,0 +1,28 @@
+import type { KeyList } from '../../client/api.js';
+import { isWellFormedKey } from '../../contract/key-format.js';
+import { UsageError } from '../errors.js';
+import { logIn } from '../operations/profile.js';
+import type { ProfileSession } from '../session.js';
+import { readEnv } from '../environment.js';
+
+const FORMAT_HINT = 'API keys are sk_ followed by 64 letters and digits.';
+
+/** `svc login` and the manager's Log in: checks the key, saves it, says where. */
+export async function logInWith(session: ProfileSession, apiKey: string): Promise<KeyList> {
+  if (!isWellFormedKey(apiKey)) throw new UsageError(`That is not an API key. ${FORMAT_HINT}`);
+  const { list, url, hint, configPath } = await logIn(session, apiKey);
+  const { render, profileName } = session;
+  render.success(`Logged in to ${url} with ${hint}; saved to profile '${profileName}' (${configPath}).`);
+  if (session.options.json) render.json({ profile: profileName, baseUrl: url, key: { hint }, config: configPath });
+  if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is set in this environment and takes precedence over the saved key.');
+  return list;
+}
+
+/** The key from a masked prompt; without a person to ask, a usage error saying how to give it. */
+export async function askKey(session: ProfileSession): Promise<string> {
+  if (!session.canPrompt) {
+    throw new UsageError('No key given: pipe it in with `svc login --with-key`, or run `svc login` on a terminal.');
+  }
+  const prompts = await session.prompts();
+  return (await prompts.secret('API key:', (v) => (isWellFormedKey(v.trim()) ? true : FORMAT_HINT))).trim();
+}

@@ -1,0 +1,53 @@
+import type { NewKey } from '../operations/create.js';
+import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../operations/rotate.js';
+import type { KeySession } from '../session.js';
+import { keyLabel, shown } from '../views/keys.js';
+import { rotationMessages, unsavedFailure } from '../views/rotation.js';
+import { createWatch, showNewKey } from '../views/show-new-key.js';
+
+/**
+ * Rotates `id`, showing the new key as soon as it exists and saying what
+ * became of the old one. Under --json, whatever fails after the create, the
+ * new key's document (its secret in it) is printed before the failure.
+ * Shared by `keys rotate` and the interactive manager.
+ */
+export async function rotate(session: KeySession, id: string, opts: RotateOptions & { yes?: boolean }): Promise<{ rotation: Rotation }> {
+  let created: NewKey | undefined;
+  try {
+    const rotation = await rotateKey(session, id, opts, {
+      watch: createWatch(session),
+      // On a terminal a rotation asks first, as a revoke does; elsewhere it goes ahead, as it always has.
+      async proceed(old) {
+        if (opts.yes || !session.canPrompt) return true;
+        const retire = opts.overlap ? 'the old one keeps working until --finish' : opts.disableOld ? 'the old one is disabled' : 'the old one is revoked; this cannot be undone';
+        const label = old.id === null ? shown(id) : keyLabel({ ...old, id: old.id });
+        return (await session.prompts()).confirm(`Rotate ${label}? A new key replaces it and ${retire}.`);
+      },
+      show(key) {
+        created = key;
+        showNewKey(session, key, false);
+      },
+      async confirmSave() {
+        return (await session.prompts()).confirm(`This is the key profile '${session.profileName}' uses. Save the new key there?`, true);
+      },
+    });
+    for (const [kind, line] of rotationMessages(session, id, rotation)) session.render[kind](line);
+    if (rotation.retired === 'kept-unsaved') throw unsavedFailure(session, id);
+    return { rotation };
+  } catch (error) {
+    if (session.options.json && created) session.render.json({ key: created.document, previous: null });
+    throw error;
+  }
+}
+
+/** `keys rotate --finish` or `--cancel`, and the manager's Finish. */
+export async function finishRotation(session: KeySession, how: 'finish' | 'cancel'): Promise<void> {
+  const { pending, id, answer, wasGone } = await endOverlap(session, how);
+  if (wasGone) session.render.info(`${shown(id)} was already gone.`);
+  session.render.success(
+    how === 'finish'
+      ? `Revoked the old key ${shown(id)}; the rotation to ${shown(pending.newId)} is complete.`
+      : `Revoked the new key ${shown(id)}; ${shown(pending.oldId)} stays the key.`,
+  );
+  if (session.options.json) session.render.json(answer);
+}

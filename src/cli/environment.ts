@@ -1,0 +1,75 @@
+/**
+ * Every environment variable svc reads, each with what it does: the man
+ * page's ENVIRONMENT section is generated from this list (scripts/man-page.ts)
+ * and README's table must match it, so a variable the code reads cannot go
+ * undocumented. Code reads the environment through readEnv, whose `name`
+ * takes only these names; test/docs/environment.test.ts catches a direct
+ * read of any other (bin/svc.js, which is outside the bundle, included).
+ * Descriptions are help-text syntax: `code` is set in bold in the man page.
+ *
+ * Imported on every command's path, so it is data only, with no imports;
+ * the bundle keeps only readEnv, since nothing there reads the list itself.
+ */
+export const ENVIRONMENT = [
+  {
+    names: ['SVC_API_KEY'],
+    description: "the key to use; wins over the profile's saved key; trimmed, and a usage error (value never shown) if it is not a key",
+  },
+  {
+    names: ['SVC_BASE_URL'],
+    description: 'the service address (after `--base-url`, before the profile; default `http://127.0.0.1:8787`); an absolute http(s) URL',
+  },
+  {
+    names: ['SVC_ALLOW_HTTP'],
+    description: '`1`: allow sending a key over plain http to a host other than this machine (refused otherwise, exit 2)',
+  },
+  {
+    names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
+    // curl reads the lower-case names first, and so does svc.
+    alsoRead: ['https_proxy', 'http_proxy', 'no_proxy'],
+    description: 'proxies, read as curl reads them (lower-case too); loopback always goes direct; `--verbose` says when a proxy is used',
+  },
+  {
+    // Read by Node itself, as it starts; listed because svc's error for an unknown CA names it.
+    names: ['NODE_EXTRA_CA_CERTS'],
+    description:
+      'extra CA certificates (PEM) to trust: a server with a private or self-signed CA fails at once, naming this variable, until it is set',
+  },
+  { names: ['SVC_PROFILE'], description: 'the profile (after `--profile`; default `default`)' },
+  {
+    names: ['SVC_CONFIG_DIR'],
+    description: 'where the config store lives (default `$XDG_CONFIG_HOME/svc`, else `~/.config/svc`)',
+  },
+  {
+    names: ['XDG_CONFIG_HOME'],
+    description: 'the config store is in `$XDG_CONFIG_HOME/svc` when `SVC_CONFIG_DIR` is unset',
+  },
+  {
+    names: ['SVC_LOCAL_ADMIN_TOKEN'],
+    description: "the reference server's admin token (else `--admin-token`, else random)",
+  },
+  { names: ['NO_COLOR'], description: 'set and non-empty: no colour, even on a terminal' },
+  {
+    names: ['SVC_EXPIRY_WARNING_DAYS'],
+    description: 'warn when the key in use expires within this many days (default 7; `0` never)',
+  },
+  {
+    names: ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'],
+    description:
+      "where V8's compiled code of svc is kept (on Node 22.1+ by Node's own cache, on Node 20 by `bin/load-bundle.js`): `$XDG_CACHE_HOME/svc/compile-cache`, else `~/.cache/svc/compile-cache`; the first moves it, `=1` on the second turns it off",
+  },
+  {
+    names: ['XDG_CACHE_HOME'],
+    description: 'the compile cache is in `$XDG_CACHE_HOME/svc/compile-cache` when `NODE_COMPILE_CACHE` is unset; ignored unless an absolute path',
+  },
+  { names: ['CI'], description: 'set and non-empty: never prompt; a missing answer is a usage error' },
+] as const satisfies readonly { names: readonly string[]; alsoRead?: readonly string[]; description: string }[];
+
+type Entry = (typeof ENVIRONMENT)[number];
+
+/** A variable svc may read: one that ENVIRONMENT lists. */
+export type EnvName = Entry['names'][number] | Extract<Entry, { alsoRead: unknown }>['alsoRead'][number];
+
+export function readEnv(env: NodeJS.ProcessEnv, name: EnvName): string | undefined {
+  return env[name];
+}

@@ -1,0 +1,180 @@
+/**
+ * POST /user/api-keys, and what svc does when its outcome is unknown
+ * (docs/contract.md §C4): it looks once for keys of that name made since
+ * the request began and returns them as data in a MaybeCreatedError.
+ */
+import type { ApiClient } from '../../client/api.js';
+import { ApiError, NetworkError, UnexpectedResponseError } from '../../client/errors.js';
+import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
+import type { CreateKeyRequest } from '../../contract/types.js';
+import { parseDuration } from '../duration.js';
+import type { Deps } from '../deps.js';
+import { CliError, ExitCode, InterruptedError } from '../errors.js';
+import { revokeCommand } from '../keys.js';
+import { clip } from '../render/text.js';
+
+/** A key the server just made: its document as it came, and the secret found in it, if any. */
+export interface NewKey {
+  document: unknown;
+  secret: string | null;
+  view: KeyView;
+  /** The server's clock when it answered, for "expires in …". */
+  nowMs: number;
+  /** Ctrl-C came while the request was out: the key is shown, then the command stops. */
+  interrupted: boolean;
+}
+
+/** What a create watches while its request is out. */
+export interface CreateWatch {
+  now: () => number;
+  onSignal: Deps['onSignal'];
+  /** Told of the first Ctrl-C (or SIGTERM) while the request is out, when svc waits on for the answer. */
+  interrupted(): void;
+}
+
+/** The server answered, but svc cannot tell which part of the answer is the secret (docs/contract.md §C6). */
+export class SecretNotFoundError extends CliError {
+  constructor(id: string | null) {
+    super(
+      [
+        "The key was created, but svc could not find its secret in the server's answer, printed on stdout as it came",
+        "(svc looks for a 'secret' field, or one value of the form sk_ + 64 letters and digits).",
+        `If the secret is there, store it now; if not, revoke the key (${revokeCommand(id)}) and tell the service's operators.`,
+      ],
+      ExitCode.failure,
+    );
+    this.name = 'SecretNotFoundError';
+  }
+}
+
+/**
+ * A key named `name` that expires at a time or after a lifetime; "in 30
+ * days" is read on the server's clock (with a skewed clock of ours a short
+ * lifetime would be refused as past).
+ */
+export async function createExpiringKey(
+  client: ApiClient,
+  name: string,
+  expiry: { expiresIn?: string; expiresAt?: string },
+  watch: CreateWatch,
+): Promise<NewKey> {
+  const lifetimeMs = expiry.expiresIn === undefined ? undefined : parseDuration(expiry.expiresIn);
+  const expiresAt = lifetimeMs === undefined ? expiry.expiresAt : new Date((await client.readServerClock()) + lifetimeMs).toISOString();
+  return createKey(client, expiresAt ? { name, expiresAt } : { name }, watch);
+}
+
+/**
+ * The create. A first Ctrl-C while its request is out does not drop the
+ * answer, which holds the only copy of the secret: svc waits on for it
+ * (the caller is told, to say so), shows the key, then stops. A second one
+ * stops at once, naming what may have been made.
+ */
+export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch): Promise<NewKey> {
+  const { now } = watch;
+  const began = now();
+  let signals = 0;
+  let stopNow!: (error: Error) => void;
+  const stopped = new Promise<never>((_, reject) => (stopNow = reject));
+  const off = watch.onSignal(['SIGINT', 'SIGTERM'], () => {
+    if (++signals === 1) return watch.interrupted();
+    stopNow(
+      new InterruptedError([
+        `Stopped while the create was out: a key named '${clip(request.name, 200)}' may have been made, and nobody has seen its secret.`,
+        `Find it with \`svc keys list --name ${shellWord(request.name)}\` and revoke it.`,
+      ]),
+    );
+  });
+  try {
+    const { body } = await Promise.race([client.createKey(request), stopped]);
+    return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow(), interrupted: signals > 0 };
+  } catch (error) {
+    if (!mayHaveCreated(error)) throw error;
+    // A body svc cannot parse may still hold the secret: the report prints what there is.
+    const answer = error instanceof UnexpectedResponseError && error.text.trim() !== '' ? error.text : null;
+    throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now), answer, undefined, signals > 0);
+  } finally {
+    off();
+  }
+}
+
+/** A name as one word for a shell, quoted where need be. */
+function shellWord(text: string): string {
+  const flat = clip(text, 200);
+  return /^[\w.@%+=:,/-]+$/.test(flat) ? flat : `'${flat.replace(/'/g, "'\\''")}'`;
+}
+
+function mayHaveCreated(error: unknown): boolean {
+  return (
+    (error instanceof NetworkError && error.mayHaveReachedServer) ||
+    (error instanceof ApiError && error.status >= 500) ||
+    error instanceof UnexpectedResponseError
+  );
+}
+
+/**
+ * "Since the request began" is read on the server's clock. Its Date header
+ * has whole seconds, so a clock within 2 s of ours is taken to be ours
+ * (allowing for ordinary skew); a farther one is estimated from the
+ * client's reading of it, with room for its rounding.
+ */
+function serverSince(beganMs: number, serverNowMs: number, localNow: number): number {
+  if (Math.abs(serverNowMs - localNow) <= 2_000) return beganMs - 250;
+  return beganMs + (serverNowMs - localNow) - 1_500;
+}
+
+export type OrphanLookup = { state: 'found'; keys: (KeyView & { id: string; createdAt: number })[] } | { state: 'none' } | { state: 'failed'; message: string };
+
+async function lookForOrphans(client: ApiClient, name: string, beganMs: number, now: () => number): Promise<OrphanLookup> {
+  try {
+    // One look, each page once: after a failed create, minutes of backoff would help nobody.
+    const list = await client.listAllKeys({ maxRetries: 0 });
+    const since = serverSince(beganMs, list.nowMs, now());
+    const keys = list.keys.filter(
+      (k): k is KeyView & { id: string; createdAt: number } => k.name === name && k.id !== null && k.createdAt !== null && k.createdAt >= since,
+    );
+    return keys.length === 0 ? { state: 'none' } : { state: 'found', keys };
+  } catch (error) {
+    return { state: 'failed', message: (error as Error).message };
+  }
+}
+
+/**
+ * A create whose outcome is unknown (docs/contract.md §C4): the request may
+ * have made a key whose secret nobody saw. Carries what the look for such
+ * keys found, which of them were revoked since, and the answer's raw text
+ * when it could not be read (it may hold the secret); the report puts the
+ * cause first and prints that text on stdout.
+ */
+export class MaybeCreatedError extends CliError {
+  constructor(
+    readonly cause: unknown,
+    readonly keyName: string,
+    readonly lookup: OrphanLookup,
+    readonly answer: string | null,
+    readonly revoked: ReadonlySet<string> = new Set(),
+    /** Ctrl-C came while the request was out: the command ends as interrupted (130). */
+    readonly interrupted = false,
+  ) {
+    super(findings(keyName, lookup, revoked), interrupted ? ExitCode.interrupted : ExitCode.failure);
+    this.name = 'MaybeCreatedError';
+  }
+
+  /** The same failure once some of its keys were revoked. */
+  withRevoked(revoked: ReadonlySet<string>): MaybeCreatedError {
+    return new MaybeCreatedError(this.cause, this.keyName, this.lookup, this.answer, revoked, this.interrupted);
+  }
+}
+
+function findings(name: string, lookup: OrphanLookup, revoked: ReadonlySet<string>): string[] {
+  if (lookup.state === 'failed') return [`svc could not look for it (${lookup.message}): run \`svc keys list\` before you try again.`];
+  const quoted = `'${clip(name, 200)}'`;
+  if (lookup.state === 'none') return [`No key named ${quoted} has appeared since the request began: it most likely did not take effect.`];
+  const one = lookup.keys.length === 1;
+  return [
+    `It did take effect: ${one ? 'a key' : `${lookup.keys.length} keys`} named ${quoted} appeared since the request began, and no one has seen ${one ? 'its secret' : 'their secrets'}.`,
+    ...lookup.keys.map((key) => {
+      const created = new Date(key.createdAt).toISOString();
+      return revoked.has(key.id) ? `  ${clip(key.id, 200)}  created ${created}  revoked now` : `  ${clip(key.id, 200)}  created ${created}  revoke it: ${revokeCommand(key.id)}`;
+    }),
+  ];
+}

@@ -1,0 +1,97 @@
+/**
+ * The key operations: each makes its requests and returns what happened.
+ * None prints or asks; commands and the interactive manager decide what a
+ * person sees.
+ */
+import type { ApiClient, KeyList } from '../../client/api.js';
+import { readKey, type KeyView } from '../../client/key-view.js';
+import { matchesFilter, matchesPrune, type ListFilter, type PruneCriteria } from '../key-filters.js';
+import { isKeyInUse, isNotFound, keyNotFound } from '../keys.js';
+
+export interface KeyRecord {
+  /** The server's document as it came: what --json prints. */
+  document: unknown;
+  view: KeyView;
+}
+
+/** Every key, and those that match `filter` (all when it is empty). */
+export async function listKeys(client: ApiClient, filter: ListFilter): Promise<{ list: KeyList; matching: KeyRecord[] }> {
+  const list = await client.listAllKeys();
+  const records = list.documents.map((document, i) => ({ document, view: list.keys[i]! }));
+  const filtered = Object.values(filter).some((value) => value !== undefined);
+  return { list, matching: filtered ? records.filter(({ view }) => matchesFilter(view, filter, list.nowMs)) : records };
+}
+
+/** One key (docs/contract.md §C8): from GET /user/api-keys/{id}, or the list where the server has no such endpoint. */
+export async function viewKey(client: ApiClient, id: string): Promise<KeyRecord> {
+  try {
+    return await client.getKey(id);
+  } catch (error) {
+    throw isNotFound(error) ? keyNotFound(id) : error;
+  }
+}
+
+export interface Switched extends KeyRecord {
+  /** False when the key already had that state (204). */
+  changed: boolean;
+}
+
+/** One PATCH; 204 means "already". --json owes a document, so a 204's record is read. */
+export async function setEnabled(client: ApiClient, id: string, enabled: boolean): Promise<Switched> {
+  let result;
+  try {
+    result = await client.setEnabled(id, enabled);
+  } catch (error) {
+    throw isNotFound(error) ? keyNotFound(id) : error;
+  }
+  const document = result.document ?? (await client.getKey(id)).document;
+  return { document, view: readKey(document), changed: result.changed };
+}
+
+export type RevokeOutcome =
+  | { id: string; state: 'revoked'; answer: unknown }
+  | { id: string; state: 'gone' }
+  | { id: string; state: 'failed'; error: unknown };
+
+/**
+ * Revokes each id in turn. A key already gone is `gone`; any other failure
+ * is `failed` and, unless `keepGoing`, ends the run: the ids after it are
+ * returned as not tried, so nothing is reported done that was not.
+ */
+export async function revokeKeys(
+  client: ApiClient,
+  ids: readonly string[],
+  keepGoing: boolean,
+): Promise<{ outcomes: RevokeOutcome[]; notTried: string[] }> {
+  const outcomes: RevokeOutcome[] = [];
+  for (const [index, id] of ids.entries()) {
+    try {
+      outcomes.push({ id, state: 'revoked', answer: await client.revokeKey(id) });
+    } catch (error) {
+      outcomes.push(isNotFound(error) ? { id, state: 'gone' } : { id, state: 'failed', error });
+      if (!keepGoing && !isNotFound(error)) return { outcomes, notTried: ids.slice(index + 1) };
+    }
+  }
+  return { outcomes, notTried: [] };
+}
+
+export interface PrunePlan {
+  list: KeyList;
+  targets: KeyRecord[];
+  /** Matched, but left alone: the key in use, or one that might be. */
+  spared: { record: KeyRecord; reason: 'in-use' | 'unknowable' }[];
+}
+
+/** The keys prune would revoke (docs/contract.md §C8), never the key in use. */
+export async function planPrune(client: ApiClient, criteria: PruneCriteria): Promise<PrunePlan> {
+  const list = await client.listAllKeys();
+  const plan: PrunePlan = { list, targets: [], spared: [] };
+  list.documents.forEach((document, i) => {
+    const view = list.keys[i]!;
+    if (view.id === null || !matchesPrune(view, criteria, list.nowMs)) return;
+    const used = isKeyInUse(view, client.keyHint);
+    if (used === false) plan.targets.push({ document, view });
+    else plan.spared.push({ record: { document, view }, reason: used ? 'in-use' : 'unknowable' });
+  });
+  return plan;
+}

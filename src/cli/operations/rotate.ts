@@ -1,0 +1,174 @@
+/**
+ * `keys rotate` (docs/contract.md §C8): a new key with the old one's name
+ * and expiry, shown before the old key is touched, then the old key
+ * revoked, disabled, or (with --overlap) kept until --finish. What the
+ * person sees and answers comes through the caller's hooks.
+ */
+import type { ApiClient } from '../../client/api.js';
+import type { KeyView } from '../../client/key-view.js';
+import type { PendingRotation, Profile } from '../config/store.js';
+import { CliError, ExitCode, InterruptedError, PromptCancelledError, UsageError } from '../errors.js';
+import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
+import { clip } from '../render/text.js';
+import type { KeySession } from '../session.js';
+import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
+import { viewKey } from './keys.js';
+
+export interface RotateOptions {
+  disableOld?: boolean;
+  save?: boolean;
+  overlap?: boolean;
+}
+
+export interface RotateHooks {
+  /** What the create watches while its request is out (Ctrl-C). */
+  watch: CreateWatch;
+  /** Asked once the old key is read, before anything is made: go ahead? */
+  proceed(old: KeyView): Promise<boolean>;
+  /** Shows the new key, its secret above all; called before the old key is touched. Throws SecretNotFoundError when there is no secret to show. */
+  show(created: NewKey): void;
+  /** Asked when the old key is the profile's and --save was not given: save the new one there? */
+  confirmSave(): Promise<boolean>;
+}
+
+export interface Rotation {
+  created: NewKey;
+  old: KeyView;
+  /** The server's answer about the old key (revoked, or its disabled record); null when it was left as it was. */
+  previous: unknown;
+  /** What happened to the old key. */
+  retired: 'revoked' | 'disabled' | 'kept-overlap' | 'kept-unsaved';
+  /** The new key was saved to the profile. */
+  saved: boolean;
+  /** The old key was the profile's (true), not (false), or the server shows no hints (null). */
+  replacedKeyInUse: boolean | null;
+  /** The old record did not say when it expires, so the new key does not expire. */
+  expiryUnknown: boolean;
+  /** The new key anchors to another workspace than the old. */
+  workspaceMoved: { from: string; to: string } | null;
+  pending?: PendingRotation;
+}
+
+export async function rotateKey(session: KeySession, id: string, opts: RotateOptions, hooks: RotateHooks): Promise<Rotation> {
+  const { client, profileName } = session;
+  const pending = opts.overlap ? session.config.getProfile(profileName).pendingRotation : undefined;
+  if (pending) {
+    throw new UsageError(
+      `Profile '${profileName}' already has a pending rotation (${clip(pending.oldId, 200)} → ${clip(pending.newId, 200)}): \`svc keys rotate --finish\` or \`--cancel\` it first.`,
+    );
+  }
+  const { view: old } = await viewKey(client, id);
+  if (!(await hooks.proceed(old))) throw new CliError('Cancelled; nothing was changed.', ExitCode.failure);
+  const replacedKeyInUse = isKeyInUse(old, client.keyHint);
+  const expiry = replacementExpiry(old, client.serverNow());
+  const name = old.name ?? id;
+  const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch);
+  try {
+    hooks.show(created);
+  } catch (error) {
+    if (error instanceof SecretNotFoundError) throw new CliError([...error.lines, `The old key ${clip(id, 200)} was left as it was.`]);
+    throw error;
+  }
+  const [from, to] = [old.workspaceId, created.view.workspaceId];
+  const base = {
+    created,
+    old,
+    previous: null,
+    saved: false,
+    replacedKeyInUse,
+    expiryUnknown: expiry.unknown,
+    workspaceMoved: from !== null && to !== null && from !== to ? { from, to } : null,
+  };
+
+  if (replacedKeyInUse && session.credentials.source === 'profile') {
+    if (!(await decideSave(session, id, created, opts, hooks))) return { ...base, retired: 'kept-unsaved' };
+    saveNewKey(session, session.credentials.apiKey, created.secret!);
+    base.saved = true;
+  }
+  if (opts.overlap) return { ...base, retired: 'kept-overlap', pending: recordOverlap(session, id, created) };
+  return { ...base, ...(await retireOldKey(client, id, created, opts.disableOld === true)) };
+}
+
+async function decideSave(session: KeySession, id: string, created: NewKey, opts: RotateOptions, hooks: RotateHooks): Promise<boolean> {
+  if (opts.save) return true;
+  if (!session.canPrompt) return false;
+  try {
+    return await hooks.confirmSave();
+  } catch (error) {
+    if (!(error instanceof PromptCancelledError)) throw error;
+    // Withdrawing the question stops the rotation where it stands: nothing more is changed.
+    throw new InterruptedError([
+      `Stopped: the new key ${created.view.id === null ? '' : `${clip(created.view.id, 200)} `}was created and shown above; the old key ${clip(id, 200)} still works, and profile '${session.profileName}' still holds it.`,
+      `Save the new key with \`svc login${session.profileName === 'default' ? '' : ` --profile ${session.profileName}`}\`, then revoke the old one (svc keys revoke ${clip(id, 200)}); or revoke the new one.`,
+    ]);
+  }
+}
+
+/** The profile gets the new key only if it still holds the old one: another svc may have changed it meanwhile. */
+function saveNewKey(session: KeySession, oldKey: string, secret: string): void {
+  let replaced = false;
+  session.config.update(session.profileName, (profile: Readonly<Profile>) => {
+    if (profile.apiKey !== oldKey) return { ...profile };
+    replaced = true;
+    return { ...profile, apiKey: secret };
+  });
+  if (!replaced) {
+    throw new CliError([
+      `Profile '${session.profileName}' no longer holds the key being rotated (another svc changed it meanwhile), so the new key was not saved there; the old key was left as it was.`,
+      'Store the new secret shown above, then revoke whichever key nothing uses.',
+    ]);
+  }
+}
+
+/** The old key stays; the profile keeps the pair until --finish or --cancel, so even a crash here forgets nothing. */
+function recordOverlap(session: KeySession, oldId: string, created: NewKey): PendingRotation {
+  const newId = created.view.id;
+  if (newId === null) {
+    throw new CliError(`The server's answer gives no id for the new key, so svc cannot track this rotation: revoke ${clip(oldId, 200)} yourself once nothing uses it.`);
+  }
+  const pendingRotation: PendingRotation = { oldId, newId, since: new Date(session.deps.now()).toISOString() };
+  session.config.update(session.profileName, (profile) => ({ ...profile, pendingRotation }));
+  return pendingRotation;
+}
+
+async function retireOldKey(
+  client: ApiClient,
+  id: string,
+  created: NewKey,
+  disable: boolean,
+): Promise<{ previous: unknown; retired: 'revoked' | 'disabled' }> {
+  try {
+    return disable
+      ? { previous: (await client.setEnabled(id, false)).document ?? (await client.getKey(id)).document, retired: 'disabled' }
+      : { previous: await client.revokeKey(id), retired: 'revoked' };
+  } catch (error) {
+    const verb = disable ? 'disable' : 'revoke';
+    throw new CliError([
+      `The new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} was created, but the old key ${clip(id, 200)} could not be ${verb}d: ${clip((error as Error).message, 200)}.`,
+      `Retry with \`svc keys ${verb} ${clip(id, 200)}\`.`,
+    ]);
+  }
+}
+
+/** --finish revokes the old key of the pending rotation, --cancel the new one; a key already gone counts as done. */
+export async function endOverlap(
+  session: KeySession,
+  how: 'finish' | 'cancel',
+): Promise<{ pending: PendingRotation; id: string; answer: unknown; wasGone: boolean }> {
+  const pending = session.config.getProfile(session.profileName).pendingRotation;
+  if (!pending) throw new UsageError(`No rotation is pending in profile '${session.profileName}' (svc keys rotate <id> --overlap starts one).`);
+  const id = how === 'finish' ? pending.oldId : pending.newId;
+  let answer: unknown;
+  let wasGone = false;
+  try {
+    answer = await session.client.revokeKey(id);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    answer = { id, revoked: false };
+    wasGone = true;
+  }
+  session.config.update(session.profileName, (profile) =>
+    profile.pendingRotation?.oldId === pending.oldId && profile.pendingRotation.newId === pending.newId ? { ...profile, pendingRotation: undefined } : { ...profile },
+  );
+  return { pending, id, answer, wasGone };
+}

@@ -1,0 +1,104 @@
+import { PROBE, type ApiClient, type ApiResponse, type KeyList } from '../../client/api.js';
+import { ApiError, RateLimitedError } from '../../client/errors.js';
+import { keyHint } from '../../contract/key-format.js';
+import { NotAuthenticatedError } from '../errors.js';
+import { readRateLimit } from '../rate-limit.js';
+import { describeFailure } from '../report.js';
+import { withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession } from '../session.js';
+
+/** The `--json` document: everything the text block says, null where it is not known. */
+export interface StatusReport {
+  profile: string;
+  baseUrl: string | null;
+  baseUrlSource: BaseUrlSource | null;
+  /** Null when no key is configured; `valid` null when the server did not say. */
+  key: { hint: string | null; source: KeySource; valid: boolean | null } | null;
+  /** The server's document; null when it was not read or the server has no GET /workspace. */
+  workspace: unknown;
+  /** `limited`: the key has no requests left until the reset; `limit` null when the 429 did not say. */
+  rateLimit: { limit: number | null; remaining: number; resetSeconds: number; limited: boolean } | null;
+  latencyMs: number | null;
+  /** What failed, as the error message on stderr says it; null when the key works. */
+  error: { message: string; exitCode: number; status: number | null } | null;
+}
+
+export interface Status {
+  report: StatusReport;
+  /** What failed, to end the command with; undefined when the key works. */
+  failure: unknown;
+  workspaceOffered: boolean;
+  credentials: Credentials | null;
+  /** The key list, when it was read: the key-health step learns the key's expiry from it. */
+  list: KeyList | undefined;
+}
+
+/**
+ * `svc status` (docs/contract.md §C3): what is known in every state. A
+ * rejected key, a server that does not answer or a spent rate limit is a
+ * line of the report, not the end of it. Each request once, never retried
+ * and never slept through: a status is asked for when something is wrong.
+ */
+export async function readStatus(session: ProfileSession): Promise<Status> {
+  const { endpoint, profileName, credentials } = session;
+  const report: StatusReport = {
+    profile: profileName,
+    baseUrl: endpoint.url,
+    baseUrlSource: endpoint.source,
+    key: null,
+    workspace: null,
+    rateLimit: null,
+    latencyMs: null,
+    error: null,
+  };
+  let failure: unknown;
+  let workspaceOffered = true;
+  let list: KeyList | undefined;
+  try {
+    if (!credentials) throw new NotAuthenticatedError(`Not logged in: no API key for profile '${profileName}'.`, profileName);
+    report.key = { hint: keyHint(credentials.apiKey), source: credentials.source, valid: null };
+    const { client } = await withKey(session, credentials);
+    try {
+      const read = await readWorkspaceOrList(client);
+      list = read.list;
+      workspaceOffered = read.workspace !== null;
+      report.key.valid = true;
+      report.workspace = read.workspace;
+      const rateLimit = readRateLimit(read.res);
+      report.rateLimit = rateLimit && { ...rateLimit, limited: false };
+      report.latencyMs = read.res.latencyMs;
+    } catch (error) {
+      // The limiter answers only a key it has accepted.
+      if (!(error instanceof RateLimitedError)) throw error;
+      report.key.valid = true;
+      const rateLimit = readRateLimit(error);
+      report.rateLimit = {
+        limit: rateLimit?.limit ?? null,
+        remaining: rateLimit?.remaining ?? 0,
+        resetSeconds: rateLimit?.resetSeconds ?? error.retryAfterSeconds,
+        limited: true,
+      };
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401 && report.key) report.key.valid = false;
+    failure = error;
+    const { exitCode, lines } = describeFailure(error, { verbose: session.options.verbose === true });
+    report.error = { message: lines.join('\n'), exitCode, status: error instanceof ApiError ? error.status : null };
+  }
+  return { report, failure, workspaceOffered, credentials, list };
+}
+
+/**
+ * The workspace of the key and, beside it, the key list for the key's
+ * health; where the server has no GET /workspace (the spec does not
+ * promise one), the list alone still says whether the key works
+ * (docs/contract.md §C6). A list that fails after the workspace answered
+ * is no failure of the status.
+ */
+async function readWorkspaceOrList(client: ApiClient): Promise<{ res: ApiResponse<unknown>; workspace: unknown; list: KeyList | undefined }> {
+  const listing = client.listAllKeys(PROBE);
+  listing.catch(() => {});
+  const res = await client.findWorkspace(PROBE);
+  if (res) return { res, workspace: res.body, list: await listing.catch(() => undefined) };
+  const first = await client.probeKeyList(PROBE);
+  return { res: first, workspace: null, list: await listing.catch(() => undefined) };
+}

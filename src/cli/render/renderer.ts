@@ -1,0 +1,308 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import Table from 'cli-table3';
+import type { IO } from '../io.js';
+import { jsonDocument, sanitize, type Line, type Segment, type Tone } from './text.js';
+import { displayWidth, fit } from './width.js';
+
+export interface Column<T> {
+  header: string;
+  /** For people, on a terminal: may be toned. */
+  human: (row: T) => Segment;
+  /** For scripts, when piped: stable and untoned. */
+  plain: (row: T) => string;
+  /** Columns with a rank are left out, lowest rank first, until the table fits the terminal. */
+  dropRank?: number;
+  /** Terminal columns a cell may take; longer ones are cut with …. */
+  maxWidth?: number;
+}
+
+export interface Field {
+  label: string;
+  human: Line;
+  plain: string;
+}
+
+/** Text already sanitised, with the tone it is to be painted in. */
+interface Run {
+  text: string;
+  tone: Tone | undefined;
+  /** What `text` was made from, for cutting it without halving an escape. */
+  raw: string;
+}
+
+/** Columns of a terminal table are this far apart. */
+const GAP = '  ';
+
+/**
+ * Rows per cli-table3 instance. cli-table3 checks every cell against every
+ * cell above it for spans, so one instance for 5,000 rows takes seconds;
+ * chunks of this size, all with the same fixed widths, keep that cost per
+ * row constant.
+ */
+const CHUNK_ROWS = 50;
+
+const BORDERLESS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: GAP,
+};
+
+/** cli-table3 colours nothing itself: every code in a table is the renderer's. */
+const UNSTYLED = { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true };
+
+/**
+ * Everything svc shows a person, through one door: each string is
+ * sanitised (./text.ts) before any colour is added, and colour comes only
+ * from here, so no caller can put an escape sequence on the terminal.
+ * Data goes to stdout; messages, warnings and progress to stderr
+ * (docs/contract.md §C3).
+ */
+export class Renderer {
+  readonly #io: IO;
+  readonly #quiet: boolean;
+  readonly #out: ChalkInstance;
+  readonly #err: ChalkInstance;
+
+  constructor(io: IO, options: { quiet: boolean }) {
+    this.#io = io;
+    this.#quiet = options.quiet;
+    this.#out = new Chalk({ level: io.colorStdout ? 1 : 0 });
+    this.#err = new Chalk({ level: io.colorStderr ? 1 : 0 });
+  }
+
+  /** Terminal width, read at each use: a terminal can be resized while svc waits. */
+  get columns(): number {
+    return this.#io.columns;
+  }
+
+  /** Each argument is one line: a string, or segments (`info([a, tone(b, 'bold')])`). */
+  info(...lines: Line[]): void {
+    if (!this.#quiet) this.#message(null, lines);
+  }
+
+  success(...lines: Line[]): void {
+    if (!this.#quiet) this.#message(run('✓', 'green'), lines);
+  }
+
+  /** Shown even with --quiet. */
+  warn(...lines: Line[]): void {
+    this.#message(run('!', 'yellow'), lines);
+  }
+
+  /** Shown even with --quiet. */
+  failure(lines: readonly Line[]): void {
+    this.#message(run('error:', 'red'), lines.length > 0 ? lines : ['']);
+  }
+
+  /**
+   * One line rewritten in place (countdowns), on a terminal only. Cut to the
+   * terminal's width: a line the terminal wrapped could not be rewritten.
+   */
+  progress(line: Line): void {
+    if (this.#quiet || !this.#io.stderrIsTTY) return;
+    this.#io.stderr.write(`\r\x1b[2K${paint(cutRuns(runsOf(line), this.columns - 1), this.#err)}`);
+  }
+
+  clearProgress(): void {
+    if (this.#quiet || !this.#io.stderrIsTTY) return;
+    this.#io.stderr.write('\r\x1b[2K');
+  }
+
+  json(value: unknown): void {
+    this.#io.stdout.write(`${jsonDocument(value)}\n`);
+  }
+
+  /** Data lines (a secret, a raw answer): never wrapped, so what is copied is what was sent. */
+  lines(lines: readonly Line[]): void {
+    if (lines.length === 0) return;
+    this.#io.stdout.write(`${lines.map((line) => paint(runsOf(line), this.#out)).join('\n')}\n`);
+  }
+
+  /**
+   * On a terminal, aligned columns, the least useful left out until the
+   * table fits; piped, a header line then tab-separated rows of every
+   * column's plain value, sanitised, so a tab or newline in a value cannot
+   * forge a column or a row.
+   */
+  table<T>(columns: readonly Column<T>[], rows: readonly T[]): void {
+    if (!this.#io.stdoutIsTTY) {
+      const lines = [columns.map((c) => sanitize(c.header)), ...rows.map((row) => columns.map((c) => sanitize(c.plain(row))))];
+      this.#io.stdout.write(`${lines.map((cells) => cells.join('\t')).join('\n')}\n`);
+      return;
+    }
+    const laid = columns.map((column) => layColumn(column, rows));
+    const droppable = laid.filter((c) => c.column.dropRank !== undefined).sort((a, b) => a.column.dropRank! - b.column.dropRank!);
+    let shown = laid;
+    const fullWidth = () => shown.reduce((sum, c) => sum + c.width, 0) + GAP.length * (shown.length - 1);
+    // A table keeps at least one column, however narrow the terminal.
+    while (droppable.length > 0 && shown.length > 1 && fullWidth() > this.columns) {
+      const drop = droppable.shift();
+      shown = shown.filter((c) => c !== drop);
+    }
+    const colWidths = shown.map((c) => c.width);
+    const head = shown.map((c) => this.#out.bold(c.header));
+    for (let start = 0; start === 0 || start < rows.length; start += CHUNK_ROWS) {
+      const table = new Table({ head: start === 0 ? head : [], colWidths, chars: BORDERLESS, style: UNSTYLED, wordWrap: false });
+      const end = Math.min(rows.length, start + CHUNK_ROWS);
+      for (let row = start; row < end; row++) table.push(shown.map((c) => paint([c.cells[row]!], this.#out)));
+      // The last column is padded to its width like the others.
+      this.#io.stdout.write(`${table.toString().replace(/ +$/gm, '')}\n`);
+    }
+  }
+
+  /** On a terminal, bold labels aligned before their values; piped, `label<TAB>value` lines. */
+  record(fields: readonly Field[]): void {
+    if (fields.length === 0) return;
+    if (!this.#io.stdoutIsTTY) {
+      this.#io.stdout.write(`${fields.map((f) => `${sanitize(f.label.toLowerCase())}\t${sanitize(f.plain)}`).join('\n')}\n`);
+      return;
+    }
+    const labels = fields.map((f) => sanitize(f.label));
+    const widest = Math.max(...labels.map(displayWidth));
+    const lines = fields.map((f, i) => {
+      const pad = ' '.repeat(widest - displayWidth(labels[i]!) + GAP.length);
+      return `${this.#out.bold(labels[i]!)}${pad}${paint(runsOf(f.human), this.#out)}`.trimEnd();
+    });
+    this.#io.stdout.write(`${lines.join('\n')}\n`);
+  }
+
+  /** Each line on stderr, the prefix before the first; on a terminal, long lines wrapped between words. */
+  #message(prefix: Run | null, lines: readonly Line[]): void {
+    if (lines.length === 0) return;
+    const out: string[] = [];
+    lines.forEach((line, i) => {
+      let runs = runsOf(line);
+      if (i === 0 && prefix !== null) runs = runs.some((r) => r.text !== '') ? [prefix, run(' '), ...runs] : [prefix];
+      const wrapped = this.#io.stderrIsTTY ? wrap(runs, this.columns) : [runs];
+      for (const part of wrapped) out.push(paint(part, this.#err));
+    });
+    this.#io.stderr.write(`${out.join('\n')}\n`);
+  }
+}
+
+function run(text: string, tone?: Tone): Run {
+  return { text: sanitize(text), tone, raw: text };
+}
+
+function isList<T>(value: T | readonly T[]): value is readonly T[] {
+  return Array.isArray(value);
+}
+
+function runsOf(line: Line): Run[] {
+  return (isList(line) ? line : [line]).map((segment) => (typeof segment === 'string' ? run(segment) : run(segment.text, segment.tone)));
+}
+
+/** Neighbouring runs of one tone are painted as one, so a toned phrase broken into words costs one pair of codes. */
+function paint(runs: readonly Run[], chalk: ChalkInstance): string {
+  let text = '';
+  let pending = '';
+  let pendingTone: Tone | undefined;
+  const flush = () => {
+    text += pendingTone === undefined || pending === '' ? pending : chalk[pendingTone](pending);
+    pending = '';
+  };
+  for (const r of runs) {
+    if (r.tone !== pendingTone) {
+      flush();
+      pendingTone = r.tone;
+    }
+    pending += r.text;
+  }
+  flush();
+  return text;
+}
+
+function widthOf(runs: readonly Run[]): number {
+  return runs.reduce((sum, r) => sum + displayWidth(r.text), 0);
+}
+
+/** Runs cut with … to `max` columns in all. */
+function cutRuns(runs: readonly Run[], max: number): Run[] {
+  if (widthOf(runs) <= max) return [...runs];
+  const out: Run[] = [];
+  let left = max;
+  for (const r of runs) {
+    const width = displayWidth(r.text);
+    if (width < left) {
+      out.push(r);
+      left -= width;
+    } else {
+      out.push({ ...r, text: fit(r.raw, left).text });
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * A line longer than `width` broken at spaces, each later part indented by
+ * two; a word longer than a line stays whole. Widths are of the text alone,
+ * so colour takes no room.
+ */
+function wrap(runs: readonly Run[], width: number): Run[][] {
+  if (widthOf(runs) <= width) return [[...runs]];
+  // Words: the spaces before them, then what runs up to the next space, across segments.
+  const words: { space: Run[]; body: Run[] }[] = [];
+  let word = { space: [] as Run[], body: [] as Run[] };
+  for (const r of runs) {
+    for (const piece of r.text.split(/( +)/)) {
+      if (piece === '') continue;
+      const part = { text: piece, tone: r.tone, raw: piece };
+      if (piece.startsWith(' ')) {
+        if (word.body.length > 0) {
+          words.push(word);
+          word = { space: [], body: [] };
+        }
+        word.space.push(part);
+      } else {
+        word.body.push(part);
+      }
+    }
+  }
+  // Spaces at the end of a line that is broken anyway would only make a blank part.
+  if (word.body.length > 0) words.push(word);
+  const lines: Run[][] = [];
+  let current: Run[] = [];
+  let used = 0;
+  for (const { space, body } of words) {
+    const spaceWidth = widthOf(space);
+    const bodyWidth = widthOf(body);
+    if (current.length > 0 && used + spaceWidth + bodyWidth > width) {
+      lines.push(current);
+      current = [run('  '), ...body];
+      used = 2 + bodyWidth;
+    } else {
+      current.push(...space, ...body);
+      used += spaceWidth + bodyWidth;
+    }
+  }
+  lines.push(current);
+  return lines;
+}
+
+/** A column's cells sanitised and cut once, and its width: the widest of them and the header. */
+function layColumn<T>(column: Column<T>, rows: readonly T[]) {
+  const cap = column.maxWidth ?? Infinity;
+  const header = fit(column.header, cap);
+  let width = Math.max(1, header.width);
+  const cells = rows.map((row): Run => {
+    const segment = column.human(row);
+    const raw = typeof segment === 'string' ? segment : segment.text;
+    const shown = fit(raw, cap);
+    if (shown.width > width) width = shown.width;
+    return { text: shown.text, tone: typeof segment === 'string' ? undefined : segment.tone, raw };
+  });
+  return { column, header: header.text, cells, width };
+}

@@ -1,0 +1,207 @@
+/**
+ * What one command (or one action of the interactive manager) runs with,
+ * resolved once before it starts and never written back: the options, the
+ * profile as it was read, where requests go, the key and where it came
+ * from, one deadline, and the means to print, ask and connect. A command
+ * that changes the profile does so through the config writer and gets a
+ * new session for whatever comes after.
+ */
+import type { ApiClient, WaitEvent } from '../client/api.js';
+import type { BaseUrlSource, KeySource, RequestOrigin } from '../client/errors.js';
+import { DEFAULT_POLICY } from '../client/policy.js';
+import { DEFAULT_BASE_URL } from '../contract/paths.js';
+import { isWellFormedKey, keyHint } from '../contract/key-format.js';
+import type { ConfigStore, Profile } from './config/store.js';
+import type { Deps } from './deps.js';
+import { checkKeyMayGo, resolveEndpoint, sameServer, type Endpoint } from './endpoint.js';
+import { NotAuthenticatedError, UsageError } from './errors.js';
+import type { IO } from './io.js';
+import type { Prompter } from './prompt.js';
+import { Renderer } from './render/renderer.js';
+import { readEnv } from './environment.js';
+
+/** The program-wide options of docs/contract.md §C2, as commander hands them over. */
+export interface GlobalOptions {
+  json?: boolean;
+  quiet?: boolean;
+  /** False with --no-input. */
+  input: boolean;
+  baseUrl?: string;
+  profile?: string;
+  timeout?: number;
+  wait: boolean;
+  maxWait: number;
+  verbose?: boolean;
+}
+
+export type { BaseUrlSource, KeySource };
+
+export interface Credentials {
+  apiKey: string;
+  source: KeySource;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** What every command has, whether or not it reads the profile. */
+export interface Session {
+  readonly io: IO;
+  readonly deps: Deps;
+  readonly options: Readonly<GlobalOptions>;
+  readonly render: Renderer;
+  readonly profileName: string;
+  /** A person can be asked: TTYs both ways, no --no-input, not CI. */
+  readonly canPrompt: boolean;
+  readonly timeoutMs: number;
+  /** When the command must be over (deps.now's clock): every retry and wait draws on it. */
+  readonly deadlineMs: number;
+  /** The one prompter (docs/contract.md §C7): Esc or Ctrl-C in any question is a PromptCancelledError. */
+  prompts(): Promise<Prompter>;
+}
+
+/** A session that has read the profile. */
+export interface ProfileSession extends Session {
+  readonly config: ConfigStore;
+  /** The profile as it was when the command started. */
+  readonly profile: Readonly<Profile>;
+  readonly endpoint: Endpoint;
+  /** The key in use: SVC_API_KEY, else the profile's; null when there is none. */
+  readonly credentials: Credentials | null;
+}
+
+/** A session with a key and a client for it. */
+export interface KeySession extends ProfileSession {
+  readonly credentials: Credentials;
+  readonly client: ApiClient;
+}
+
+export type Needs = 'nothing' | 'profile' | 'key';
+
+/** The resolved session for what a command needs. */
+export type SessionFor<N extends Needs> = N extends 'key' ? KeySession : N extends 'profile' ? ProfileSession : Session;
+
+export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session {
+  const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  return Object.freeze({
+    io,
+    deps,
+    options: Object.freeze({ ...options }),
+    render: new Renderer(io, { quiet: options.quiet === true }),
+    profileName: options.profile || readEnv(io.env, 'SVC_PROFILE') || 'default',
+    canPrompt: io.stdinIsTTY && io.stderrIsTTY && options.input !== false && !readEnv(io.env, 'CI'),
+    timeoutMs,
+    deadlineMs: deps.now() + timeoutMs + options.maxWait * 1000,
+    async prompts() {
+      if (deps.prompter) return deps.prompter;
+      const { createPrompter } = await import('./prompt.js');
+      return createPrompter(io);
+    },
+  });
+}
+
+/** Resolves what `needs` asks for; a missing key is NotAuthenticatedError, a bad address a UsageError, before any request. */
+export async function resolveSession<N extends Needs>(io: IO, options: GlobalOptions, deps: Deps, needs: N): Promise<SessionFor<N>> {
+  const base = baseSession(io, options, deps);
+  if (needs === 'nothing') return base as SessionFor<N>;
+  const modules = needs === 'key' ? clientModules() : undefined;
+  // Awaited in withKey unless reading the profile fails first; that failure is the one to report.
+  modules?.catch(() => {});
+  const withProfile = await readProfile(base);
+  if (needs === 'profile') return withProfile as SessionFor<N>;
+  if (!withProfile.credentials) {
+    throw new NotAuthenticatedError(`No API key is configured for profile '${base.profileName}'.`, base.profileName);
+  }
+  return withKey(withProfile, withProfile.credentials, modules) as Promise<SessionFor<N>>;
+}
+
+/** The client's modules, loading while the profile is read: each dynamic import waits on its own file reads, so chained ones add up. */
+function clientModules() {
+  return Promise.all([import('../client/api.js'), import('../client/transport.js'), import('./wait.js')]);
+}
+
+async function readProfile(base: Session): Promise<ProfileSession> {
+  const { io } = base;
+  const { openConfig } = await import('./config/store.js');
+  const config = openConfig(io.env, (line) => base.render.warn(line));
+  const profile = Object.freeze(config.getProfile(base.profileName));
+  const endpoint = resolveEndpoint({ flag: base.options.baseUrl, env: readEnv(io.env, 'SVC_BASE_URL'), profile: profile.baseUrl });
+  if (endpoint.notice) base.render.warn(endpoint.notice);
+  const credentials = findCredentials(io.env, profile);
+  return Object.freeze({ ...base, config, profile, endpoint, credentials });
+}
+
+/**
+ * The key in use, or null when none is configured. A key from the
+ * environment is trimmed and must have the key format: a stray newline
+ * or quote would otherwise fail every request in ways no retry mends.
+ */
+export function findCredentials(env: NodeJS.ProcessEnv, profile: Readonly<Profile>): Credentials | null {
+  const fromEnv = readEnv(env, 'SVC_API_KEY')?.trim();
+  if (fromEnv) {
+    if (!isWellFormedKey(fromEnv)) {
+      throw new UsageError('SVC_API_KEY does not hold an API key (sk_ followed by 64 letters and digits); its value is not shown here.');
+    }
+    return { apiKey: fromEnv, source: 'env' };
+  }
+  return profile.apiKey ? { apiKey: profile.apiKey, source: 'profile' } : null;
+}
+
+/**
+ * The session with `credentials` and a client for them: the configured
+ * key, or the key `svc login` is checking. Refuses (before any request) to
+ * send a key where it may not go.
+ */
+export async function withKey(session: ProfileSession, credentials: Credentials, modules = clientModules()): Promise<KeySession> {
+  const { endpoint, profile, profileName, options, io, deps } = session;
+  const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }] = await modules;
+  const savedFor = credentials.source === 'profile' ? (profile.baseUrl ?? DEFAULT_BASE_URL) : null;
+  checkKeyMayGo(endpoint, savedFor, profileName, readEnv(io.env, 'SVC_ALLOW_HTTP') === '1');
+  const origin: RequestOrigin = {
+    baseUrl: endpoint.url,
+    baseUrlSource: endpoint.source,
+    overriddenBaseUrl: overriddenBaseUrl(credentials, endpoint, profile),
+    keyHint: keyHint(credentials.apiKey),
+    keySource: credentials.source,
+    profile: profileName,
+  };
+  const transport =
+    deps.transport ??
+    createUndiciTransport({
+      proxy: {
+        httpProxy: readEnv(io.env, 'http_proxy') || readEnv(io.env, 'HTTP_PROXY') || '',
+        httpsProxy: readEnv(io.env, 'https_proxy') || readEnv(io.env, 'HTTPS_PROXY') || '',
+        noProxy: readEnv(io.env, 'no_proxy') || readEnv(io.env, 'NO_PROXY') || '',
+      },
+      log: requestLog(session),
+    });
+  const client = new ApiClient({
+    baseUrl: endpoint.url,
+    apiKey: credentials.apiKey,
+    timeoutMs: session.timeoutMs,
+    deadlineMs: session.deadlineMs,
+    policy: { ...DEFAULT_POLICY, waitOnRateLimit: options.wait !== false, maxWaitSeconds: options.maxWait },
+    transport,
+    userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
+    wait: (event: WaitEvent) => waitWithCountdown(session.render, io, event, deps),
+    now: deps.now,
+    random: deps.random,
+    log: requestLog(session),
+    origin,
+  });
+  return Object.freeze({ ...session, credentials, client });
+}
+
+function requestLog(session: Session): ((line: string) => void) | undefined {
+  return session.options.verbose ? (line) => session.render.info(line) : undefined;
+}
+
+/**
+ * The profile's saved server when --base-url or SVC_BASE_URL sends a key
+ * being logged in elsewhere, so a 401 can say so. A saved key never goes
+ * elsewhere (checkKeyMayGo), and a key from SVC_API_KEY belongs to no profile.
+ */
+function overriddenBaseUrl(creds: Credentials, endpoint: Endpoint, profile: Readonly<Profile>): string | null {
+  if (creds.source !== 'login' || (endpoint.source !== 'flag' && endpoint.source !== 'env')) return null;
+  const saved = profile.baseUrl;
+  return saved && !sameServer(saved, endpoint.url) ? saved : null;
+}

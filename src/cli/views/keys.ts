@@ -1,0 +1,116 @@
+/**
+ * How keys look to a person and to a script: the table's columns, one
+ * key's fields, a key on one line, a new key, and the key-health warnings.
+ * Views build what the renderer draws; the renderer escapes every string.
+ */
+import { keyStatus, type KeyView } from '../../client/key-view.js';
+import type { Column, Field } from '../render/renderer.js';
+import { clip, tone, type Line, type Segment } from '../render/text.js';
+import { isKeyInUse, revokeCommand } from '../keys.js';
+import { expiresSoon, type KeyHealth } from '../operations/key-health.js';
+import type { NewKey } from '../operations/create.js';
+import { relativeTime } from './time.js';
+
+/** What a table shows for a field the server did not send. */
+export const BLANK = '-';
+
+/** Server text in a sentence of svc's own: one line, at most 200 characters (the renderer escapes it). */
+export const shown = (value: string | null): string => (value === null ? BLANK : clip(value, 200));
+
+export function statusSegment(status: string | null): Segment {
+  if (status === null) return BLANK;
+  if (status === 'enabled') return tone(status, 'green');
+  if (status === 'disabled') return tone(status, 'yellow');
+  if (status === 'expired') return tone(status, 'red');
+  return status;
+}
+
+/** An ISO time for scripts, or nothing. */
+function iso(ms: number | null): string {
+  return ms === null ? '' : new Date(ms).toISOString();
+}
+
+/** The table of keys, for `keys list`, `keys prune` and the interactive manager; `nowMs` is the server's clock. */
+export function keyColumns(inUse: string | undefined, nowMs: number): Column<KeyView>[] {
+  const when = (ms: number | null, known: boolean, none: string) => (!known ? BLANK : ms === null ? none : relativeTime(ms, nowMs));
+  return [
+    {
+      header: 'ID',
+      human: (k) => (inUse !== undefined && k.hint === inUse ? tone(`* ${shown(k.id)}`, 'bold') : `  ${shown(k.id)}`),
+      plain: (k) => k.id ?? '',
+    },
+    { header: 'NAME', human: (k) => shown(k.name), plain: (k) => k.name ?? '', maxWidth: 24 },
+    { header: 'KEY', human: (k) => tone(shown(k.hint), 'dim'), plain: (k) => k.hint ?? '', dropRank: 5, maxWidth: 16 },
+    { header: 'STATUS', human: (k) => statusSegment(keyStatus(k, nowMs)), plain: (k) => keyStatus(k, nowMs) ?? '', maxWidth: 12 },
+    { header: 'WORKSPACE', human: (k) => shown(k.workspaceId), plain: (k) => k.workspaceId ?? '', dropRank: 2, maxWidth: 28 },
+    { header: 'CREATED', human: (k) => when(k.createdAt, k.createdAt !== null, ''), plain: (k) => iso(k.createdAt), dropRank: 1 },
+    { header: 'EXPIRES', human: (k) => when(k.expiresAt, k.expiresKnown, 'never'), plain: (k) => iso(k.expiresAt), dropRank: 3 },
+    { header: 'LAST USED', human: (k) => when(k.lastUsedAt, k.lastUsedKnown, 'never'), plain: (k) => iso(k.lastUsedAt), dropRank: 4 },
+  ];
+}
+
+/** One key's record: label, the value for a person (relative times, colour), the value for a script (ISO times). */
+export function keyFields(key: KeyView, nowMs: number, inUse: string | undefined): Field[] {
+  const time = (ms: number | null, known: boolean, none: string): Pick<Field, 'human' | 'plain'> => {
+    if (!known) return { human: BLANK, plain: '' };
+    if (ms === null) return { human: none, plain: '' };
+    const at = new Date(ms).toISOString();
+    return { human: `${at} (${relativeTime(ms, nowMs)})`, plain: at };
+  };
+  const status = keyStatus(key, nowMs);
+  return [
+    { label: 'ID', human: shown(key.id), plain: key.id ?? '' },
+    { label: 'Name', human: shown(key.name), plain: key.name ?? '' },
+    { label: 'Key', human: `${shown(key.hint)}${isKeyInUse(key, inUse) ? '  (the key svc is using)' : ''}`, plain: key.hint ?? '' },
+    { label: 'Status', human: statusSegment(status), plain: status ?? '' },
+    { label: 'Workspace', human: shown(key.workspaceId), plain: key.workspaceId ?? '' },
+    { label: 'Created', ...time(key.createdAt, key.createdAt !== null, BLANK) },
+    { label: 'Expires', ...time(key.expiresAt, key.expiresKnown, 'never') },
+    { label: 'Last used', ...time(key.lastUsedAt, key.lastUsedKnown, 'never') },
+  ];
+}
+
+/** A key as a confirmation names it: 'name' (id). */
+export function keyLabel(key: KeyView & { id: string }): string {
+  return key.name === null ? shown(key.id) : `'${shown(key.name)}' (${shown(key.id)})`;
+}
+
+/** "key 'laptop' (key_…), expires in 3 months, workspace ws_…" */
+export function describeNewKey({ view, nowMs }: NewKey): string {
+  const parts = [`key${view.name === null ? '' : ` '${shown(view.name)}'`}${view.id === null ? '' : ` (${shown(view.id)})`}`];
+  if (view.expiresKnown) parts.push(view.expiresAt === null ? 'never expires' : `expires ${relativeTime(view.expiresAt, nowMs)}`);
+  if (view.workspaceId !== null) parts.push(`workspace ${shown(view.workspaceId)}`);
+  return parts.join(', ');
+}
+
+/** Said on stderr wherever a new key's secret is printed (docs/contract.md §C3), `svc api` included. */
+export function onlyTimeWarning(id: string | null): string {
+  return (
+    'This is the only time this secret is shown: store it now. ' +
+    `If it is lost, it cannot be recovered: revoke the key (${revokeCommand(id)}) and create a new one.`
+  );
+}
+
+/** The key-health warnings (docs/contract.md §C8), each one line. */
+export function healthWarnings(health: KeyHealth, days: number, profileName: string): Line[] {
+  const lines: Line[] = [];
+  const { expiry, pending } = health;
+  if (expiry && expiresSoon(expiry, days)) {
+    const when = new Date(expiry.expiresAt).toISOString();
+    const left = expiry.expiresAt > expiry.nowMs ? `expires ${relativeTime(expiry.expiresAt, expiry.nowMs)} (${when})` : `expired at ${when}`;
+    lines.push(`The key in use (${expiry.hint}) ${left}: replace it with \`svc keys rotate ${shown(expiry.id)}\`.`);
+  }
+  if (pending) {
+    lines.push(
+      `A rotation is pending in profile '${profileName}' since ${pending.since}: ${shown(pending.oldId)} still works beside ${shown(pending.newId)}. ` +
+        'Once everything uses the new key: `svc keys rotate --finish` (or `--cancel`).',
+    );
+  }
+  return lines;
+}
+
+/** One line for a key in confirmations. */
+export function describeKey(key: KeyView, inUse: string | undefined, nowMs: number): string {
+  const parts = [key.id, key.name, key.hint, keyStatus(key, nowMs)].filter((p): p is string => p !== null).map(shown);
+  return `${parts.join('  ')}${isKeyInUse(key, inUse) ? '  (the key in use)' : ''}`;
+}

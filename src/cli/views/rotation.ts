@@ -1,0 +1,49 @@
+import type { Rotation } from '../operations/rotate.js';
+import { CliError, loginCommand } from '../errors.js';
+import type { KeySession } from '../session.js';
+import { shown } from './keys.js';
+
+/** What a rotation says on stderr once the new key is shown, in order: each with the renderer method that says it. */
+export function rotationMessages(session: KeySession, id: string, rotation: Rotation): ['success' | 'warn', string][] {
+  const { profileName, credentials } = session;
+  const out: ['success' | 'warn', string][] = [];
+  const newId = rotation.created.view.id;
+  if (rotation.expiryUnknown) out.push(['warn', `svc could not read when ${shown(id)} expires, so the new key does not expire.`]);
+  if (rotation.workspaceMoved) {
+    const { from, to } = rotation.workspaceMoved;
+    out.push(['warn', `The new key anchors to workspace ${shown(to)} (your active one), not ${shown(from)}: its rate limit and plan follow ${shown(to)}.`]);
+  }
+  if (rotation.replacedKeyInUse && credentials.source === 'env') {
+    out.push(['warn', 'You are rotating the key in SVC_API_KEY: put the new secret there before the next command.']);
+  }
+  if (rotation.saved) out.push(['success', `Saved the new key to profile '${profileName}'.`]);
+  if (rotation.replacedKeyInUse === null && credentials.source === 'profile' && rotation.retired !== 'kept-overlap') {
+    out.push([
+      'warn',
+      `This server shows no key hints, so svc cannot tell whether ${shown(id)} is the key profile '${profileName}' uses; if it is, run \`${loginCommand(profileName)}\` with the new one.`,
+    ]);
+  }
+  const replacement = newId === null ? 'the new key' : shown(newId);
+  switch (rotation.retired) {
+    case 'revoked':
+    case 'disabled':
+      out.push(['success', `${rotation.retired === 'revoked' ? 'Revoked' : 'Disabled'} the old key ${shown(id)}; ${replacement} replaces it.`]);
+      break;
+    case 'kept-overlap':
+      out.push(['success', `${shown(id)} keeps working beside ${replacement}. Move every consumer to the new key, then run \`svc keys rotate --finish\`.`]);
+      break;
+    case 'kept-unsaved':
+      // Not said here: the rotation did not finish, and the failure says why (unsavedFailure).
+      break;
+  }
+  return out;
+}
+
+/** A rotation that stopped before the old key: the profile still uses it, and the new key was not saved there. */
+export function unsavedFailure(session: KeySession, id: string): CliError {
+  const { profileName } = session;
+  return new CliError([
+    `Profile '${profileName}' still holds the old key ${shown(id)}, so it was not revoked: the new key above was not saved there.`,
+    `Save it (\`${loginCommand(profileName)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shown(id)}.`,
+  ]);
+}

@@ -1,0 +1,38 @@
+import { InterruptedError } from '../errors.js';
+import { SecretNotFoundError, type CreateWatch, type NewKey } from '../operations/create.js';
+import { tone } from '../render/text.js';
+import type { Session } from '../session.js';
+import { describeNewKey, onlyTimeWarning } from './keys.js';
+
+/**
+ * Shows a new key: the one and only time its secret can be seen. The secret
+ * (or, when svc cannot tell which part it is, the whole answer) reaches
+ * stdout before anything else is said. With --json a caller that prints a
+ * larger document of its own passes `printDocument: false`.
+ */
+export function showNewKey(session: Session, key: NewKey, printDocument = true): void {
+  const { render, io, options } = session;
+  if (options.json) {
+    if (printDocument) render.json(key.document);
+  } else if (key.secret === null) {
+    render.json(key.document);
+  } else if (!io.stdoutIsTTY) {
+    render.lines([key.secret]);
+  } else {
+    render.success(`Created ${describeNewKey(key)}.`);
+    render.lines(['', ['  ', tone(key.secret, 'bold')], '']);
+  }
+  if (key.secret === null) throw new SecretNotFoundError(key.view.id);
+  render.warn(onlyTimeWarning(key.view.id));
+  if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.']);
+}
+
+/** What a create watches while its request is out: Ctrl-C waits on for the answer, and says so. */
+export function createWatch(session: Session): CreateWatch {
+  return {
+    now: session.deps.now,
+    onSignal: session.deps.onSignal,
+    interrupted: () =>
+      session.render.warn('Interrupted while the create was out: waiting for its answer, which holds the only copy of the secret (Ctrl-C again to stop at once).'),
+  };
+}

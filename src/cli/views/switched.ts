@@ -1,0 +1,17 @@
+import { isKeyInUse } from '../keys.js';
+import type { Switched } from '../operations/keys.js';
+import type { KeySession } from '../session.js';
+import { shown } from './keys.js';
+
+/** What `keys enable`/`disable` and the manager's switch say once the PATCH answered. */
+export function showSwitched(session: KeySession, id: string, enabled: boolean, result: Switched): void {
+  const { render, options, client } = session;
+  if (options.json) render.json(result.document);
+  const label = `${shown(id)}${result.view.name === null ? '' : ` (${shown(result.view.name)})`}`;
+  if (result.changed) render.success(`${enabled ? 'Enabled' : 'Disabled'} ${label}.`);
+  else render.info(`${label} is already ${enabled ? 'enabled' : 'disabled'}.`);
+  if (enabled) return;
+  const inUse = isKeyInUse(result.view, client.keyHint);
+  if (inUse) render.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
+  else if (inUse === null) render.info('(This server shows no key hints, so svc cannot tell whether that was the key it is using.)');
+}

@@ -1,0 +1,74 @@
+/**
+ * Where the next page of a key list is, in the three ways services say it
+ * (docs/contract.md §C6): a `Link: <…>; rel="next"` header, a cursor in the
+ * body (`next_cursor`, `nextCursor`, or `next` as a cursor or an address),
+ * or `has_more` with page numbers. Pure: the list reader (ApiClient.listAllKeys)
+ * does the requests.
+ */
+import { API_PREFIX } from '../contract/paths.js';
+import { isObject } from './key-view.js';
+
+/** Fields of a list answer that describe its pages, not the keys: left out of the document --json prints. */
+export const PAGE_FIELDS = ['next_cursor', 'nextCursor', 'next', 'has_more', 'hasMore', 'page', 'per_page', 'perPage', 'total', 'cursor'] as const;
+
+export type NextPage = { path: string } | { foreign: string } | null;
+
+/**
+ * The path (below the API prefix, query included) of the page after the
+ * one `path` answered; `foreign` when it is at an address other than the
+ * base URL's, where svc will not send the key.
+ */
+export function nextPage(path: string, body: unknown, linkHeader: string | null, baseUrl: string): NextPage {
+  const link = linkHeader === null ? null : nextLink(linkHeader);
+  if (link !== null) return fromAddress(link, path, baseUrl);
+  if (!isObject(body)) return null;
+  const cursor = firstText(body.next_cursor, body.nextCursor);
+  if (cursor !== null) return { path: withQuery(path, 'cursor', cursor) };
+  const next = firstText(body.next);
+  if (next !== null) return /^(https?:)?\/\//i.test(next) || next.startsWith('/') ? fromAddress(next, path, baseUrl) : { path: withQuery(path, 'cursor', next) };
+  if (body.has_more === true || body.hasMore === true) {
+    const current = typeof body.page === 'number' && Number.isSafeInteger(body.page) ? body.page : pageOf(path);
+    return { path: withQuery(path, 'page', String(current + 1)) };
+  }
+  return null;
+}
+
+function firstText(...values: unknown[]): string | null {
+  for (const value of values) if (typeof value === 'string' && value !== '') return value;
+  return null;
+}
+
+/** The target of the first `rel="next"` in a Link header (RFC 8288), or null. */
+function nextLink(header: string): string | null {
+  for (const part of header.split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (match && /;\s*rel\s*=\s*"?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/i.test(match[2]!)) return match[1]!;
+  }
+  return null;
+}
+
+/** An address for the next page, resolved against the page just read; only one below the base URL's API prefix is followed. */
+function fromAddress(address: string, path: string, baseUrl: string): NextPage {
+  const root = `${baseUrl.replace(/\/+$/, '')}${API_PREFIX}`;
+  let url: URL;
+  try {
+    url = new URL(address, `${root}${path}`);
+  } catch {
+    return { foreign: address };
+  }
+  const rootUrl = new URL(root);
+  if (url.origin !== rootUrl.origin || !url.pathname.startsWith(`${rootUrl.pathname}/`)) return { foreign: url.href };
+  return { path: url.pathname.slice(rootUrl.pathname.length) + url.search };
+}
+
+function withQuery(path: string, name: string, value: string): string {
+  const [bare, query = ''] = path.split('?', 2) as [string, string?];
+  const params = new URLSearchParams(query);
+  params.set(name, value);
+  return `${bare}?${params}`;
+}
+
+function pageOf(path: string): number {
+  const page = Number(new URLSearchParams(path.split('?', 2)[1] ?? '').get('page'));
+  return Number.isSafeInteger(page) && page > 0 ? page : 1;
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/cli/deps.js';
+import { call, svc, useLocalServer } from '../helpers/in-process.js';
+
+// docs/contract.md §C4: Ctrl-C while a create's request is out. The answer
+// holds the only copy of a secret, so the first Ctrl-C waits for it; a
+// second stops at once, saying what may have been made.
+
+const local = useLocalServer({ plan: 'pro' });
+
+/** Signals as a person sends them: `count` Ctrl-Cs, each as soon as svc listens (the create's request is then out, held by a delay fault). */
+function ctrlC(count: number): Pick<Deps, 'onSignal'> {
+  return {
+    onSignal(_signals, listener) {
+      let live = true;
+      for (let i = 0; i < count; i++) setImmediate(() => live && listener('SIGINT'));
+      return () => {
+        live = false;
+      };
+    },
+  };
+}
+
+const holdCreate = () =>
+  call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'POST', path: '/user/api-keys', delayMs: 400 }] });
+
+const named = async (name: string) => JSON.parse((await svc(['keys', 'list', '--json', '--name', name], local.env)).stdout).keys as { id: string }[];
+
+describe('Ctrl-C while a create is out', () => {
+  it('once: svc says it waits for the answer, prints the secret, then exits 130', async () => {
+    await holdCreate();
+    const result = await svc(['keys', 'create', 'held'], local.env, { deps: ctrlC(1) });
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+    expect(result.stderr).toContain('Interrupted while the create was out: waiting for its answer');
+    expect(result.stderr).toContain('Stopped after the new key was made (shown above)');
+    expect(await named('held')).toHaveLength(1);
+  });
+
+  it('twice: svc stops at once, naming the key that may have been made and how to find it', async () => {
+    await holdCreate();
+    const result = await svc(['keys', 'create', 'given up'], local.env, { deps: ctrlC(2) });
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain("a key named 'given up' may have been made, and nobody has seen its secret");
+    expect(result.stderr).toContain("svc keys list --name 'given up'");
+  });
+
+  it('during a rotation: the new key is shown and the old one left as it was', async () => {
+    const old = JSON.parse((await svc(['keys', 'create', 'turning', '--json'], local.env)).stdout) as { id: string };
+    await holdCreate();
+    const result = await svc(['keys', 'rotate', old.id], local.env, { deps: ctrlC(1) });
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+    expect((await named('turning')).map((k) => k.id)).toContain(old.id);
+    expect(await named('turning')).toHaveLength(2);
+  });
+});

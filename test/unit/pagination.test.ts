@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/client/api.js';
+import { UnexpectedResponseError } from '../../src/client/errors.js';
+import { DEFAULT_POLICY } from '../../src/client/policy.js';
+import { nextPage } from '../../src/client/pagination.js';
+import type { HttpRequest, HttpResponse } from '../../src/client/transport.js';
+
+const BASE = 'https://svc.test/base';
+
+describe('nextPage: where the next page of a key list is', () => {
+  it('follows a Link header, a cursor, an address in `next`, and has_more with page numbers', () => {
+    const path = '/user/api-keys';
+    expect(nextPage(path, {}, '<https://svc.test/base/api/service/user/api-keys?page=2>; rel="next"', BASE)).toEqual({ path: '/user/api-keys?page=2' });
+    expect(nextPage(path, {}, '</base/api/service/user/api-keys?after=k9>; rel="prev next"', BASE)).toEqual({ path: '/user/api-keys?after=k9' });
+    expect(nextPage(path, {}, '<?page=1>; rel="prev", <?page=3>; rel=next', BASE)).toEqual({ path: '/user/api-keys?page=3' });
+    expect(nextPage(path, { next_cursor: 'abc=' }, null, BASE)).toEqual({ path: '/user/api-keys?cursor=abc%3D' });
+    expect(nextPage(path, { nextCursor: 'x' }, null, BASE)).toEqual({ path: '/user/api-keys?cursor=x' });
+    expect(nextPage(path, { next: '/base/api/service/user/api-keys?p=2' }, null, BASE)).toEqual({ path: '/user/api-keys?p=2' });
+    expect(nextPage(path, { next: 'opaque' }, null, BASE)).toEqual({ path: '/user/api-keys?cursor=opaque' });
+    expect(nextPage(path, { has_more: true }, null, BASE)).toEqual({ path: '/user/api-keys?page=2' });
+    expect(nextPage('/user/api-keys?page=2', { hasMore: true }, null, BASE)).toEqual({ path: '/user/api-keys?page=3' });
+    expect(nextPage(path, { has_more: true, page: 4 }, null, BASE)).toEqual({ path: '/user/api-keys?page=5' });
+  });
+
+  it('ends where nothing says there is more', () => {
+    for (const body of [{}, { next_cursor: null }, { next_cursor: '' }, { has_more: false }, null, [], 'keys']) {
+      expect(nextPage('/user/api-keys', body, null, BASE), JSON.stringify(body)).toBeNull();
+    }
+    expect(nextPage('/user/api-keys', {}, '<https://svc.test/x>; rel="prev"', BASE)).toBeNull();
+  });
+
+  it('will not follow a next page to another address, where the key would go', () => {
+    for (const link of ['<https://evil.test/base/api/service/user/api-keys?page=2>; rel="next"', '<http://svc.test/base/api/service/user/api-keys>; rel="next"', '</other/api/service/user/api-keys>; rel="next"']) {
+      expect(nextPage('/user/api-keys', {}, link, BASE), link).toHaveProperty('foreign');
+    }
+    expect(nextPage('/user/api-keys', { next: 'https://evil.test/steal' }, null, BASE)).toHaveProperty('foreign');
+  });
+});
+
+function pagedClient(pages: Record<string, HttpResponse>) {
+  const requests: HttpRequest[] = [];
+  const client = new ApiClient({
+    baseUrl: BASE,
+    apiKey: `sk_${'a'.repeat(64)}`,
+    timeoutMs: 1000,
+    policy: DEFAULT_POLICY,
+    userAgent: 'svc/test',
+    transport: async (req) => {
+      requests.push(req);
+      const page = pages[req.url.slice(`${BASE}/api/service`.length)];
+      if (!page) throw new Error(`no page scripted for ${req.url}`);
+      return page;
+    },
+    wait: async () => {},
+    origin: { baseUrl: BASE, baseUrlSource: 'flag', overriddenBaseUrl: null, keyHint: 'sk_aaaa…aaaa', keySource: 'env', profile: 'default' },
+  });
+  return { client, requests };
+}
+
+const page = (body: unknown, headers: Record<string, string> = {}): HttpResponse => ({ status: 200, headers, text: JSON.stringify(body) });
+
+describe('listAllKeys: the one list reader', () => {
+  it('reads every page and gives --json one document without the paging fields', async () => {
+    const { client, requests } = pagedClient({
+      '/user/api-keys': page({ keys: [{ id: 'a' }, { id: 'b' }], next_cursor: '2', total: 3 }),
+      '/user/api-keys?cursor=2': page({ keys: [{ id: 'c' }], next_cursor: null }),
+    });
+    const list = await client.listAllKeys();
+    expect(list.keys.map((k) => k.id)).toEqual(['a', 'b', 'c']);
+    expect(list.body).toEqual({ keys: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] });
+    expect(list.pages).toBe(2);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('says so, instead of a list cut short, when the pages loop or lead elsewhere', async () => {
+    const looping = pagedClient({
+      '/user/api-keys': page({ keys: [{ id: 'a' }], next_cursor: '1' }),
+      '/user/api-keys?cursor=1': page({ keys: [{ id: 'b' }], next_cursor: '1' }),
+    });
+    const loop = await looping.client.listAllKeys().catch((e) => e);
+    expect(loop).toBeInstanceOf(UnexpectedResponseError);
+    expect(loop.message).toMatch(/could not be read whole: its page 3 is one it sent before/);
+
+    const away = pagedClient({ '/user/api-keys': page({ keys: [{ id: 'a' }] }, { link: '<https://evil.test/next>; rel="next"' }) });
+    const error = await away.client.listAllKeys().catch((e) => e);
+    expect(error.message).toMatch(/another address \(https:\/\/evil\.test\/next\), where svc does not send the key/);
+    expect(away.requests).toHaveLength(1);
+  });
+
+  it('stops at an empty page whatever it says about more', async () => {
+    const { client } = pagedClient({ '/user/api-keys': page({ keys: [], has_more: true }) });
+    expect((await client.listAllKeys()).keys).toEqual([]);
+  });
+});
