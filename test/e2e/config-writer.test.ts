@@ -111,7 +111,7 @@ describe(`${PROCESSES} svc logins and 5 logouts at once, each to its own profile
     for (let round = 0; round < ROUNDS; round++) {
       const dir = freshConfigDir();
       const config = openConfig({ SVC_CONFIG_DIR: dir }, () => {});
-      for (let i = 1; i <= 5; i++) config.setProfile(`q${i}`, { apiKey: apiKey!, baseUrl: url });
+      for (let i = 1; i <= 5; i++) config.update(`q${i}`, () => ({ apiKey: apiKey!, baseUrl: url }));
       const env = { SVC_CONFIG_DIR: dir, HOME: home };
       const [logins, logouts] = await Promise.all([
         Promise.all(Array.from({ length: PROCESSES }, (_, i) => svc(['login', '--with-key', '--profile', `p${i + 1}`, '--base-url', url], env, { input: apiKey! }))),
@@ -143,7 +143,7 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
     mount = mountTmpfs('256k');
     const dir = join(mount.dir, 'svc');
     const config = openConfig({ SVC_CONFIG_DIR: dir }, () => {});
-    config.setProfile('default', { apiKey: local.server.apiKey!, baseUrl: `${local.server.url}/${'x'.repeat(6000)}` });
+    config.update('default', () => ({ apiKey: local.server.apiKey!, baseUrl: `${local.server.url}/${'x'.repeat(6000)}` }));
     return { dir, file: config.path, before: readFileSync(config.path, 'utf8') };
   }
 

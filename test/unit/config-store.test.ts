@@ -70,7 +70,7 @@ describe('update', () => {
 
   it('hands the change the profile as the file holds it at that moment, not as it was when the store was opened', () => {
     const store = open();
-    open().setProfile('work', { apiKey: KEY_A, baseUrl: 'http://work.test' });
+    open().update('work', () => ({ apiKey: KEY_A, baseUrl: 'http://work.test' }));
     const seen = vi.fn((profile: Readonly<{ apiKey?: string }>) => ({ ...profile, apiKey: KEY_B }));
     store.update('work', seen);
     expect(seen).toHaveBeenCalledWith({ apiKey: KEY_A, baseUrl: 'http://work.test' });
@@ -79,8 +79,8 @@ describe('update', () => {
 
   it('removes the profile when the change returns undefined, or a profile with no field set', () => {
     const store = open();
-    store.setProfile('a', { apiKey: KEY_A });
-    store.setProfile('b', { apiKey: KEY_B });
+    store.update('a', () => ({ apiKey: KEY_A }));
+    store.update('b', () => ({ apiKey: KEY_B }));
     expect(store.update('a', () => undefined)).toBeUndefined();
     expect(store.update('b', ({ apiKey, ...rest }) => rest)).toBeUndefined();
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ profiles: {} });
@@ -91,21 +91,21 @@ describe('update', () => {
     const store = open();
     expect(store.update('ghost', () => undefined)).toBeUndefined();
     expect(existsSync(file)).toBe(false);
-    store.setProfile('work', { apiKey: KEY_A });
+    store.update('work', () => ({ apiKey: KEY_A }));
     const before = statSync(file);
     expect(store.update('work', (profile) => ({ ...profile }))).toEqual({ apiKey: KEY_A });
     expect(statSync(file).ino).toBe(before.ino);
   });
 
   it('writes the file in the format conf wrote: tab-indented, no final newline', () => {
-    open().setProfile('default', { apiKey: KEY_A });
+    open().update('default', () => ({ apiKey: KEY_A }));
     expect(readFileSync(file, 'utf8')).toBe(`{\n\t"profiles": {\n\t\t"default": {\n\t\t\t"apiKey": "${KEY_A}"\n\t\t}\n\t}\n}`);
   });
 
   it('treats profile names as names, __proto__ included', () => {
     const store = open();
-    store.setProfile('__proto__', { apiKey: KEY_A });
-    store.setProfile('constructor', { apiKey: KEY_B });
+    store.update('__proto__', () => ({ apiKey: KEY_A }));
+    store.update('constructor', () => ({ apiKey: KEY_B }));
     expect(JSON.parse(readFileSync(file, 'utf8')).profiles).toEqual(JSON.parse(`{"__proto__":{"apiKey":"${KEY_A}"},"constructor":{"apiKey":"${KEY_B}"}}`));
     expect(store.getProfile('__proto__')).toEqual({ apiKey: KEY_A });
     expect(store.getProfile('toString')).toEqual({});
@@ -116,7 +116,7 @@ describe('update', () => {
     try {
       writeFileSync(join(target, 'real.json'), '{"profiles":{}}', { mode: 0o600 });
       symlinkSync(join(target, 'real.json'), file);
-      open().setProfile('default', { apiKey: KEY_A });
+      open().update('default', () => ({ apiKey: KEY_A }));
       expect(lstatSync(file).isSymbolicLink()).toBe(true);
       expect(JSON.parse(readFileSync(join(target, 'real.json'), 'utf8')).profiles.default.apiKey).toBe(KEY_A);
       expect(readdirSync(target)).toEqual(['real.json']);
@@ -127,7 +127,7 @@ describe('update', () => {
 
   it('writes nothing, and gives the lock back, when the change throws', () => {
     const store = open();
-    store.setProfile('default', { apiKey: KEY_A });
+    store.update('default', () => ({ apiKey: KEY_A }));
     const before = readFileSync(file, 'utf8');
     expect(() =>
       store.update('default', () => {
@@ -171,7 +171,7 @@ describe('a config file not in the shape svc writes', () => {
 
   it.each(shapes)('is never written over by a change: %s', (_, content, problem) => {
     const store = open();
-    store.setProfile('other', { apiKey: KEY_B });
+    store.update('other', () => ({ apiKey: KEY_B }));
     writeFileSync(file, content);
     expect(failure(() => store.update('default', () => ({ apiKey: KEY_A }))).message).toMatch(problem);
     expect(failure(() => store.getProfile('default')).message).toMatch(problem);
@@ -195,7 +195,7 @@ describe('a config file not in the shape svc writes', () => {
 describe('the lock', () => {
   it('is not needed to read: a lock held by a live process stops changes only', () => {
     const store = open(100);
-    store.setProfile('default', { apiKey: KEY_A });
+    store.update('default', () => ({ apiKey: KEY_A }));
     const before = readFileSync(file, 'utf8');
     // The process that started this test runs, and is not this one.
     writeFileSync(lock, `${process.ppid} ${token(1)}\n`);
@@ -216,7 +216,7 @@ describe('the lock', () => {
 
   it('waits for a lock that is not one svc makes, then names it', () => {
     writeFileSync(lock, 'made by hand\n');
-    expect(failure(() => open(50).setProfile('default', { apiKey: KEY_A })).message).toContain(
+    expect(failure(() => open(50).update('default', () => ({ apiKey: KEY_A }))).message).toContain(
       `${lock} has been held by something that is not svc for more than 0.05 s`,
     );
     expect(existsSync(file)).toBe(false);
@@ -228,7 +228,7 @@ describe('the lock', () => {
     const store = open(60_000);
     const started = performance.now();
     // The first attempt clears the dead breaker; the next takes the lock over.
-    store.setProfile('default', { apiKey: KEY_A });
+    store.update('default', () => ({ apiKey: KEY_A }));
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(store.getProfile('default')).toEqual({ apiKey: KEY_A });
     expect(leftovers()).toEqual([]);
@@ -236,7 +236,7 @@ describe('the lock', () => {
 
   it("is taken over from an earlier process that had this one's pid", () => {
     writeFileSync(lock, `${process.pid} ${token(4)}\n`);
-    open(60_000).setProfile('default', { apiKey: KEY_A });
+    open(60_000).update('default', () => ({ apiKey: KEY_A }));
     expect(leftovers()).toEqual([]);
   });
 });
@@ -258,7 +258,7 @@ describe('a save that fails', () => {
     ['EIO', 'EIO: simulated'],
   ])('while writing (%s) says so, names the file, and leaves it and its directory as they were', (code, cause) => {
     const store = open();
-    store.setProfile('default', { apiKey: KEY_A });
+    store.update('default', () => ({ apiKey: KEY_A }));
     vi.mocked(fs.writeSync).mockImplementationOnce(() => {
       throw errno(code);
     });
@@ -267,7 +267,7 @@ describe('a save that fails', () => {
 
   it('when the temp file cannot be made (EACCES, EROFS)', () => {
     const store = open();
-    store.setProfile('default', { apiKey: KEY_A });
+    store.update('default', () => ({ apiKey: KEY_A }));
     for (const [code, cause] of [
       ['EACCES', 'permission denied'],
       ['EROFS', 'the file system is read-only'],
@@ -281,7 +281,7 @@ describe('a save that fails', () => {
 
   it('at the rename is a failure too: success is reported only once the new file is in place', () => {
     const store = open();
-    store.setProfile('default', { apiKey: KEY_A });
+    store.update('default', () => ({ apiKey: KEY_A }));
     vi.mocked(fs.renameSync).mockImplementationOnce(() => {
       throw errno('EROFS');
     });
@@ -290,7 +290,7 @@ describe('a save that fails', () => {
 
   it('when the lock cannot even be made', () => {
     const store = open();
-    store.setProfile('default', { apiKey: KEY_A });
+    store.update('default', () => ({ apiKey: KEY_A }));
     vi.mocked(fs.writeFileSync).mockImplementationOnce(() => {
       throw errno('EROFS');
     });
@@ -302,7 +302,7 @@ describe('a save that fails', () => {
     // As on a nearly full disk: each write takes at most 7 bytes and says so.
     vi.mocked(fs.writeSync).mockImplementation(((fd: number, data: Buffer, offset: number) =>
       real(fd, data, offset, Math.min(7, data.length - offset))) as typeof fs.writeSync);
-    open().setProfile('default', { apiKey: KEY_A, baseUrl: 'http://a-long-enough-address.test' });
+    open().update('default', () => ({ apiKey: KEY_A, baseUrl: 'http://a-long-enough-address.test' }));
     expect(vi.mocked(fs.writeSync).mock.calls.length).toBeGreaterThan(10);
     expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default.baseUrl).toBe('http://a-long-enough-address.test');
   });

@@ -24,8 +24,6 @@ export interface ConfigStore {
    * update of its own.
    */
   update(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Profile | undefined;
-  /** Replaces one profile: `update` with a change that ignores what the file holds. */
-  setProfile(name: string, profile: Profile): void;
 }
 
 export interface ConfigOptions {
@@ -96,7 +94,7 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
   read();
   let updating = false;
 
-  const store: ConfigStore = {
+  return {
     path: file,
     getProfile(name) {
       const { profiles } = read();
@@ -140,11 +138,7 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
         release();
       }
     },
-    setProfile(name, profile) {
-      store.update(name, () => profile);
-    },
   };
-  return store;
 }
 
 /** The profile as it will read back: without fields left undefined, or undefined when none is left. */
