@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openConfig } from '../../src/cli/config/store.js';
-import { svc, useLocalServer } from '../helpers/cli.js';
+import { call, svc, useLocalServer } from '../helpers/cli.js';
 import { canMount, mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 
 const PROCESSES = 20;
@@ -130,6 +130,31 @@ describe(`${PROCESSES} svc logins and 5 logouts at once, each to its own profile
       const { profiles } = readConfig(dir);
       for (let i = 1; i <= PROCESSES; i++) expect(profiles[`p${i}`], `round ${round}: p${i}`).toMatchObject({ apiKey, baseUrl: url });
       for (let i = 1; i <= 5; i++) expect(profiles[`q${i}`], `round ${round}: q${i}`).toEqual({ baseUrl: url });
+    }
+  }, SLOW);
+});
+
+describe('svc keys rotate --save beside 10 logins to other profiles (issue 22)', () => {
+  it('leaves the profile holding the new key whenever it says it saved it, and loses no login', async () => {
+    const { url, apiKey } = local.server;
+    for (let round = 0; round < 5; round++) {
+      const dir = freshConfigDir();
+      const created = await call(url, 'POST', '/api/service/user/api-keys', apiKey, { name: `main-${round}` });
+      expect(created.status, created.text).toBe(201);
+      openConfig({ SVC_CONFIG_DIR: dir }, () => {}).update('main', () => ({ apiKey: created.json.secret, baseUrl: url }));
+      const env = { SVC_CONFIG_DIR: dir, HOME: home };
+      const [rotate, ...logins] = await Promise.all([
+        svc(['keys', 'rotate', created.json.id, '--save', '--profile', 'main'], env),
+        ...Array.from({ length: 10 }, (_, i) => svc(['login', '--with-key', '--profile', `p${i + 1}`, '--base-url', url], env, { input: apiKey! })),
+      ]);
+      expect(rotate!.exitCode, `round ${round}: ${rotate!.stderr}`).toBe(0);
+      expect(rotate!.stderr).toContain("Saved the new key to profile 'main'");
+      const { profiles } = readConfig(dir);
+      expect(profiles.main?.apiKey, `round ${round}`).toBe(rotate!.stdout);
+      for (const run of logins) expect(run.exitCode, `round ${round}: ${run.stderr}`).toBe(0);
+      for (let i = 1; i <= 10; i++) expect(profiles[`p${i}`]?.apiKey, `round ${round}: p${i}`).toBe(apiKey);
+      const ping = await svc(['keys', 'ping', '--quiet', '--profile', 'main'], env);
+      expect(ping.exitCode, ping.stderr).toBe(0);
     }
   }, SLOW);
 });
