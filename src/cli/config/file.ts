@@ -49,7 +49,7 @@ export function readConfig(path: string): ConfigDocument {
  * with what is wrong, rather than read as "no profiles" and then written
  * over by the next save. Fields svc does not know are kept.
  */
-export function parseConfig(text: string): ConfigDocument {
+function parseConfig(text: string): ConfigDocument {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -63,7 +63,7 @@ export function parseConfig(text: string): ConfigDocument {
   return { profiles: profiles as Record<string, Profile>, other };
 }
 
-/** Tabs and no final newline, as conf wrote it, so a file saved by an earlier svc changes only where a profile did. */
+/** Tabs and no final newline, as conf wrote it, so a file an earlier svc saved keeps its look. */
 export function serializeConfig(document: ConfigDocument): string {
   return JSON.stringify({ ...document.other, profiles: document.profiles }, undefined, '\t');
 }
