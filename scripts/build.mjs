@@ -18,6 +18,27 @@ import { tableWidth, tableWithoutColors } from './table-plugins.mjs';
 // bundle, for finding what grows it (https://esbuild.github.io/analyze/).
 const { values: options } = parseArgs({ options: { metafile: { type: 'string' } } });
 
+// conf compiles a JSON-schema validator (ajv, ajv-formats, fast-uri) only
+// when given `schema`, `ajvOptions` or `rootSchema`, and runs migrations
+// (semver) only when given `migrations`; svc passes none of them. Bundled as
+// they are, they are still loaded with conf on every command that reads the
+// profile: about 180 KB of code and 30 ms. They are replaced by a module that
+// throws if conf ever reaches for them, so a future option that needs them
+// fails every config test instead of silently validating nothing.
+const UNUSED_BY_CONF = /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/;
+const confWithoutValidator = {
+  name: 'conf-without-validator',
+  setup(build) {
+    build.onResolve({ filter: UNUSED_BY_CONF }, (args) =>
+      /[\\/]node_modules[\\/]conf[\\/]/.test(args.importer) ? { path: args.path, namespace: 'unused-by-conf' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'unused-by-conf' }, (args) => ({
+      contents: unusedModule(`svc's bundle leaves out ${args.path}: conf was asked for a schema or migrations (see scripts/build.mjs)`, 'esm'),
+      loader: 'js',
+    }));
+  },
+};
+
 // @inquirer/prompts re-exports its editor prompt, which brings an external
 // editor launcher and iconv-lite's code pages (about 550 KB); svc never
 // opens an editor for a prompt.
@@ -49,15 +70,38 @@ const commanderWithoutChildProcess = {
   },
 };
 
+// atomically, conf's file writer, imports when-exit, which puts listeners on
+// 18 signals and on exit as it loads, to delete temporary files left by a
+// write cut short. conf only writes with atomically's writeFileSync, which is
+// synchronous (no signal listener can run during it) and deletes its
+// temporary file before it returns, so the listeners never had anything to
+// do; they cost every command that reads the profile about 3 ms, and made
+// bin/svc.js's Ctrl-C handler see a second SIGINT listener. The price: a
+// signal that kills svc in the middle of saving a profile can leave a
+// temporary file beside config.json, as SIGKILL always could; config.json
+// itself is replaced by a rename, so it is never half-written.
+const atomicallyWithoutExitHooks = {
+  name: 'atomically-without-exit-hooks',
+  setup(build) {
+    build.onResolve({ filter: /^when-exit$/ }, (args) =>
+      /[\\/]node_modules[\\/]atomically[\\/]/.test(args.importer) ? { path: args.path, namespace: 'no-exit-hooks' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'no-exit-hooks' }, () => ({
+      contents: 'export default function whenExit() { return () => {}; }',
+      loader: 'js',
+    }));
+  },
+};
+
 /**
  * A module whose every use throws `message`, for CommonJS importers
- * (module.exports) or ES ones (its default export).
+ * (module.exports) or ES ones (default, and the named export conf takes).
  */
 function unusedModule(message, format) {
   return [
     `const fail = () => { throw new Error(${JSON.stringify(message)}); };`,
     'const unused = new Proxy(fail, { get: fail, apply: fail, construct: fail });',
-    format === 'cjs' ? 'module.exports = unused;' : 'export default unused;',
+    ...(format === 'cjs' ? ['module.exports = unused;'] : ['export default unused;', 'export const Ajv2020 = unused;']),
   ].join('\n');
 }
 
@@ -82,7 +126,7 @@ const result = await build({
   minify: true,
   legalComments: 'none',
   define: { SVC_VERSION: JSON.stringify(pkg.version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
-  plugins: [inquirerWithoutEditor, commanderWithoutChildProcess, tableWidth, tableWithoutColors],
+  plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess, tableWidth, tableWithoutColors],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });

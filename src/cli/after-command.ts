@@ -18,13 +18,13 @@ export interface Outcome {
  * reminder, once each, never with --quiet. The profile remembers its key's
  * expiry through the config writer, and only while it still holds that key.
  */
-export function afterCommand(session: ProfileSession, credentials: Credentials | null, list: KeyList | undefined): void {
+export async function afterCommand(session: ProfileSession, credentials: Credentials | null, list: KeyList | undefined): Promise<void> {
   if (!credentials) return;
   const profile = session.config.getProfile(session.profileName);
   const health = assessKeyHealth({ credentials, profile, list, nowMs: session.deps.now() });
   const remember = health.remember;
   if (remember) {
-    session.config.update(session.profileName, (current) => (current.apiKey === credentials.apiKey ? { ...current, keyExpiry: remember } : { ...current }));
+    await session.config.update(session.profileName, (current) => (current.apiKey === credentials.apiKey ? { ...current, keyExpiry: remember } : { ...current }));
   }
   if (session.options.quiet) return;
   for (const line of healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName)) session.render.warn(line);

@@ -112,7 +112,7 @@ Examples:
         if (needs === 'nothing') return;
         // A command that only reads the profile used a key only when it says so (status, login).
         const used = outcome?.keyInUse ?? (needs === 'key' ? (session as SessionFor<'key'>).credentials : null);
-        afterCommand(session as SessionFor<'profile'>, used, outcome?.list);
+        await afterCommand(session as SessionFor<'profile'>, used, outcome?.list);
       };
     },
   };

@@ -46,7 +46,7 @@ describe('the npm tarball', () => {
     }
     // Each library svc imports is a build-time dependency, pinned by the lockfile.
     const { devDependencies } = manifest as { devDependencies: Record<string, string> };
-    for (const lib of ['@inquirer/prompts', 'chalk', 'commander', 'undici']) expect(devDependencies).toHaveProperty(lib);
+    for (const lib of ['@inquirer/prompts', 'chalk', 'commander', 'conf', 'undici']) expect(devDependencies).toHaveProperty(lib);
   });
 
   it('runs with npx in a directory holding nothing but the tarball', async () => {
@@ -80,9 +80,11 @@ describe('start-up', () => {
     expect(readdirSync(join(repo, 'dist')).sort()).toEqual(['main.js', 'package.json']);
   });
 
-  it("leaves out inquirer's editor prompt, which svc never uses", () => {
-    // A code page name of iconv-lite, which the editor prompt brings.
-    expect(code().includes('shiftjis')).toBe(false);
+  it("leaves out conf's schema validator and migration code, and inquirer's editor prompt, which svc never uses", () => {
+    // ajv's draft 2020-12 meta-schema id, semver's spec version constant, an iconv-lite code page name.
+    for (const marker of ['json-schema.org/draft/2020-12/schema', 'SEMVER_SPEC_VERSION', 'shiftjis']) {
+      expect(code().includes(marker), marker).toBe(false);
+    }
   });
 
   it("starts no more of Node's ES module loader than a CommonJS script that looks up the compile cache", async () => {

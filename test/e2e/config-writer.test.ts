@@ -54,10 +54,12 @@ describe(`${PROCESSES} processes changing profiles at once`, () => {
     const bump = (profile, host) => ({ ...profile, baseUrl: 'http://' + host + '/' + (Number((profile.baseUrl || '/0').split('/').pop()) + 1) });
     console.log('ready');
     while (!require('node:fs').existsSync(go)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-    for (let i = 0; i < Number(bumps); i++) {
-      config.update(name, (profile) => bump(profile, 'own.test'));
-      config.update('shared', (profile) => bump(profile, 'shared.test'));
-    }`;
+    (async () => {
+      for (let i = 0; i < Number(bumps); i++) {
+        await config.update(name, (profile) => bump(profile, 'own.test'));
+        await config.update('shared', (profile) => bump(profile, 'shared.test'));
+      }
+    })();`;
 
   /** Starts the bumpers, lets them go at once, and waits for them all. */
   async function bumpTogether(dir: string) {
@@ -111,7 +113,7 @@ describe(`${PROCESSES} svc logins and 5 logouts at once, each to its own profile
     for (let round = 0; round < ROUNDS; round++) {
       const dir = freshConfigDir();
       const config = openConfig({ SVC_CONFIG_DIR: dir }, () => {});
-      for (let i = 1; i <= 5; i++) config.update(`q${i}`, () => ({ apiKey: apiKey!, baseUrl: url }));
+      for (let i = 1; i <= 5; i++) await config.update(`q${i}`, () => ({ apiKey: apiKey!, baseUrl: url }));
       const env = { SVC_CONFIG_DIR: dir, HOME: home };
       const [logins, logouts] = await Promise.all([
         Promise.all(Array.from({ length: PROCESSES }, (_, i) => svc(['login', '--with-key', '--profile', `p${i + 1}`, '--base-url', url], env, { input: apiKey! }))),
@@ -141,7 +143,7 @@ describe('svc keys rotate --save beside 10 logins to other profiles (issue 22)',
       const dir = freshConfigDir();
       const created = await call(url, 'POST', '/api/service/user/api-keys', apiKey, { name: `main-${round}` });
       expect(created.status, created.text).toBe(201);
-      openConfig({ SVC_CONFIG_DIR: dir }, () => {}).update('main', () => ({ apiKey: created.json.secret, baseUrl: url }));
+      await openConfig({ SVC_CONFIG_DIR: dir }, () => {}).update('main', () => ({ apiKey: created.json.secret, baseUrl: url }));
       const env = { SVC_CONFIG_DIR: dir, HOME: home };
       const [rotate, ...logins] = await Promise.all([
         svc(['keys', 'rotate', created.json.id, '--save', '--profile', 'main'], env),
@@ -164,11 +166,11 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
   afterEach(() => mount?.unmount());
 
   /** A config dir on a fresh tmpfs, holding a saved profile with enough in it to need two pages. */
-  function configOnTmpfs() {
+  async function configOnTmpfs() {
     mount = mountTmpfs('256k');
     const dir = join(mount.dir, 'svc');
     const config = openConfig({ SVC_CONFIG_DIR: dir }, () => {});
-    config.update('default', () => ({ apiKey: local.server.apiKey!, baseUrl: `${local.server.url}/${'x'.repeat(6000)}` }));
+    await config.update('default', () => ({ apiKey: local.server.apiKey!, baseUrl: `${local.server.url}/${'x'.repeat(6000)}` }));
     return { dir, file: config.path, before: readFileSync(config.path, 'utf8') };
   }
 
@@ -182,13 +184,13 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
   }
 
   it('full, with not a byte left: the lock cannot be made', async () => {
-    const { dir, file, before } = configOnTmpfs();
+    const { dir, file, before } = await configOnTmpfs();
     mount!.fill();
     await expectLoginRefused(dir, file, before, 'no space left on the device');
   });
 
   it('nearly full, with room for the lock and part of the new file: the part is not renamed into place', async () => {
-    const { dir, file, before } = configOnTmpfs();
+    const { dir, file, before } = await configOnTmpfs();
     // Two pages kept aside, then given back once the rest is full: one for the lock, one for the
     // first 4 KiB of the new file, which is cut short there.
     const spare = join(mount!.dir, 'spare');
@@ -199,7 +201,7 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
   });
 
   it('read-only', async () => {
-    const { dir, file, before } = configOnTmpfs();
+    const { dir, file, before } = await configOnTmpfs();
     mount!.readOnly();
     await expectLoginRefused(dir, file, before, 'the file system is read-only');
   });

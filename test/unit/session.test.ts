@@ -46,7 +46,7 @@ function context(env: NodeJS.ProcessEnv, over: Partial<GlobalOptions> = {}, tty 
 describe('the session: where the key, address and profile come from (docs/contract.md §C1)', () => {
   it('prefers SVC_API_KEY over the profile', async () => {
     const ctx = context({});
-    (await ctx.config()).update('default', () => ({ apiKey: SAVED_KEY }));
+    await (await ctx.config()).update('default', () => ({ apiKey: SAVED_KEY }));
     expect(await context({}).credentials()).toEqual({ apiKey: SAVED_KEY, source: 'profile' });
     expect(await context({ SVC_API_KEY: ENV_KEY }).credentials()).toEqual({ apiKey: ENV_KEY, source: 'env' });
   });
@@ -58,7 +58,7 @@ describe('the session: where the key, address and profile come from (docs/contra
   });
 
   it('orders base URLs flag > env > profile > local default', async () => {
-    (await context({}).config()).update('default', () => ({ baseUrl: 'http://profile.test' }));
+    await (await context({}).config()).update('default', () => ({ baseUrl: 'http://profile.test' }));
     expect(await context({}).resolveBaseUrl()).toEqual({ url: 'http://profile.test', source: 'profile' });
     expect(await context({ SVC_BASE_URL: 'http://env.test' }).resolveBaseUrl()).toEqual({ url: 'http://env.test', source: 'env' });
     expect(await context({ SVC_BASE_URL: 'http://env.test' }, { baseUrl: 'http://flag.test' }).resolveBaseUrl()).toEqual({
@@ -96,7 +96,7 @@ describe('the session: where the key, address and profile come from (docs/contra
   });
 
   it('sends a saved key only to the server it was saved for (exit 3); SVC_API_KEY goes where the URL says', async () => {
-    (await context({}).config()).update('default', () => ({ apiKey: SAVED_KEY, baseUrl: 'https://a.example.com' }));
+    await (await context({}).config()).update('default', () => ({ apiKey: SAVED_KEY, baseUrl: 'https://a.example.com' }));
     await expect(context({}, { baseUrl: 'https://a.example.com/' }).client()).resolves.toBeDefined();
     await expect(context({ SVC_BASE_URL: 'https://A.example.com/api/service' }).client()).resolves.toBeDefined();
     const error = await context({ SVC_BASE_URL: 'https://b.example.com' }).client().catch((e) => e);
@@ -106,7 +106,7 @@ describe('the session: where the key, address and profile come from (docs/contra
   });
 
   it('binds a key saved without an address to the local default', async () => {
-    (await context({}).config()).update('default', () => ({ apiKey: SAVED_KEY }));
+    await (await context({}).config()).update('default', () => ({ apiKey: SAVED_KEY }));
     await expect(context({}).client()).resolves.toBeDefined();
     const error = await context({}, { baseUrl: 'https://b.example.com' }).client().catch((e) => e);
     expect(error.message).toContain('belongs to http://127.0.0.1:8787');
@@ -124,7 +124,7 @@ describe('the config store', () => {
   it('creates its directory 0700 and its file 0600', async () => {
     const fresh = join(dir, 'new', 'svc');
     const config = await context({ SVC_CONFIG_DIR: fresh }).config();
-    config.update('default', () => ({ apiKey: SAVED_KEY }));
+    await config.update('default', () => ({ apiKey: SAVED_KEY }));
     expect(statSync(fresh).mode & 0o777).toBe(0o700);
     expect(statSync(config.path).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(config.path, 'utf8')).profiles.default.apiKey).toBe(SAVED_KEY);

@@ -14,7 +14,7 @@ export function register(program: Command, app: App): void {
 
 export async function run(session: ProfileSession): Promise<void> {
   const { render, profileName } = session;
-  const removed = logOut(session);
+  const removed = await logOut(session);
   if (removed === null) render.info(`Profile '${profileName}' has no saved key.`);
   else render.success(`Removed ${removed} from profile '${profileName}'. The key still works until revoked.`);
   if (session.options.json) render.json({ profile: profileName, removed: removed === null ? null : { hint: removed } });

@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 
 export interface Profile {
   apiKey?: string;
@@ -63,7 +61,7 @@ function parseConfig(text: string): ConfigDocument {
   return { profiles: profiles as Record<string, Profile>, other };
 }
 
-/** Tabs and no final newline, as conf wrote it, so a file an earlier svc saved keeps its look. */
+/** The bytes conf writes for the document: tabs, no final newline. */
 export function serializeConfig(document: ConfigDocument): string {
   return JSON.stringify({ ...document.other, profiles: document.profiles }, undefined, '\t');
 }
@@ -108,63 +106,10 @@ function kind(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/**
- * Replaces `target` with `text` so that a reader (or a crash) sees either
- * the old file or the new one, whole: a temp file of mode 0600 beside it,
- * written in full, flushed, then renamed over it. If anything fails before
- * the rename, the temp file is removed and `target` is as it was. Short
- * writes are continued rather than taken for the whole (a write on a disk
- * that is nearly full writes what fits and says how much).
- */
-export function writeFileAtomically(target: string, text: string): void {
-  const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const data = Buffer.from(text);
-  let fd: number | undefined;
-  try {
-    fd = openSync(temp, 'wx', 0o600);
-    for (let written = 0; written < data.length; ) written += writeSync(fd, data, written);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(temp, target);
-  } catch (error) {
-    if (fd !== undefined) closeQuietly(fd);
-    removeQuietly(temp);
-    throw error;
-  }
-  syncDirectory(dirname(target));
-}
-
 /** Clearing up after a failure: the failure is what gets reported, not a second one on the way out. */
 export function removeQuietly(path: string): void {
   try {
     rmSync(path, { force: true });
-  } catch {
-    // See above.
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // As for removeQuietly.
-  }
-}
-
-/**
- * Makes the rename itself durable. Failing here is not a failed save: the
- * new file is already the one every reader sees, and a crash before the
- * directory reaches the disk brings back the old file whole, never a mix.
- */
-function syncDirectory(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
   } catch {
     // See above.
   }

@@ -3,7 +3,8 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../environment.js';
 import { CliError } from '../errors.js';
-import { ConfigShapeError, readConfig, serializeConfig, writeFileAtomically, type Profile } from './file.js';
+import { writeThroughConf } from './conf-writer.js';
+import { ConfigShapeError, readConfig, serializeConfig, type Profile } from './file.js';
 import { acquireLock, LockBusyError } from './lock.js';
 
 export type { PendingRotation, Profile } from './file.js';
@@ -23,7 +24,7 @@ export interface ConfigStore {
    * file is as it was. `change` runs while the lock is held: no I/O, and no
    * update of its own.
    */
-  update(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Profile | undefined;
+  update(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Promise<Profile | undefined>;
 }
 
 export interface ConfigOptions {
@@ -104,41 +105,52 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
       return Object.keys(read().profiles).sort();
     },
     update(name, change) {
+      // Thrown here, not as a rejection: a change that calls update would otherwise go on with a promise for a profile.
       if (updating) throw new Error('ConfigStore.update was called from inside a change to the config');
-      const notSaved = (cause: string) =>
-        new CliError(`Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before.`);
-      let release: () => void;
-      try {
-        release = acquireLock(lockPath, lockWaitMs);
-      } catch (error) {
-        if (!(error instanceof LockBusyError)) throw notSaved(describeFsError(error));
-        const by = error.holder === null ? 'something that is not svc' : `another svc (pid ${error.holder})`;
-        throw new CliError(
-          `Could not save profile '${name}' to ${file}: ${lockPath} has been held by ${by} for more than ${lockWaitMs / 1000} s. ` +
-            `Nothing was changed. If no svc is running, remove ${lockPath} and try again.`,
-        );
-      }
-      updating = true;
-      try {
-        const document = read();
-        const before = Object.hasOwn(document.profiles, name) ? document.profiles[name] : undefined;
-        const after = written(change(Object.freeze({ ...before })));
-        if (JSON.stringify(before) === JSON.stringify(after)) return after;
-        const profiles = { ...document.profiles };
-        if (after === undefined) delete profiles[name];
-        else Object.defineProperty(profiles, name, { value: after, enumerable: true, writable: true, configurable: true });
-        try {
-          writeFileAtomically(targetOf(file), serializeConfig({ ...document, profiles }));
-        } catch (error) {
-          throw notSaved(describeFsError(error));
-        }
-        return after;
-      } finally {
-        updating = false;
-        release();
-      }
+      return save(name, change);
     },
   };
+
+  async function save(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Promise<Profile | undefined> {
+    const notSaved = (cause: string) =>
+      new CliError(`Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before.`);
+    let release: () => void;
+    try {
+      release = acquireLock(lockPath, lockWaitMs);
+    } catch (error) {
+      if (!(error instanceof LockBusyError)) throw notSaved(describeFsError(error));
+      const by = error.holder === null ? 'something that is not svc' : `another svc (pid ${error.holder})`;
+      throw new CliError(
+        `Could not save profile '${name}' to ${file}: ${lockPath} has been held by ${by} for more than ${lockWaitMs / 1000} s. ` +
+          `Nothing was changed. If no svc is running, remove ${lockPath} and try again.`,
+      );
+    }
+    try {
+      const document = read();
+      const before = Object.hasOwn(document.profiles, name) ? document.profiles[name] : undefined;
+      let changed: Profile | undefined;
+      updating = true;
+      try {
+        changed = change(Object.freeze({ ...before }));
+      } finally {
+        updating = false;
+      }
+      const after = written(changed);
+      if (JSON.stringify(before) === JSON.stringify(after)) return after;
+      const profiles = { ...document.profiles };
+      if (after === undefined) delete profiles[name];
+      else Object.defineProperty(profiles, name, { value: after, enumerable: true, writable: true, configurable: true });
+      const next = { ...document, profiles };
+      try {
+        await writeThroughConf(targetOf(file), { ...next.other, profiles }, serializeConfig(next));
+      } catch (error) {
+        throw notSaved(describeFsError(error));
+      }
+      return after;
+    } finally {
+      release();
+    }
+  }
 }
 
 /** The profile as it will read back: without fields left undefined, or undefined when none is left. */

@@ -40,7 +40,7 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
       const keySession = session.credentials ? await withKey(session, session.credentials) : null;
       const switched = await settled(keySession ?? session, () => action.run({ session, keySession, view }));
       if (switched) options = { ...options, profile: switched.profile };
-      else afterCommand(session, action.needsKey ? session.credentials : null, view.list);
+      else await afterCommand(session, action.needsKey ? session.credentials : null, view.list);
     } catch (error) {
       // Esc or Ctrl-C in one of the action's questions: nothing was done, the same screen comes back.
       if (error instanceof PromptCancelledError) {

@@ -21,7 +21,7 @@ export async function logIn(session: ProfileSession, apiKey: string): Promise<Lo
   const { client } = await withKey(session, { apiKey, source: 'login' });
   const list = await client.listAllKeys();
   const { url, source } = session.endpoint;
-  session.config.update(session.profileName, (profile) => ({
+  await session.config.update(session.profileName, (profile) => ({
     ...profile,
     apiKey,
     baseUrl: source === 'flag' || source === 'env' ? url : profile.baseUrl,
@@ -32,9 +32,9 @@ export async function logIn(session: ProfileSession, apiKey: string): Promise<Lo
 }
 
 /** Forgets the profile's key; returns its hint, or null when it had none. */
-export function logOut(session: ProfileSession): string | null {
+export async function logOut(session: ProfileSession): Promise<string | null> {
   let removed: string | null = null;
-  session.config.update(session.profileName, ({ apiKey, keyExpiry: _, ...rest }) => {
+  await session.config.update(session.profileName, ({ apiKey, keyExpiry: _, ...rest }) => {
     removed = apiKey ? keyHint(apiKey) : null;
     return rest;
   });

@@ -82,10 +82,10 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
 
   if (replacedKeyInUse && session.credentials.source === 'profile') {
     if (!(await decideSave(session, id, created, opts, hooks))) return { ...base, retired: 'kept-unsaved' };
-    saveNewKey(session, session.credentials.apiKey, created.secret!);
+    await saveNewKey(session, session.credentials.apiKey, created.secret!);
     base.saved = true;
   }
-  if (opts.overlap) return { ...base, retired: 'kept-overlap', pending: recordOverlap(session, id, created) };
+  if (opts.overlap) return { ...base, retired: 'kept-overlap', pending: await recordOverlap(session, id, created) };
   return { ...base, ...(await retireOldKey(client, id, created, opts.disableOld === true)) };
 }
 
@@ -105,9 +105,9 @@ async function decideSave(session: KeySession, id: string, created: NewKey, opts
 }
 
 /** The profile gets the new key only if it still holds the old one: another svc may have changed it meanwhile. */
-function saveNewKey(session: KeySession, oldKey: string, secret: string): void {
+async function saveNewKey(session: KeySession, oldKey: string, secret: string): Promise<void> {
   let replaced = false;
-  session.config.update(session.profileName, (profile: Readonly<Profile>) => {
+  await session.config.update(session.profileName, (profile: Readonly<Profile>) => {
     if (profile.apiKey !== oldKey) return { ...profile };
     replaced = true;
     return { ...profile, apiKey: secret };
@@ -121,13 +121,13 @@ function saveNewKey(session: KeySession, oldKey: string, secret: string): void {
 }
 
 /** The old key stays; the profile keeps the pair until --finish or --cancel, so even a crash here forgets nothing. */
-function recordOverlap(session: KeySession, oldId: string, created: NewKey): PendingRotation {
+async function recordOverlap(session: KeySession, oldId: string, created: NewKey): Promise<PendingRotation> {
   const newId = created.view.id;
   if (newId === null) {
     throw new CliError(`The server's answer gives no id for the new key, so svc cannot track this rotation: revoke ${clip(oldId, 200)} yourself once nothing uses it.`);
   }
   const pendingRotation: PendingRotation = { oldId, newId, since: new Date(session.deps.now()).toISOString() };
-  session.config.update(session.profileName, (profile) => ({ ...profile, pendingRotation }));
+  await session.config.update(session.profileName, (profile) => ({ ...profile, pendingRotation }));
   return pendingRotation;
 }
 
@@ -167,7 +167,7 @@ export async function endOverlap(
     answer = { id, revoked: false };
     wasGone = true;
   }
-  session.config.update(session.profileName, (profile) =>
+  await session.config.update(session.profileName, (profile) =>
     profile.pendingRotation?.oldId === pending.oldId && profile.pendingRotation.newId === pending.newId ? { ...profile, pendingRotation: undefined } : { ...profile },
   );
   return { pending, id, answer, wasGone };
