@@ -123,8 +123,8 @@ export async function benchKeysListTerminal({ runs, sizes = [30, 5_000], bin = S
 /** What each child runs: one table drawn cold, as a command draws it, timed. */
 const TABLE_CHILD = `
 import { Writable } from 'node:stream';
-const [, , bundle, what, count] = process.argv;
-const { Renderer, printRows } = await import(bundle);
+const [, , bundle, count] = process.argv;
+const { Renderer } = await import(bundle);
 let bytes = 0;
 const sink = new Writable({ write(chunk, _, done) { bytes += chunk.length; done(); } });
 const io = { stdout: sink, stderr: sink, stdin: null, stdinIsTTY: false, stdoutIsTTY: true, stderrIsTTY: true, colorStdout: true, colorStderr: true, columns: ${TERMINAL.columns}, rows: ${TERMINAL.rows}, env: {} };
@@ -145,16 +145,11 @@ const spec = [
   ['STATUS', (k) => k.status, undefined, undefined, 'green'], ['WORKSPACE', (k) => k.workspace, undefined, 2],
   ['CREATED', (k) => k.created, undefined, 1], ['EXPIRES', (k) => k.expires, undefined, 3], ['LAST USED', (k) => k.used, undefined, 4],
 ];
+const columns = spec.map(([header, get, maxWidth, dropRank, tone]) => ({
+  header, maxWidth, dropRank, plain: get, human: tone ? (k) => ({ text: get(k), tone }) : get,
+}));
 const started = process.hrtime.bigint();
-if (what === 'renderer') {
-  const columns = spec.map(([header, get, maxWidth, dropRank, tone]) => ({
-    header, maxWidth, dropRank, plain: get, human: tone ? (k) => ({ text: get(k), tone }) : get,
-  }));
-  new Renderer(io, { quiet: false }).table(columns, rows);
-} else {
-  const columns = spec.map(([header, get, _, dropRank, tone]) => ({ header, dropRank, plain: get, human: tone ? (k, s) => s[tone](get(k)) : get }));
-  printRows(io, columns, rows);
-}
+new Renderer(io, { quiet: false }).table(columns, rows);
 const ms = Number(process.hrtime.bigint() - started) / 1e6;
 process.stdout.write(JSON.stringify({ ms, bytes }));
 `;
@@ -163,14 +158,13 @@ process.stdout.write(JSON.stringify({ ms, bytes }));
  * Renderer.table alone, 80 columns, colour on, for each size: each sample a
  * new child process that loads the bundled renderer and draws one table, so
  * the figure is a cold draw as a command makes it (module loading not
- * included). printRows, src/cli/output.ts's table, is measured the same way
- * beside it while commands still use it.
+ * included).
  */
 export async function benchRenderTable({ samples, sizes = [30, 5_000] }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-table-'));
   try {
     const entry = join(dir, 'entry.ts');
-    writeFileSync(entry, `export { Renderer } from '${ROOT}src/cli/render/renderer.ts';\nexport { printRows } from '${ROOT}src/cli/output.ts';\n`);
+    writeFileSync(entry, `export { Renderer } from '${ROOT}src/cli/render/renderer.ts';\n`);
     const bundle = join(dir, 'render.mjs');
     // As scripts/build.mjs builds the CLI, but for an ES module this script can import.
     await build({
@@ -186,17 +180,15 @@ export async function benchRenderTable({ samples, sizes = [30, 5_000] }) {
     });
     const child = join(dir, 'child.mjs');
     writeFileSync(child, TABLE_CHILD);
-    const measure = (what, rows) => {
-      const out = execFileSync(process.execPath, [child, pathToFileURL(bundle).href, what, String(rows)], { env: childEnv(), encoding: 'utf8' });
+    const measure = (rows) => {
+      const out = execFileSync(process.execPath, [child, pathToFileURL(bundle).href, String(rows)], { env: childEnv(), encoding: 'utf8' });
       return JSON.parse(out).ms;
     };
     const results = [];
-    for (const what of ['renderer', 'printRows']) {
-      for (const rows of sizes) {
-        measure(what, rows);
-        const times = Array.from({ length: samples }, () => measure(what, rows));
-        results.push({ what, rows, ms: median(times), min: Math.min(...times), max: Math.max(...times) });
-      }
+    for (const rows of sizes) {
+      measure(rows);
+      const times = Array.from({ length: samples }, () => measure(rows));
+      results.push({ rows, ms: median(times), min: Math.min(...times), max: Math.max(...times) });
     }
     return { samples, terminal: TERMINAL, results };
   } finally {
@@ -206,7 +198,7 @@ export async function benchRenderTable({ samples, sizes = [30, 5_000] }) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const table = await benchRenderTable({ samples: 10 });
-  for (const r of table.results) console.log(`${r.what} ${r.rows} rows: median ${r.ms.toFixed(1)} ms (${r.min.toFixed(1)}–${r.max.toFixed(1)})`);
+  for (const r of table.results) console.log(`Renderer.table ${r.rows} rows: median ${r.ms.toFixed(1)} ms (${r.min.toFixed(1)}–${r.max.toFixed(1)})`);
   const list = await benchKeysListTerminal({ runs: 10 });
   console.log(`floor (script, stty, node -e 0): median ${list.floor.ms.toFixed(0)} ms; the bundle ${list.bundleHasCliTable3 ? 'carries' : 'does not carry'} cli-table3`);
   for (const c of list.cases) console.log(`keys list, ${c.keys} keys: median ${c.ms.toFixed(0)} ms (${c.min.toFixed(0)}–${c.max.toFixed(0)}), widest line ${c.widest}, columns ${c.header.join(' | ')}`);

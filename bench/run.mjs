@@ -140,16 +140,12 @@ function report({ env, command, startup, npx, terminal, tableDraw, throughput, s
     ],
   );
   lines.push(
-    `The table alone: \`Renderer.table\` (cli-table3, 50-row chunks) and \`printRows\` (src/cli/output.ts, its own layout), each bundled as scripts/build.mjs bundles svc, drawing \`keys list\`'s columns for that many synthetic keys at ${tableDraw.terminal.columns} columns with colour, into a stream that discards it. Each sample is a new process drawing one table, as a command does (loading the module not included); median of ${tableDraw.samples}.`,
+    `The table alone: \`Renderer.table\` (cli-table3, fixed widths, 50-row chunks), bundled as scripts/build.mjs bundles svc, drawing \`keys list\`'s columns for that many synthetic keys at ${tableDraw.terminal.columns} columns with colour, into a stream that discards it. Each sample is a new process drawing one table, as a command does (loading the module not included); median of ${tableDraw.samples}.`,
     '',
   );
-  const draws = (what) => tableDraw.results.filter((r) => r.what === what);
   table(
-    ['rows', 'Renderer.table', 'min–max', 'printRows', 'min–max'],
-    draws('renderer').map((r, i) => {
-      const old = draws('printRows')[i];
-      return [int(r.rows), `${fixed(r.ms, 1)} ms`, `${fixed(r.min, 1)}–${fixed(r.max, 1)} ms`, `${fixed(old.ms, 1)} ms`, `${fixed(old.min, 1)}–${fixed(old.max, 1)} ms`];
-    }),
+    ['rows', 'Renderer.table', 'min–max'],
+    tableDraw.results.map((r) => [int(r.rows), `${fixed(r.ms, 1)} ms`, `${fixed(r.min, 1)}–${fixed(r.max, 1)} ms`]),
   );
 
   lines.push('## Server throughput', '');
