@@ -31,6 +31,8 @@ export default defineConfig({
     // machine. The slow tier's files spend their time waiting on child
     // processes and terminals, so a second worker there halves its time.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    globalSetup: ['test/setup/global.ts'],
+    setupFiles: ['test/setup/home.ts'],
     projects: [
       { extends: true, test: { name: 'fast', include: testFiles.filter((file) => !isSlow(file)), sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'slow', include: testFiles.filter(isSlow), sequence: { groupOrder: 1 } } },

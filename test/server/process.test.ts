@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServerReady } from '../../src/contract/types.js';
+import { homeEnv } from '../helpers/home.js';
 import { serveProcess } from '../helpers/reference-server.mjs';
 import { parseResponse } from './helpers.js';
 import { connect } from 'node:net';
@@ -40,7 +41,7 @@ afterEach(() => {
 
 function svc(args: string[], env: Record<string, string> = {}): Child {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...homeEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -64,7 +65,7 @@ async function until(check: () => boolean, what: string, child: Child): Promise<
 }
 
 async function serve(args: string[], env: Record<string, string> = {}): Promise<{ child: Child; ready: LocalServerReady }> {
-  const server = await serveProcess(args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+  const server = await serveProcess(args, { env: { PATH: process.env.PATH ?? '', ...homeEnv(), ...env } });
   children.push(server.child);
   return { child: { process: server.child, stdout: server.stdout, stderr: server.stderr, exited: server.exited }, ready: server.ready };
 }
