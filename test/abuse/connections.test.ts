@@ -1,3 +1,4 @@
+// tier: process
 /**
  * Abuse by numbers, against the built server: connections that never
  * finish a request, and a burst of concurrent creates.

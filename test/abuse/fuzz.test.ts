@@ -1,3 +1,4 @@
+// tier: process
 /**
  * Property-based attacks on the built server: well-framed requests with
  * random methods, paths, headers, content types and bodies, then

@@ -1,3 +1,4 @@
+// tier: process
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { execa } from 'execa';

@@ -1,3 +1,4 @@
+// tier: process
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SVC_BIN, call, startLocalServer, svc, tempConfigDir, useLocalServer, windowEndsIn, type LocalServer } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';

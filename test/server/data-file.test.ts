@@ -1,3 +1,4 @@
+// tier: process
 /**
  * Start-up with --data (docs/contract.md §B): the directory must take files, one
  * server per data file (a lock naming the holder's pid, taken over when that

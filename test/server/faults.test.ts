@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * Fault rules of docs/contract.md §B (`/_local/faults`): every kind, against
  * the real server, as an HTTP client sees it.

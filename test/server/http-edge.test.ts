@@ -1,3 +1,4 @@
+// tier: in-process
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// tier: process
 /**
  * `svc serve --local` as a real child process, from the built bin (the
  * suite runs after `npm run build`): persistence across SIGKILL, restart,

@@ -1,3 +1,4 @@
+// tier: in-process
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Messages } from '../../src/cli/output.js';
 import { waitWithCountdown } from '../../src/cli/wait.js';

@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { Messages, escapeControls, printRows, visible, wrap, type Column } from '../../src/cli/output.js';
 import { memoryIO } from '../helpers/memory-io.js';
