@@ -38,6 +38,8 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // expect.poll waits for an event; its default second runs out on a loaded machine.
+    expect: { poll: { timeout: 10_000 } },
     // vitest's default is a worker less than the cores: one on a two-core
     // machine. The process tier's files spend their time waiting on child
     // processes and terminals, so a second worker there halves its time.

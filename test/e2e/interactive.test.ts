@@ -367,12 +367,11 @@ describe('the session under pressure', () => {
   });
 
   it('with the server down: one message naming the address, no retries, and the session goes on', async () => {
-    const started = Date.now();
     term = await Terminal.start(['node', SVC_BIN], { ...env(), SVC_BASE_URL: DOWN }, { columns: 80, rows: 50 });
     const t = term;
     const screen = await t.waitFor(/\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Try again/);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(count(screen, `Could not get an answer from ${DOWN}: connection refused.`)).toBe(1);
+    // Every retry says so first ("Request failed …; retrying in …").
     expect(screen).not.toContain('retrying');
     expect(screen).toContain('Choose "Try again" once the server answers');
     await t.send('Enter');
@@ -406,12 +405,11 @@ describe('the session under pressure', () => {
 
 describe('svc with no command and nobody to ask', () => {
   it('prints help on stderr and exits 2 at once without a TTY', async () => {
-    const started = Date.now();
+    // Asking or starting the manager instead would end otherwise, or not at all (the test's timeout).
     const result = await svc([], env());
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('Usage: svc');
-    expect(Date.now() - started).toBeLessThan(5000);
     const keys = await svc(['keys'], env());
     expect(keys.exitCode).toBe(2);
     expect(keys.stderr).toContain('Usage: svc keys');

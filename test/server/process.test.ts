@@ -413,6 +413,8 @@ describe('svc serve --local --data', () => {
     const file = join(dir, 'graceful.json');
     const { child, ready } = await serve(['--data', file]);
     const { port } = new URL(ready.url);
+    // A rule that changes nothing and is used up when the create reaches it, past authentication.
+    await call(ready.url, 'POST', '/_local/faults', ready.adminToken, { rules: [{ method: 'POST', then: 'answer' }] });
     const body = JSON.stringify({ name: 'in-flight' });
     const socket = connect(Number(port), '127.0.0.1');
     let received = '';
@@ -420,7 +422,7 @@ describe('svc serve --local --data', () => {
     socket.write(
       `POST /api/service/user/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ready.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await expect.poll(async () => (await call(ready.url, 'GET', '/_local/faults', ready.adminToken)).json.rules).toEqual([]);
     child.process.kill('SIGTERM');
     await until(() => child.stderr().includes('SIGTERM'), 'shutdown to begin', child);
     // No new connections once shutdown began.
