@@ -338,12 +338,19 @@ describe('the session under pressure', () => {
   });
   afterAll(() => free?.stop());
 
-  it('shows the rate-limit countdown and carries on', async () => {
-    await windowEndsIn(free, 4);
+  /** A session at its menu, with the window's requests spent and the window ending in `seconds`, however long starting took. */
+  async function spentSession(seconds: number): Promise<Terminal> {
+    await windowEndsIn(free, 59);
     const t = await Terminal.start(['node', SVC_BIN], { ...env(free.apiKey!), SVC_BASE_URL: free.url }, { columns: 80, rows: 50 });
     term = t;
     await t.waitFor(MENU);
     while ((await call(free.url, 'GET', '/api/service/workspace', free.apiKey!)).status !== 429);
+    await windowEndsIn(free, seconds);
+    return t;
+  }
+
+  it('shows the rate-limit countdown and carries on', async () => {
+    const t = await spentSession(4);
     await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
     await t.waitFor(/Rate limited: retrying in \d s/);
     await t.waitFor(MENU, 15_000);
@@ -352,11 +359,7 @@ describe('the session under pressure', () => {
   });
 
   it('Ctrl-C during the countdown ends the session with 130 and leaves no countdown behind', async () => {
-    await windowEndsIn(free, 30);
-    const t = await Terminal.start(['node', SVC_BIN], { ...env(free.apiKey!), SVC_BASE_URL: free.url }, { columns: 80, rows: 50 });
-    term = t;
-    await t.waitFor(MENU);
-    while ((await call(free.url, 'GET', '/api/service/workspace', free.apiKey!)).status !== 429);
+    const t = await spentSession(30);
     await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
     await t.waitFor(/Rate limited: retrying in \d+ s \(Ctrl-C to stop\)/);
     await t.send('C-c');
