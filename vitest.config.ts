@@ -51,7 +51,7 @@ export default defineConfig({
         extends: true,
         test: { name: 'in-process', include: inTier('in-process'), setupFiles: ['test/setup/in-process.ts'], sequence: { groupOrder: 0 } },
       },
-      { extends: true, test: { name: 'process', include: inTier('process'), sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'process', include: inTier('process'), setupFiles: ['test/setup/process.ts'], sequence: { groupOrder: 1 } } },
     ],
     coverage: {
       provider: 'v8',

@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 home=$(mktemp -d)
-npm_logs=$(mktemp -d)
-trap 'rm -rf "$home" "$npm_logs"' EXIT
+npm_own=$(mktemp -d)
+trap 'rm -rf "$home" "$npm_own"' EXIT
 
 mkdir -p "$home/.config/svc" "$home/.cache/svc/compile-cache"
 chmod 700 "$home/.config/svc" "$home/.cache/svc" "$home/.cache/svc/compile-cache"
@@ -41,12 +41,13 @@ snapshot() {
 }
 before=$(snapshot)
 
-# Only svc's variables and HOME say where svc's files are. npm's own log and
-# update check would write to HOME/.npm; they belong to the npm running the
-# tests, not to the tests.
+# Only svc's variables and HOME say where svc's files are. The npm that runs
+# the tests would make its cache directory and log in HOME/.npm and check for
+# updates: that is npm's doing, not the tests'. (The tests' own npm and npx
+# get a home of their own, test/setup/global.ts.)
 status=0
 env -u XDG_CONFIG_HOME -u XDG_CACHE_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u SVC_CONFIG_DIR -u NODE_COMPILE_CACHE \
-  HOME="$home" npm_config_logs_dir="$npm_logs" npm_config_update_notifier=false \
+  HOME="$home" npm_config_cache="$npm_own/cache" npm_config_logs_dir="$npm_own/logs" npm_config_update_notifier=false \
   npm test -- "$@" || status=$?
 
 if ! changes=$(diff <(echo "$before") <(snapshot)); then
