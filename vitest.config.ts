@@ -4,20 +4,31 @@ import { defineConfig } from 'vitest/config';
 import { openApiDocument } from './scripts/openapi-json.mjs';
 
 /**
- * Two tiers, run one after the other (sequence.groupOrder). The fast tier
- * runs in the test's own process: pure logic, the server in-process, and
- * every command through main(argv, io, deps). The slow tier is what only a
- * process shows: the built bin/svc.js and svc serve as children, signals,
- * pipes, a real terminal (tmux), shells, packaging, a full disk. A test
- * file belongs to the slow tier when it can start a child process.
+ * Two tiers, run one after the other (sequence.groupOrder). The in-process
+ * tier runs in the test's own process: pure logic, the server in-process,
+ * and every command through main(argv, io, deps). The process tier is what
+ * only a process shows: the built bin/svc.js and svc serve as children,
+ * signals, pipes, a real terminal (tmux), shells, packaging, a full disk.
+ * Each test file says which on its first line, `// tier: in-process` or
+ * `// tier: process`; an in-process file that starts a child process fails
+ * (test/setup/in-process.ts).
  */
-const SPAWNS = /from '(execa|node:child_process)'|helpers\/(certificate|cli|terminal|tmpfs)\.js'|\b(serveProcess|startServe)\b/;
+const TIERS = ['in-process', 'process'] as const;
+type Tier = (typeof TIERS)[number];
 
 const testFiles = readdirSync('test', { recursive: true })
   .map((file) => `test/${String(file).replaceAll('\\', '/')}`)
   .filter((file) => file.endsWith('.test.ts'));
-/** A file that starts a child process, by what it imports: the rule holds for files yet to be written. */
-const isSlow = (file: string) => SPAWNS.test(readFileSync(file, 'utf8'));
+
+function tierOf(file: string): Tier {
+  const tier = /^\/\/ tier: (\S+)\n/.exec(readFileSync(file, 'utf8'))?.[1];
+  if (!TIERS.includes(tier as Tier)) {
+    throw new Error(`${file} must begin with its tier, "// tier: in-process" (starts no child process) or "// tier: process" (may start them)`);
+  }
+  return tier as Tier;
+}
+const tiers = new Map(testFiles.map((file) => [file, tierOf(file)]));
+const inTier = (tier: Tier) => testFiles.filter((file) => tiers.get(file) === tier);
 
 // The version the bundle carries (scripts/build.mjs), so svc in-process says what the built svc says.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
@@ -27,13 +38,20 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // expect.poll waits for an event; its default second runs out on a loaded machine.
+    expect: { poll: { timeout: 10_000 } },
     // vitest's default is a worker less than the cores: one on a two-core
-    // machine. The slow tier's files spend their time waiting on child
+    // machine. The process tier's files spend their time waiting on child
     // processes and terminals, so a second worker there halves its time.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    globalSetup: ['test/setup/global.ts'],
+    setupFiles: ['test/setup/home.ts'],
     projects: [
-      { extends: true, test: { name: 'fast', include: testFiles.filter((file) => !isSlow(file)), sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'slow', include: testFiles.filter(isSlow), sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: 'in-process', include: inTier('in-process'), setupFiles: ['test/setup/in-process.ts'], sequence: { groupOrder: 0 } },
+      },
+      { extends: true, test: { name: 'process', include: inTier('process'), setupFiles: ['test/setup/process.ts'], sequence: { groupOrder: 1 } } },
     ],
     coverage: {
       provider: 'v8',

@@ -1,3 +1,4 @@
+// tier: process
 /**
  * Abuse by numbers, against the built server: connections that never
  * finish a request, and a burst of concurrent creates.
@@ -51,20 +52,13 @@ describe('connections that never finish a request', () => {
     });
     // Give the server time to have read every one of them.
     await new Promise((r) => setTimeout(r, 200));
-
-    const times: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const started = performance.now();
-      const answer = await call(server.url, 'GET', '/api/service/workspace', server.apiKey);
-      times.push(performance.now() - started);
-      expect(answer.status).toBe(200);
+      expect((await call(server.url, 'GET', '/api/service/workspace', server.apiKey)).status).toBe(200);
     }
-    times.sort((a, b) => a - b);
-    // Generous for a shared CI machine; a blocked server would take the 10 s header timeout.
-    expect(times[10]).toBeLessThan(100);
-    expect(times.at(-1)).toBeLessThan(1_000);
-    // The test proves nothing if the idle ones were already gone.
-    expect(idle.filter((s, i) => i % 3 === 0 && !s.destroyed && s.readable).length).toBeGreaterThan(60);
+    // Answered while all that said nothing or stopped in their headers still wait for the 10 s header
+    // timeout: a server they blocked would answer only once it had cut them off.
+    const waiting = idle.filter((_, i) => i % 3 !== 2);
+    expect(waiting.filter((socket) => socket.destroyed || socket.readableEnded).length).toBe(0);
     expect(server.alive()).toBe(true);
     expect(server.stderr()).toBe('');
   });

@@ -1,3 +1,4 @@
+// tier: process
 /**
  * Property-based attacks on the built server: well-framed requests with
  * random methods, paths, headers, content types and bodies, then
@@ -21,6 +22,13 @@ const PASSES = [
   { pass: 'pinned', seed: PINNED_SEED },
   { pass: 'fresh', seed: freshSeed },
 ];
+/**
+ * A pass is 2,000 (or 1,500) exchanges, each on a connection of its own to a
+ * child process: under 2 s on a quiet machine, 6 to 9 s on a loaded one,
+ * past the suite's 20 s when loaded harder still. The count of runs decides
+ * when a pass is done; this timeout is only for a run gone wrong.
+ */
+const PASS_TIMEOUT_MS = 120_000;
 
 let server: ServeProcess;
 /** The key the fuzzer authenticates with, and ids of other keys of the same user for paths to hit. */
@@ -244,7 +252,7 @@ describe.each(PASSES)('random well-framed requests, $pass seed $seed', ({ seed }
       { numRuns: 2000, seed },
     );
     await expectStillServing();
-  });
+  }, PASS_TIMEOUT_MS);
 });
 
 /** Edits that break framing or syntax: inserted, deleted or replaced bytes, and cut-offs. */
@@ -326,5 +334,5 @@ describe.each(PASSES)('malformed bytes on a raw socket, $pass seed $seed', ({ se
       { numRuns: 1500, seed },
     );
     await expectStillServing();
-  });
+  }, PASS_TIMEOUT_MS);
 });

@@ -4,6 +4,7 @@
  * the process exiting, an unexpected error as a line on its stderr.
  */
 import { connect } from 'node:net';
+import { cleanEnv } from '../helpers/env.js';
 import { serveProcess, type ServeProcess as Spawned } from '../helpers/reference-server.mjs';
 
 export { call, type Answer } from '../helpers/reference-server.mjs';
@@ -16,7 +17,7 @@ export interface ServeProcess extends Spawned {
 
 /** The built server with a known admin token. */
 export async function startServe(args: string[] = []): Promise<ServeProcess> {
-  const server = await serveProcess(['--admin-token', ADMIN_TOKEN, ...args]);
+  const server = await serveProcess(['--admin-token', ADMIN_TOKEN, ...args], { env: cleanEnv() });
   return { ...server, apiKey: server.apiKey! };
 }
 

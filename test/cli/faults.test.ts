@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * How svc meets failures (docs/contract.md §C4), each made by a fault rule
  * on the real reference server (docs/contract.md §B): the server is ours, and

@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * The interactive manager's actions in-process: a TTY IO and a scripted
  * prompter stand in for the person. What only a real terminal shows (keys,

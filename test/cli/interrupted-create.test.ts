@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/cli/deps.js';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';

@@ -1,3 +1,4 @@
+// tier: in-process
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -260,8 +261,10 @@ describe('rate limits (docs/contract.md §C4)', () => {
   });
 
   it('sleeps through Retry-After and then succeeds', async () => {
-    await windowEndsIn(limited, 2);
+    // The window is made to end only once it is spent: spending takes real time, which the 2 s must not include.
+    await windowEndsIn(limited, 59);
     await exhaust();
+    await windowEndsIn(limited, 2);
     const result = await svc(['keys', 'list', '--json'], limitedEnv, { server: limited });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toMatch(/Rate limited; retrying in [1-3] s\./);

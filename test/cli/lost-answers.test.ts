@@ -1,3 +1,4 @@
+// tier: in-process
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSpecServer, type SpecServer } from '../helpers/spec-server.js';
 import { svc, tempConfigDir } from '../helpers/in-process.js';

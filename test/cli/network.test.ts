@@ -1,3 +1,4 @@
+// tier: process
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from '../helpers/certificate.js';
 import { svc, tempConfigDir } from '../helpers/in-process.js';

@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * `svc serve --local` in-process: its options, banner, ready line and
  * shutdown, with the stop signal delivered through deps.onSignal. What only

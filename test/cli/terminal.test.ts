@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * Commands as they behave on a terminal, in-process: a TTY IO and scripted
  * answers. The prompts' own drawing and keys are in test/e2e/prompts.test.ts.

@@ -1,3 +1,4 @@
+// tier: in-process
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

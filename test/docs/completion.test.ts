@@ -1,15 +1,28 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// tier: process
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { svc } from '../helpers/in-process.js';
+import { cleanEnv, svc } from '../helpers/in-process.js';
 import { installed, tree } from './helpers.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 const { root, commands } = tree();
 const dir = mkdtempSync(join(tmpdir(), 'svc-completion-'));
 const scripts: Record<string, { text: string; file: string }> = {};
+/**
+ * A shell whose `svc` answers nothing, as when none is installed: what the
+ * scripts offer by themselves, whatever svc the user has on PATH
+ * (dynamic-completion.test.ts drives the real one).
+ */
+const userShell = (() => {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'svc'), '#!/bin/sh\n');
+  chmodSync(join(bin, 'svc'), 0o755);
+  return { env: cleanEnv({ PATH: `${bin}:${process.env.PATH}` }), extendEnv: false };
+})();
 
 beforeAll(async () => {
   for (const shell of SHELLS) {
@@ -58,7 +71,7 @@ describe('bash completion at work', () => {
       'source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _svc; printf "%s\\n" "${COMPREPLY[@]}"',
       scripts.bash!.file,
       ...words,
-    ]);
+    ], userShell);
     return stdout.split('\n').filter(Boolean);
   }
 
@@ -94,7 +107,7 @@ describe('bash completion at work', () => {
 
 describe('fish completion at work', () => {
   const complete = async (line: string) => {
-    const { stdout } = await execa('fish', ['-c', `source ${scripts.fish!.file}; complete -C '${line}'`]);
+    const { stdout } = await execa('fish', ['-c', `source ${scripts.fish!.file}; complete -C '${line}'`], userShell);
     return stdout.split('\n').map((entry) => entry.split('\t')[0]);
   };
 

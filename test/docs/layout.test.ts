@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * The layout of src/ as rules a new file cannot quietly break (README "How
  * the code is laid out"): commands are thin callers that import no other

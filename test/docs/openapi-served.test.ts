@@ -1,3 +1,4 @@
+// tier: process
 /**
  * `GET /_local/openapi.json` from the built bundle: docs/openapi.yaml as
  * JSON, put in at build time, so the bundle carries no YAML parser.

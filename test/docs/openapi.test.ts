@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * docs/openapi.yaml is a valid OpenAPI 3.1 document by a third-party
  * validator, and names what the code names. Whether the server's answers

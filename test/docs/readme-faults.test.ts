@@ -1,3 +1,4 @@
+// tier: process
 /**
  * README.md's "Testing your scripts against failures" example, run as
  * written: its shell block, with bash, curl and jq, and the built svc first

@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * src/client/transport.ts loads undici's private files instead of its entry
  * point (half the code, half the load time): two always, three more when a

@@ -1,3 +1,4 @@
+// tier: process
 /**
  * The config writer as only processes show it (docs/contract.md §C1): many
  * svc processes changing profiles at once lose nothing, a lock left by a

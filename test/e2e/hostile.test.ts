@@ -1,3 +1,4 @@
+// tier: process
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SVC_BIN, tempConfigDir } from '../helpers/cli.js';
 import { startSpecServer, records, type SpecServer } from '../helpers/spec-server.js';

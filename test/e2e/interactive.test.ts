@@ -1,3 +1,4 @@
+// tier: process
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SVC_BIN, call, startLocalServer, svc, tempConfigDir, useLocalServer, windowEndsIn, type LocalServer } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';
@@ -337,12 +338,19 @@ describe('the session under pressure', () => {
   });
   afterAll(() => free?.stop());
 
-  it('shows the rate-limit countdown and carries on', async () => {
-    await windowEndsIn(free, 4);
+  /** A session at its menu, with the window's requests spent and the window ending in `seconds`, however long starting took. */
+  async function spentSession(seconds: number): Promise<Terminal> {
+    await windowEndsIn(free, 59);
     const t = await Terminal.start(['node', SVC_BIN], { ...env(free.apiKey!), SVC_BASE_URL: free.url }, { columns: 80, rows: 50 });
     term = t;
     await t.waitFor(MENU);
     while ((await call(free.url, 'GET', '/api/service/workspace', free.apiKey!)).status !== 429);
+    await windowEndsIn(free, seconds);
+    return t;
+  }
+
+  it('shows the rate-limit countdown and carries on', async () => {
+    const t = await spentSession(4);
     await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
     await t.waitFor(/Rate limited: retrying in \d s/);
     await t.waitFor(MENU, 15_000);
@@ -351,11 +359,7 @@ describe('the session under pressure', () => {
   });
 
   it('Ctrl-C during the countdown ends the session with 130 and leaves no countdown behind', async () => {
-    await windowEndsIn(free, 30);
-    const t = await Terminal.start(['node', SVC_BIN], { ...env(free.apiKey!), SVC_BASE_URL: free.url }, { columns: 80, rows: 50 });
-    term = t;
-    await t.waitFor(MENU);
-    while ((await call(free.url, 'GET', '/api/service/workspace', free.apiKey!)).status !== 429);
+    const t = await spentSession(30);
     await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
     await t.waitFor(/Rate limited: retrying in \d+ s \(Ctrl-C to stop\)/);
     await t.send('C-c');
@@ -366,12 +370,11 @@ describe('the session under pressure', () => {
   });
 
   it('with the server down: one message naming the address, no retries, and the session goes on', async () => {
-    const started = Date.now();
     term = await Terminal.start(['node', SVC_BIN], { ...env(), SVC_BASE_URL: DOWN }, { columns: 80, rows: 50 });
     const t = term;
     const screen = await t.waitFor(/\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Try again/);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(count(screen, `Could not get an answer from ${DOWN}: connection refused.`)).toBe(1);
+    // Every retry says so first ("Request failed …; retrying in …").
     expect(screen).not.toContain('retrying');
     expect(screen).toContain('Choose "Try again" once the server answers');
     await t.send('Enter');
@@ -405,12 +408,11 @@ describe('the session under pressure', () => {
 
 describe('svc with no command and nobody to ask', () => {
   it('prints help on stderr and exits 2 at once without a TTY', async () => {
-    const started = Date.now();
+    // Asking or starting the manager instead would end otherwise, or not at all (the test's timeout).
     const result = await svc([], env());
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('Usage: svc');
-    expect(Date.now() - started).toBeLessThan(5000);
     const keys = await svc(['keys'], env());
     expect(keys.exitCode).toBe(2);
     expect(keys.stderr).toContain('Usage: svc keys');

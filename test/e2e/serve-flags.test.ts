@@ -1,3 +1,4 @@
+// tier: process
 /**
  * `svc serve --local --latency/--fail-rate` and the warning for a --plan an
  * existing --data file ignores: options only a real process shows (banner, stderr).

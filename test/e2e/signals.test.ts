@@ -1,3 +1,4 @@
+// tier: process
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, svc, tempConfigDir, windowEndsIn } from '../helpers/cli.js';
 import { startLocalServer, type LocalServer } from '../helpers/in-process.js';

@@ -2,16 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { homeEnv } from './home.js';
 
-/** Environment with nothing inherited that could change svc's behaviour. */
+/** Environment with nothing inherited that could change svc's behaviour, and this test file's home. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   return {
     PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    ...homeEnv(),
     SVC_API_KEY: undefined,
     SVC_BASE_URL: undefined,
     SVC_PROFILE: undefined,
-    SVC_CONFIG_DIR: undefined,
     SVC_LOCAL_ADMIN_TOKEN: undefined,
     NO_COLOR: undefined,
     CI: undefined,

@@ -1,13 +1,14 @@
 /**
- * A real `svc serve --local` for tests of how svc meets failures: faults
- * are set on it through /_local/faults, and each test starts from a fresh
- * world (`POST /_local/reset`), so one server serves a whole file.
+ * The reference server, in this process, for tests of how svc meets
+ * failures: faults are set on it through /_local/faults, and each test
+ * starts from a fresh world (`POST /_local/reset`), so one server serves a
+ * whole file.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { LocalServerReady } from '../../src/contract/types.js';
 import type { FaultRule } from '../../src/server/faults.js';
 import type { LoggedRequest } from '../../src/server/request-log.js';
-import { call, startLocalServer, tempConfigDir, type LocalServer } from './cli.js';
+import { call, startLocalServer, tempConfigDir, type LocalServer } from './in-process.js';
 
 export interface FaultyServer {
   readonly url: string;
@@ -21,12 +22,12 @@ export interface FaultyServer {
   seen(): Promise<string[]>;
 }
 
-export function useFaultyServer(args: string[] = []): FaultyServer {
+export function useFaultyServer(): FaultyServer {
   const config = tempConfigDir();
   let server: LocalServer | undefined;
   let ready: LocalServerReady | undefined;
   beforeAll(async () => {
-    server = await startLocalServer(args);
+    server = await startLocalServer();
   });
   beforeEach(async () => {
     const res = await call(server!.url, 'POST', '/_local/reset', server!.adminToken);

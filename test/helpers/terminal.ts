@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { homeEnv } from './home.js';
 
 const run = promisify(execFile);
 
@@ -30,7 +31,7 @@ export class Terminal {
     const term = new Terminal();
     // tmux hands its own environment (CI=true in CI, say) to the session, so
     // the command starts from an empty one holding only what the test gives.
-    const vars = Object.entries({ TERM: 'xterm-256color', PATH: process.env.PATH!, HOME: process.env.HOME!, ...env });
+    const vars = Object.entries({ TERM: 'xterm-256color', PATH: process.env.PATH!, ...homeEnv(), ...env });
     const argv = ['env', '-i', ...vars.map(([k, v]) => `${k}=${v}`), ...command];
     const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     // The shell outlives a Ctrl-C sent to the command (the whole foreground group gets SIGINT), so the exit status is still written.

@@ -1,3 +1,4 @@
+// tier: in-process
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, UNAUTHORIZED_BODY, type Answer, type TestServer } from './helpers.js';

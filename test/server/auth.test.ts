@@ -1,3 +1,4 @@
+// tier: in-process
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { authenticateKey, bearerCredential, isAdminToken, parseBearer } from '../../src/server/auth.js';

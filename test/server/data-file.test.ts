@@ -1,3 +1,4 @@
+// tier: process
 /**
  * Start-up with --data (docs/contract.md §B): the directory must take files, one
  * server per data file (a lock naming the holder's pid, taken over when that
@@ -10,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerStartError, startServer, type RunningServer } from '../../src/server/listen.js';
 import { startServe, type ServeProcess } from '../abuse/helpers.js';
+import { homeEnv } from '../helpers/home.js';
 import { startTestServer } from './helpers.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/svc.js');
@@ -44,7 +46,7 @@ async function serve(file: string): Promise<ServeProcess> {
 /** `svc serve --local --data file` run to its exit, for the starts that must fail. */
 function refusedServe(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [BIN, 'serve', '--local', '--json', '--port', '0', '--data', file], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    env: { PATH: process.env.PATH ?? '', ...homeEnv() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

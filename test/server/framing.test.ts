@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * docs/contract.md §B, HTTP framing, on raw sockets: a complete request is answered
  * before anything is said about bytes that follow it, and nothing is

@@ -1,3 +1,4 @@
+// tier: process
 /**
  * The rest of the test harness of docs/contract.md §B: the request log
  * (`/_local/requests`), `/_local/reset` and `/_local/openapi.json`.

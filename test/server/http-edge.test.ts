@@ -1,3 +1,4 @@
+// tier: in-process
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -164,12 +165,11 @@ describe('slow clients', () => {
   it('cuts off a client that trickles its headers (408), while others are served', async () => {
     const slow = await openSocket();
     slow.socket.write('GET /api/service/workspace HTTP/1.1\r\nHost: x\r\n');
-    const started = Date.now();
     expect((await t.api('GET', '/workspace')).status).toBe(200);
+    // The drip goes on until the server cuts it off: a timeout that each new line put off would never end it.
     const drip = setInterval(() => slow.socket.writable && slow.socket.write('X-Drip: 1\r\n'), 100);
     await slow.closed;
     clearInterval(drip);
-    expect(Date.now() - started).toBeLessThan(3_000);
     expectJsonError(parseResponse(slow.received(), true)!, 408, 'INVALID_REQUEST');
   });
 

@@ -1,3 +1,4 @@
+// tier: in-process
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BASE62, isWellFormedKey, keyHint } from '../../src/contract/key-format.js';

@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { FixedWindowLimiter } from '../../src/server/limiter.js';
 

@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * The reference server's real answers, checked against docs/openapi.yaml:
  * every documented path, method and status is exercised, and each answer's

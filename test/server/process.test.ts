@@ -1,3 +1,4 @@
+// tier: process
 /**
  * `svc serve --local` as a real child process, from the built bin (the
  * suite runs after `npm run build`): persistence across SIGKILL, restart,
@@ -12,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServerReady } from '../../src/contract/types.js';
+import { homeEnv } from '../helpers/home.js';
 import { serveProcess } from '../helpers/reference-server.mjs';
 import { parseResponse } from './helpers.js';
 import { connect } from 'node:net';
@@ -40,7 +42,7 @@ afterEach(() => {
 
 function svc(args: string[], env: Record<string, string> = {}): Child {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...homeEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -64,7 +66,7 @@ async function until(check: () => boolean, what: string, child: Child): Promise<
 }
 
 async function serve(args: string[], env: Record<string, string> = {}): Promise<{ child: Child; ready: LocalServerReady }> {
-  const server = await serveProcess(args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+  const server = await serveProcess(args, { env: { PATH: process.env.PATH ?? '', ...homeEnv(), ...env } });
   children.push(server.child);
   return { child: { process: server.child, stdout: server.stdout, stderr: server.stderr, exited: server.exited }, ready: server.ready };
 }
@@ -411,6 +413,8 @@ describe('svc serve --local --data', () => {
     const file = join(dir, 'graceful.json');
     const { child, ready } = await serve(['--data', file]);
     const { port } = new URL(ready.url);
+    // A rule that changes nothing and is used up when the create reaches it, past authentication.
+    await call(ready.url, 'POST', '/_local/faults', ready.adminToken, { rules: [{ method: 'POST', then: 'answer' }] });
     const body = JSON.stringify({ name: 'in-flight' });
     const socket = connect(Number(port), '127.0.0.1');
     let received = '';
@@ -418,7 +422,7 @@ describe('svc serve --local --data', () => {
     socket.write(
       `POST /api/service/user/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ready.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await expect.poll(async () => (await call(ready.url, 'GET', '/_local/faults', ready.adminToken)).json.rules).toEqual([]);
     child.process.kill('SIGTERM');
     await until(() => child.stderr().includes('SIGTERM'), 'shutdown to begin', child);
     // No new connections once shutdown began.

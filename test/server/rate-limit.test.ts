@@ -1,11 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+// tier: in-process
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
+  // The server's clock is real time plus what /_local/clock added. With real time stood still, a
+  // window ends where a test puts it, however long its requests take: on a loaded machine, 30
+  // requests took half a second and a Retry-After of 40 came out 39.
+  vi.useFakeTimers({ toFake: ['Date'] });
   t = await startTestServer({ plan: 'free' });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  vi.useRealTimers();
+});
 beforeEach(() => t.startOfNextWindow());
 
 async function spend(n: number, key?: string): Promise<void> {

@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * A failed save undoes its changes (docs/contract.md §B): StateFile with group
  * commit and Store.restore, with a write made to fail for real (its

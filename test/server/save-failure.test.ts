@@ -1,3 +1,4 @@
+// tier: process
 /**
  * Save failures made real (docs/contract.md §B): the data directory is a tiny tmpfs
  * that fills up, or a mount made read-only. Whatever was answered 2xx is on

@@ -1,3 +1,4 @@
+// tier: in-process
 /**
  * Store.stateFileParts reuses each key's saved line while the key is
  * unchanged. A stale line would be silent data loss, so random sequences

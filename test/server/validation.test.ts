@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../src/server/http.js';
 import { parseRfc3339, validCreateKey, validName, validPatchKey } from '../../src/server/validation.js';

@@ -1,3 +1,4 @@
+// tier: in-process
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { normalisePath, typedValue } from '../../src/cli/commands/api.js';

@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { ApiClient, type WaitEvent } from '../../src/client/api.js';
 import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from '../../src/client/errors.js';

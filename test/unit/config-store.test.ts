@@ -1,3 +1,4 @@
+// tier: in-process
 import * as fs from 'node:fs';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// tier: in-process
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Renderer } from '../../src/cli/render/renderer.js';
 import { waitWithCountdown } from '../../src/cli/wait.js';

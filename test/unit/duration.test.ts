@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/cli/duration.js';
 import { UsageError } from '../../src/cli/errors.js';

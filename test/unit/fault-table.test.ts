@@ -1,3 +1,4 @@
+// tier: in-process
 /** The standing faults of `svc serve --local --latency/--fail-rate`, with the server's random source scripted. */
 import { describe, expect, it } from 'vitest';
 import { FaultTable } from '../../src/server/faults.js';

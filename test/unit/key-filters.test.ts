@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { readKey } from '../../src/client/key-view.js';
 import { matchesFilter, matchesPrune } from '../../src/cli/key-filters.js';

@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { findSecret, readKey, readKeyList, readTime } from '../../src/client/key-view.js';
 

@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api.js';
 import { UnexpectedResponseError } from '../../src/client/errors.js';

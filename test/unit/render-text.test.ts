@@ -1,3 +1,4 @@
+// tier: in-process
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clip, jsonDocument, sanitize, tone } from '../../src/cli/render/text.js';

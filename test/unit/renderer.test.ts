@@ -1,3 +1,4 @@
+// tier: in-process
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { beforeAll, describe, expect, it } from 'vitest';

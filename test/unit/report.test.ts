@@ -1,3 +1,4 @@
+// tier: in-process
 import { describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, UnexpectedResponseError, type RequestOrigin } from '../../src/client/errors.js';
 import { loginCommand, NotAuthenticatedError } from '../../src/cli/errors.js';
