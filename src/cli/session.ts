@@ -135,7 +135,7 @@ async function readProfile(base: Session): Promise<ProfileSession> {
  * environment is trimmed and must have the key format: a stray newline
  * or quote would otherwise fail every request in ways no retry mends.
  */
-export function findCredentials(env: NodeJS.ProcessEnv, profile: Readonly<Profile>): Credentials | null {
+function findCredentials(env: NodeJS.ProcessEnv, profile: Readonly<Profile>): Credentials | null {
   const fromEnv = readEnv(env, 'SVC_API_KEY')?.trim();
   if (fromEnv) {
     if (!isWellFormedKey(fromEnv)) {
