@@ -12,6 +12,13 @@ export interface Deps {
   transport?: Transport;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  /**
+   * Runs `run` once after `ms` on the real clock, unless the returned
+   * function cancels it first; never keeps the process alive. What a person
+   * sees while a request is out (the progress line of a slow request) is
+   * drawn by it.
+   */
+  schedule: (ms: number, run: () => void) => () => void;
   /** In [0, 1): backoff and rate-limit jitter. */
   random: () => number;
   /** By default, inquirer's prompts on the terminal's stdin and stderr. */
@@ -23,6 +30,11 @@ export interface Deps {
 export const realDeps: Deps = {
   now: () => Date.now(),
   sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  schedule(ms, run) {
+    const timer = setTimeout(run, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
   random: Math.random,
   onSignal(signals, listener) {
     for (const signal of signals) process.on(signal, listener);

@@ -1,10 +1,14 @@
 import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
 import { CliError, ExitCode, InterruptedError, loginCommand } from './errors.js';
 import type { IO } from './io.js';
-import { API_PREFIX, apiPaths } from '../contract/paths.js';
+import { isLoopbackHost } from '../client/loopback.js';
+import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
 import { MaybeCreatedError } from './operations/create.js';
 import { Renderer } from './render/renderer.js';
 import { clip } from './render/text.js';
+
+/** The reference server's own port, as `svc serve --local` picks it. */
+const DEFAULT_PORT = new URL(DEFAULT_BASE_URL).port;
 
 /** Server text inside a line of svc's own; the renderer escapes it. */
 const visible = (text: string) => clip(text, 200);
@@ -17,6 +21,15 @@ export interface ReportOptions {
 interface Report {
   exitCode: ExitCode;
   lines: string[];
+}
+
+/**
+ * The client's words for a connection the server's machine refused (a
+ * TransportError's message, carried on into a NetworkError's): nothing
+ * listens on that port. The one place the CLI reads them.
+ */
+export function isConnectionRefused(message: string): boolean {
+  return message === 'connection refused';
 }
 
 /** Said after a create that may have reached the server, unless svc has looked itself (MaybeCreatedError). */
@@ -48,7 +61,16 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
   if (error instanceof NetworkError) {
     const where = error.origin ? ` ${error.origin.baseUrl}` : '';
     const lines = [`Could not get an answer from${where}: ${error.message}.`];
-    if (error.final && !error.mayHaveReachedServer) {
+    const here = error.origin ? new URL(error.origin.baseUrl) : null;
+    if (!error.mayHaveReachedServer && isConnectionRefused(error.message) && here && isLoopbackHost(here.hostname)) {
+      const port = here.port || (here.protocol === 'https:' ? '443' : '80');
+      lines.push(
+        'Is the server running? Nothing listens at that address on this machine (not retried: it would answer the same).',
+        port === DEFAULT_PORT
+          ? `\`svc serve --local\` starts the reference server there; if port ${DEFAULT_PORT} is taken, \`svc serve --local --port 0\` picks a free one: give its address to --base-url or SVC_BASE_URL.`
+          : `\`svc serve --local --port ${port}\` starts the reference server there; or give the server's address to --base-url or SVC_BASE_URL.`,
+      );
+    } else if (error.final && !error.mayHaveReachedServer) {
       lines.push('Not retried: trying again would fail the same way.');
     } else if (error.method === 'POST' && error.mayHaveReachedServer) {
       lines.push(

@@ -153,7 +153,7 @@ function findCredentials(env: NodeJS.ProcessEnv, profile: Readonly<Profile>): Cr
  */
 export async function withKey(session: ProfileSession, credentials: Credentials, modules = clientModules()): Promise<KeySession> {
   const { endpoint, profile, profileName, options, io, deps } = session;
-  const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown }] = await modules;
+  const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown, showingWaits, refusedHereIsFinal }] = await modules;
   const savedFor = credentials.source === 'profile' ? (profile.baseUrl ?? DEFAULT_BASE_URL) : null;
   checkKeyMayGo(endpoint, savedFor, profileName, readEnv(io.env, 'SVC_ALLOW_HTTP') === '1');
   const origin: RequestOrigin = {
@@ -164,7 +164,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     keySource: credentials.source,
     profile: profileName,
   };
-  const transport =
+  const base =
     deps.transport ??
     createUndiciTransport({
       proxy: {
@@ -174,6 +174,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
       },
       log: requestLog(session),
     });
+  const transport = showingWaits(refusedHereIsFinal(base), endpoint.url, session.render, io, deps);
   const client = new ApiClient({
     baseUrl: endpoint.url,
     apiKey: credentials.apiKey,

@@ -1,9 +1,14 @@
 import type { WaitEvent } from '../client/api.js';
+import { TransportError } from '../client/errors.js';
+import { isLoopbackHost } from '../client/loopback.js';
+import type { Transport } from '../client/transport.js';
 import type { Deps } from './deps.js';
 import { InterruptedError } from './errors.js';
 import type { IO } from './io.js';
 import type { Renderer } from './render/renderer.js';
 import { tone } from './render/text.js';
+import { isConnectionRefused } from './report.js';
+import { readEnv } from './environment.js';
 
 /**
  * Sleeps for the client's retry policy and tells the person why: a live
@@ -45,4 +50,78 @@ export async function waitWithCountdown(
     render.clearProgress();
   }
   if (interrupted) throw new InterruptedError();
+}
+
+/** A request that has not answered after this long gets a progress line on a terminal. */
+export const PROGRESS_AFTER_MS = 300;
+
+/**
+ * `transport`, with every request that is out for longer than
+ * PROGRESS_AFTER_MS shown on a terminal as "Waiting for <base URL> (3 s)",
+ * counted each second and cleared once the request ends: a hung server is
+ * a line that says what svc waits for, not a blank screen. Never on a
+ * stderr that is not a terminal, nor in CI (the renderer draws progress
+ * only on a terminal, and never with --quiet). Ctrl-C while the line shows
+ * clears it and ends the command (exit 130), except during a POST, whose
+ * caller (a create) decides what a Ctrl-C means.
+ */
+export function showingWaits(
+  transport: Transport,
+  baseUrl: string,
+  render: Renderer,
+  io: IO,
+  { now, schedule, onSignal }: Pick<Deps, 'now' | 'schedule' | 'onSignal'>,
+): Transport {
+  if (!io.stderrIsTTY || readEnv(io.env, 'CI')) return transport;
+  return async (req) => {
+    const started = now();
+    let shown = false;
+    let stopListening: (() => void) | undefined;
+    let interrupt!: (error: Error) => void;
+    const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
+    const tick = () => {
+      const elapsed = now() - started;
+      const seconds = Math.floor(elapsed / 1000);
+      render.progress([`Waiting for ${baseUrl}`, seconds >= 1 ? ` (${seconds} s)` : '']);
+      shown = true;
+      if (!stopListening && req.method !== 'POST') {
+        stopListening = onSignal(['SIGINT'], () => {
+          cancel();
+          if (shown) render.clearProgress();
+          shown = false;
+          interrupt(new InterruptedError());
+        });
+      }
+      cancel = schedule(1000 - (elapsed % 1000), tick);
+    };
+    let cancel = schedule(PROGRESS_AFTER_MS, tick);
+    try {
+      return await Promise.race([transport(req), interrupted]);
+    } finally {
+      cancel();
+      stopListening?.();
+      if (shown) render.clearProgress();
+    }
+  };
+}
+
+/**
+ * A connection this machine refused is not retried (docs/contract.md §C4):
+ * on loopback a refusal is the kernel's immediate answer that nothing
+ * listens on the port, which backing off for 8 s does not change; it only
+ * delays the message that says to start the server. A refusal from another
+ * host may be a server restarting behind its balancer, and is retried as
+ * any network error is.
+ */
+export function refusedHereIsFinal(transport: Transport): Transport {
+  return async (req) => {
+    try {
+      return await transport(req);
+    } catch (error) {
+      if (error instanceof TransportError && !error.final && isConnectionRefused(error.message) && isLoopbackHost(new URL(req.url).hostname)) {
+        throw new TransportError(error.message, false, true);
+      }
+      throw error;
+    }
+  };
 }

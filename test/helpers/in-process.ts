@@ -76,6 +76,8 @@ export async function svc(args: string[], env: Record<string, string | undefined
       if (options.server) await call(options.server.url, 'POST', '/_local/clock', options.server.adminToken, { advanceSeconds: ms / 1000 });
     },
     random: () => 0.5,
+    // A slow request's progress line is drawn on the real clock; no test sees one unless it schedules it itself.
+    schedule: () => () => {},
     // inquirer on a stream that is no terminal would wait for ever; a question nobody scripted fails the test instead.
     prompter: scriptedPrompter([]),
     ...options.deps,

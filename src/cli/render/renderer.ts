@@ -74,6 +74,8 @@ export class Renderer {
   readonly #quiet: boolean;
   readonly #out: ChalkInstance;
   readonly #err: ChalkInstance;
+  /** A progress line is on screen: a message first clears it, and the next progress draws it again. */
+  #progressShown = false;
 
   constructor(io: IO, options: { quiet: boolean }) {
     this.#io = io;
@@ -113,11 +115,13 @@ export class Renderer {
   progress(line: Line): void {
     if (this.#quiet || !this.#io.stderrIsTTY) return;
     this.#io.stderr.write(`\r\x1b[2K${paint(cutRuns(runsOf(line), this.columns - 1), this.#err)}`);
+    this.#progressShown = true;
   }
 
   clearProgress(): void {
     if (this.#quiet || !this.#io.stderrIsTTY) return;
     this.#io.stderr.write('\r\x1b[2K');
+    this.#progressShown = false;
   }
 
   json(value: unknown): void {
@@ -188,7 +192,9 @@ export class Renderer {
       const wrapped = this.#io.stderrIsTTY ? wrap(runs, this.columns) : [runs];
       for (const part of wrapped) out.push(paint(part, this.#err));
     });
-    this.#io.stderr.write(`${out.join('\n')}\n`);
+    const clear = this.#progressShown ? '\r\x1b[2K' : '';
+    this.#progressShown = false;
+    this.#io.stderr.write(`${clear}${out.join('\n')}\n`);
   }
 }
 
