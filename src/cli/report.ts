@@ -38,6 +38,7 @@ const LOOK_AT_LIST = 'Run `svc keys list` to see whether it took effect before t
 /** The one place an error becomes an operator message and an exit code. */
 export function describeFailure(error: unknown, options: ReportOptions): Report {
   if (error instanceof MaybeCreatedError) {
+    if (error.told) return { exitCode: error.exitCode, lines: [...error.lines] };
     const cause = describeFailure(error.cause, options).lines.filter((line) => line !== LOOK_AT_LIST);
     return { exitCode: error.exitCode, lines: [...cause, ...error.lines] };
   }

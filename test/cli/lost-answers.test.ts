@@ -124,8 +124,10 @@ describe('a create that may have made a key nobody saw', () => {
     const result = await svc(['keys', 'create', 'laptop'], e, { tty: true, deps: { prompter } });
     expect(prompter.asked[0]).toContain('Revoke it now?');
     expect(result.exitCode).toBe(1);
-    const orphanId = result.stderr.match(/Made by this request, its secret never shown: (\S+), created/)![1]!;
-    expect(result.stderr).toMatch(new RegExp(`  ${orphanId}  created \\S+  revoked now`));
+    // The explanation is said before the question; after it, only what became of the key.
+    const orphanId = result.stderr.match(/\nerror: The create failed: (\S+), the key it made, is revoked now\.$/)![1]!;
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain(`${orphanId} created `);
+    expect(result.stderr.match(/may have reached the server|did take effect/g)).toHaveLength(2);
     expect(server.keys.has(orphanId)).toBe(false);
     expect(server.seen).toContain(`DELETE /api/service/user/api-keys/${orphanId}`);
   });

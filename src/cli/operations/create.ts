@@ -154,15 +154,29 @@ export class MaybeCreatedError extends CliError {
     readonly revoked: ReadonlySet<string> = new Set(),
     /** Ctrl-C came while the request was out: the command ends as interrupted (130). */
     readonly interrupted = false,
+    /**
+     * The person was shown the cause, what was found and the answer (on a
+     * terminal, before being asked whether to revoke): what is left to say
+     * is what became of each key.
+     */
+    readonly told = false,
   ) {
-    super(findings(keyName, lookup, revoked), interrupted ? ExitCode.interrupted : ExitCode.failure);
+    super(told ? outcome(lookup, revoked) : findings(keyName, lookup, revoked), interrupted ? ExitCode.interrupted : ExitCode.failure);
     this.name = 'MaybeCreatedError';
   }
 
-  /** The same failure once some of its keys were revoked. */
-  withRevoked(revoked: ReadonlySet<string>): MaybeCreatedError {
-    return new MaybeCreatedError(this.cause, this.keyName, this.lookup, this.answer, revoked, this.interrupted);
+  /** The same failure once it was explained and some of its keys (maybe none) were revoked. */
+  settled(revoked: ReadonlySet<string>): MaybeCreatedError {
+    return new MaybeCreatedError(this.cause, this.keyName, this.lookup, null, revoked, this.interrupted, true);
   }
+}
+
+/** What became of the keys a failed create made, once the person was told about them. */
+function outcome(lookup: OrphanLookup, revoked: ReadonlySet<string>): string[] {
+  const keys = lookup.state === 'found' ? lookup.keys : [];
+  const fate = (id: string) => (revoked.has(id) ? 'is revoked now' : `was left as it is (${revokeCommand(id)} revokes it)`);
+  if (keys.length === 1) return [`The create failed: ${clip(keys[0]!.id, 200)}, the key it made, ${fate(keys[0]!.id)}.`];
+  return ['The create failed; the keys it made:', ...keys.map((key) => `  ${clip(key.id, 200)} ${fate(key.id)}`)];
 }
 
 function findings(name: string, lookup: OrphanLookup, revoked: ReadonlySet<string>): string[] {
