@@ -1,9 +1,10 @@
+import type { KeyList } from '../../client/api.js';
 import { keyStatus, type KeyView } from '../../client/key-view.js';
 import { UsageError } from '../errors.js';
-import { isKeyInUse } from '../keys.js';
+import { checkKeyId, isKeyInUse } from '../keys.js';
 import type { Choice } from '../prompt.js';
 import { clip } from '../render/text.js';
-import type { Session } from '../session.js';
+import type { KeySession, Session } from '../session.js';
 import { relativeTime } from '../views/time.js';
 
 export type PickedKey = KeyView & { id: string };
@@ -27,10 +28,44 @@ function keyChoices(keys: readonly PickedKey[], nowMs: number, inUse: string | u
   }));
 }
 
-function pickable(keys: readonly KeyView[]): PickedKey[] {
+function pickable(keys: readonly KeyView[], none = 'There are no keys.'): PickedKey[] {
   const found = keys.filter((k): k is PickedKey => k.id !== null);
-  if (found.length === 0) throw new UsageError('There are no keys.');
+  if (found.length === 0) throw new UsageError(none);
   return found;
+}
+
+/** How a command names the keys it acts on. */
+export interface KeysWanted {
+  /** The subcommand, for the usage message: `view`, `disable`, … */
+  command: string;
+  /** Several keys at once (revoke, enable, disable), or one (view, rotate). */
+  many: boolean;
+  /** The picker's question. */
+  question: string;
+  /** Only these are offered (disable offers the keys that are not disabled); `none` says why the list is empty. */
+  offered?: { keep: (key: KeyView) => boolean; none: string };
+}
+
+/**
+ * The keys a command acts on, named one way in every command: the ids
+ * given, each trimmed of the white space a paste brings along; none given,
+ * on a terminal, the keys picked from the whole list, in the aligned
+ * columns every picker has; none given elsewhere, a usage error showing
+ * the command's form. The list is returned when it was read, for whatever
+ * the command says next.
+ */
+export async function keysToActOn(session: KeySession, given: readonly string[], wanted: KeysWanted): Promise<{ ids: string[]; list?: KeyList }> {
+  if (given.length > 0) return { ids: given.map((id) => checkKeyId(id.trim())) };
+  if (!session.canPrompt) {
+    throw new UsageError(`Missing the key id: svc keys ${wanted.command} <id>${wanted.many ? '…' : ''} (see \`svc keys list\`)`);
+  }
+  const { client } = session;
+  const list = await client.listAllKeys();
+  const keys = wanted.offered ? pickable(list.keys.filter(wanted.offered.keep), wanted.offered.none) : list.keys;
+  const picked = wanted.many
+    ? await pickKeys(session, keys, list.nowMs, client.keyHint, wanted.question)
+    : [await pickKey(session, keys, list.nowMs, client.keyHint, wanted.question)];
+  return { ids: picked.map((key) => key.id), list };
 }
 
 /** One key from a list filtered as the person types. */

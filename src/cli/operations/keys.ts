@@ -3,10 +3,12 @@
  * None prints or asks; commands and the interactive manager decide what a
  * person sees.
  */
-import type { ApiClient, KeyList } from '../../client/api.js';
+import { PROBE, type ApiClient, type KeyList } from '../../client/api.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
+import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { matchesFilter, matchesPrune, type ListFilter, type PruneCriteria } from '../key-filters.js';
 import { isKeyInUse, isNotFound, keyNotFound } from '../keys.js';
+import { clip } from '../render/text.js';
 
 export interface KeyRecord {
   /** The server's document as it came: what --json prints. */
@@ -22,13 +24,62 @@ export async function listKeys(client: ApiClient, filter: ListFilter): Promise<{
   return { list, matching: filtered ? records.filter(({ view }) => matchesFilter(view, filter, list.nowMs)) : records };
 }
 
-/** One key (docs/contract.md §C8): from GET /user/api-keys/{id}, or the list where the server has no such endpoint. */
-export async function viewKey(client: ApiClient, id: string): Promise<KeyRecord> {
+/**
+ * One key (docs/contract.md §C8): from GET /user/api-keys/{id}, or the list where the server has no such endpoint.
+ * `command` (`view`, `rotate`) is what a "no such key" suggests running with the right id.
+ */
+export async function viewKey(client: ApiClient, id: string, command = 'view'): Promise<KeyRecord> {
   try {
     return await client.getKey(id);
   } catch (error) {
-    throw isNotFound(error) ? keyNotFound(id) : error;
+    throw isNotFound(error) ? await keyNotFoundAmong(client, [id], command) : error;
   }
+}
+
+/**
+ * The keys named exactly as each of `ids`, from one look at the list (one
+ * attempt, no waiting: it only adds a hint to a failure, so a list that
+ * cannot be read adds none).
+ */
+export async function keysNamed(client: ApiClient, ids: readonly string[]): Promise<Map<string, (KeyView & { id: string })[]>> {
+  const named = new Map<string, (KeyView & { id: string })[]>();
+  let keys: KeyView[];
+  try {
+    keys = (await client.listAllKeys(PROBE)).keys;
+  } catch (error) {
+    if (error instanceof InterruptedError) throw error;
+    return named;
+  }
+  for (const id of ids) {
+    const found = keys.filter((k): k is KeyView & { id: string } => k.id !== null && k.name === id);
+    if (found.length > 0) named.set(id, found);
+  }
+  return named;
+}
+
+/**
+ * The failure for ids the server answered 404 (exit 4). A person often
+ * gives a key's name where its id belongs, so an id that is exactly the
+ * name of a key is answered with that key's id and the command to run
+ * (`svc keys <command> <id>`). The name is not acted on: names are neither
+ * unique nor stable (a rotation makes a second key of the same name, and
+ * anyone may create one), so the key a name meant yesterday may not be the
+ * one it finds today; an id always is.
+ */
+export async function keyNotFoundAmong(client: ApiClient, ids: readonly string[], command: string): Promise<CliError> {
+  const named = await keysNamed(client, ids);
+  if (named.size === 0) return keyNotFound(ids.join(', '));
+  const lines = ids.map((id) => {
+    const keys = named.get(id);
+    const given = clip(id, 200);
+    if (keys === undefined) return keyNotFound(id).lines[0]!;
+    if (keys.length === 1) {
+      const found = clip(keys[0]!.id, 200);
+      return `No key with id ${given}; a key named '${given}' has id ${found} (\`svc keys ${command} ${found}\`).`;
+    }
+    return `No key with id ${given}; ${keys.length} keys are named '${given}': ${keys.map((k) => clip(k.id, 200)).join(', ')}.`;
+  });
+  return new CliError(lines, ExitCode.notFound);
 }
 
 export interface Switched extends KeyRecord {
@@ -46,6 +97,39 @@ export async function setEnabled(client: ApiClient, id: string, enabled: boolean
   }
   const document = result.document ?? (await client.getKey(id)).document;
   return { document, view: readKey(document), changed: result.changed };
+}
+
+export type SwitchOutcome =
+  | { id: string; state: 'switched'; result: Switched }
+  | { id: string; state: 'gone' }
+  | { id: string; state: 'failed'; error: unknown };
+
+/**
+ * Switches each id on or off in turn, as revokeKeys revokes: a key that is
+ * not there is `gone` and the others are still tried; any other failure
+ * ends the run, and the ids after it are returned as not tried.
+ */
+export async function switchKeys(
+  client: ApiClient,
+  ids: readonly string[],
+  enabled: boolean,
+): Promise<{ outcomes: SwitchOutcome[]; notTried: string[] }> {
+  const outcomes: SwitchOutcome[] = [];
+  for (const [index, id] of ids.entries()) {
+    try {
+      const answer = await client.setEnabled(id, enabled);
+      const document = answer.document ?? (await client.getKey(id)).document;
+      outcomes.push({ id, state: 'switched', result: { document, view: readKey(document), changed: answer.changed } });
+    } catch (error) {
+      if (isNotFound(error)) {
+        outcomes.push({ id, state: 'gone' });
+        continue;
+      }
+      outcomes.push({ id, state: 'failed', error });
+      return { outcomes, notTried: ids.slice(index + 1) };
+    }
+  }
+  return { outcomes, notTried: [] };
 }
 
 export type RevokeOutcome =

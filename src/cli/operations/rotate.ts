@@ -57,7 +57,7 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
       `Profile '${profileName}' already has a pending rotation (${clip(pending.oldId, 200)} → ${clip(pending.newId, 200)}): \`svc keys rotate --finish\` or \`--cancel\` it first.`,
     );
   }
-  const { view: old } = await viewKey(client, id);
+  const { view: old } = await viewKey(client, id, 'rotate');
   if (!(await hooks.proceed(old))) throw new CliError('Cancelled; nothing was changed.', ExitCode.failure);
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow());

@@ -3,10 +3,14 @@ import type { Switched } from '../operations/keys.js';
 import type { KeySession } from '../session.js';
 import { shown } from './keys.js';
 
-/** What `keys enable`/`disable` and the manager's switch say once the PATCH answered. */
-export function showSwitched(session: KeySession, id: string, enabled: boolean, result: Switched): void {
+/**
+ * What `keys enable`/`disable` and the manager's switch say once the PATCH
+ * answered; with --json, the key's document too, unless the caller prints
+ * one document for several keys (`printDocument` false).
+ */
+export function showSwitched(session: KeySession, id: string, enabled: boolean, result: Switched, printDocument = true): void {
   const { render, options, client } = session;
-  if (options.json) render.json(result.document);
+  if (options.json && printDocument) render.json(result.document);
   const label = `${shown(id)}${result.view.name === null ? '' : ` (${shown(result.view.name)})`}`;
   if (result.changed) render.success(`${enabled ? 'Enabled' : 'Disabled'} ${label}.`);
   else render.info(`${label} is already ${enabled ? 'enabled' : 'disabled'}.`);

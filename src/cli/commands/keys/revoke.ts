@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { KeyView } from '../../../client/key-view.js';
 import type { Outcome } from '../../after-command.js';
-import { pickKeys } from '../../dialogs/pick-key.js';
+import { keysToActOn } from '../../dialogs/pick-key.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { checkKeyId, isKeyInUse, keyNotFound } from '../../keys.js';
-import { revokeKeys } from '../../operations/keys.js';
+import { isKeyInUse } from '../../keys.js';
+import { keyNotFoundAmong, keysNamed, revokeKeys } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { describeKey, shown } from '../../views/keys.js';
@@ -29,20 +29,14 @@ export function register(keys: Command, app: App): void {
     .action(app.action('key', run));
 }
 
-const MISSING_ID = 'Missing the key id: svc keys revoke <id>… (see `svc keys list`)';
 const NEEDS_YES = 'Refusing to revoke without confirmation: pass --yes (or run on a terminal to be asked).';
 
 export async function run(session: KeySession, idArgs: string[], opts: RevokeOptions): Promise<Outcome> {
-  idArgs.forEach(checkKeyId);
   const { client, render } = session;
   // The pick-list and the confirmation show the same listing; it is read once.
-  let list;
-  let ids = idArgs;
-  if (ids.length === 0) {
-    if (!session.canPrompt) throw new UsageError(MISSING_ID);
-    list = await client.listAllKeys();
-    ids = (await pickKeys(session, list.keys, list.nowMs, client.keyHint, 'Keys to revoke (space to select, enter to confirm):')).map((k) => k.id);
-  }
+  const picked = await keysToActOn(session, idArgs, { command: 'revoke', many: true, question: 'Keys to revoke (space to select, enter to confirm):' });
+  const { ids } = picked;
+  let { list } = picked;
   if (!opts.yes) {
     if (!session.canPrompt) throw new UsageError(NEEDS_YES);
     list ??= await client.listAllKeys();
@@ -52,6 +46,7 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
   const { outcomes, notTried } = await revokeKeys(client, ids, false);
   const answers: unknown[] = [];
   const missing: string[] = [];
+  const gone: string[] = [];
   let failure: unknown;
   for (const outcome of outcomes) {
     const { id } = outcome;
@@ -62,6 +57,7 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
     } else if (outcome.state === 'gone' && opts.ifExists) {
       answers.push({ id, revoked: false });
       render.info(`${shown(id)} was already gone.`);
+      gone.push(id);
     } else if (outcome.state === 'gone') {
       // Carry on with the other ids, like rm does, and fail at the end.
       missing.push(id);
@@ -69,12 +65,16 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
       failure = outcome.error;
     }
   }
-  if (session.options.json && answers.length > 0) render.json(idArgs.length === 1 ? answers[0] : answers);
+  if (session.options.json && answers.length > 0) render.json(ids.length === 1 ? answers[0] : answers);
   if (failure !== undefined) {
     if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
     throw failure;
   }
-  if (missing.length > 0) throw keyNotFound(missing.join(', '));
+  if (missing.length > 0) throw await keyNotFoundAmong(client, missing, 'revoke');
+  // --if-exists takes a gone key for done; a name given for an id is not done, and is said so.
+  for (const [name, keys] of await (gone.length > 0 ? keysNamed(client, gone) : new Map<string, never[]>())) {
+    render.warn(`${shown(name)} is no key's id, but ${keys.length === 1 ? `the key ${shown(keys[0]!.id)} is` : `${keys.length} keys are`} named so: \`svc keys revoke ${keys.map((k) => shown(k.id)).join(' ')}\` revokes ${keys.length === 1 ? 'it' : 'them'}.`);
+  }
   return { list };
 }
 

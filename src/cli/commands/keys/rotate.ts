@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Outcome } from '../../after-command.js';
 import { UsageError } from '../../errors.js';
-import { checkKeyId } from '../../keys.js';
+import { keysToActOn } from '../../dialogs/pick-key.js';
 import { finishRotation, rotate } from '../../dialogs/rotate.js';
 import type { RotateOptions } from '../../operations/rotate.js';
 import type { App } from '../../program.js';
@@ -17,7 +17,7 @@ export function register(keys: Command, app: App): void {
   keys
     .command('rotate')
     .description('replace a key: create one with the same name and expiry, then revoke (or disable) the old one')
-    .argument('[id]', 'the key to replace (none with --finish or --cancel)')
+    .argument('[id]', 'the key to replace (a pick-list is offered on a terminal when none is given; none with --finish or --cancel)')
     .addOption(new Option('--disable-old', 'disable the old key instead of revoking it, for a grace period').conflicts('overlap'))
     .option('--save', 'when the old key is the one in use, save the new one to the profile without asking')
     .option('-y, --yes', 'do not ask for confirmation on a terminal')
@@ -36,8 +36,8 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
     if (idArg !== undefined) throw new UsageError('--finish and --cancel take no key id: they act on the pending rotation of the profile.');
     return finishRotation(session, opts.finish ? 'finish' : 'cancel');
   }
-  if (idArg === undefined) throw new UsageError('Missing the key id: svc keys rotate <id> (see `svc keys list`).');
-  const { rotation } = await rotate(session, checkKeyId(idArg), opts);
+  const { ids } = await keysToActOn(session, idArg === undefined ? [] : [idArg], { command: 'rotate', many: false, question: 'Key to rotate:' });
+  const { rotation } = await rotate(session, ids[0]!, opts);
   if (session.options.json) {
     session.render.json({ key: rotation.created.document, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
   }

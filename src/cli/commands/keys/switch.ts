@@ -1,27 +1,61 @@
-/** `keys enable` and `keys disable`: one PATCH each, 204 meaning "already". */
+/** `keys enable` and `keys disable`: one PATCH a key, 204 meaning "already". */
 import type { Command } from 'commander';
-import { checkKeyId } from '../../keys.js';
-import { setEnabled } from '../../operations/keys.js';
+import { keysToActOn } from '../../dialogs/pick-key.js';
+import { keyNotFoundAmong, switchKeys } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
+import { shown } from '../../views/keys.js';
 import { showSwitched } from '../../views/switched.js';
 
 export function register(keys: Command, app: App): void {
   keys
     .command('enable')
-    .description('switch a disabled key back on (a no-op when it is on)')
-    .argument('<id>', 'key id')
-    .addHelpText('after', '\nExample:\n  $ svc keys enable key_0123abcd')
-    .action(app.action('key', (session: KeySession, id: string) => run(session, id, true)));
+    .description('switch disabled keys back on (a no-op for a key that is on)')
+    .argument('[ids...]', 'key ids (a pick-list is offered on a terminal when none is given)')
+    .addHelpText('after', '\nExamples:\n  $ svc keys enable key_0123abcd\n  $ svc keys enable key_0123abcd key_4567efgh')
+    .action(app.action('key', (session: KeySession, ids: string[]) => run(session, ids, true)));
   keys
     .command('disable')
-    .description('switch a key off without revoking it (a no-op when it is off)')
-    .argument('<id>', 'key id')
-    .addHelpText('after', '\nExample:\n  $ svc keys disable key_0123abcd')
-    .action(app.action('key', (session: KeySession, id: string) => run(session, id, false)));
+    .description('switch keys off without revoking them (a no-op for a key that is off)')
+    .argument('[ids...]', 'key ids (a pick-list is offered on a terminal when none is given)')
+    .addHelpText('after', '\nExamples:\n  $ svc keys disable key_0123abcd\n  $ svc keys disable key_0123abcd key_4567efgh')
+    .action(app.action('key', (session: KeySession, ids: string[]) => run(session, ids, false)));
 }
 
-export async function run(session: KeySession, idArg: string, enabled: boolean): Promise<void> {
-  const id = checkKeyId(idArg);
-  showSwitched(session, id, enabled, await setEnabled(session.client, id, enabled));
+/**
+ * Each key in turn, like `keys revoke`: a key that is not there is reported
+ * at the end (exit 4) after the others were switched; any other failure
+ * stops there, naming the ids not tried.
+ */
+export async function run(session: KeySession, idArgs: string[], enabled: boolean): Promise<void> {
+  const verb = enabled ? 'enable' : 'disable';
+  const { ids } = await keysToActOn(session, idArgs, {
+    command: verb,
+    many: true,
+    question: `Keys to ${verb} (space to select, enter to confirm):`,
+    // A key whose state the server does not say is offered either way.
+    offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
+  });
+  const { client, render, options } = session;
+  const { outcomes, notTried } = await switchKeys(client, ids, enabled);
+  const documents: unknown[] = [];
+  const missing: string[] = [];
+  let failure: unknown;
+  for (const outcome of outcomes) {
+    if (outcome.state === 'switched') {
+      documents.push(outcome.result.document);
+      // --json prints one document for all of them, below.
+      showSwitched(session, outcome.id, enabled, outcome.result, false);
+    } else if (outcome.state === 'gone') {
+      missing.push(outcome.id);
+    } else {
+      failure = outcome.error;
+    }
+  }
+  if (options.json && documents.length > 0) render.json(ids.length === 1 ? documents[0] : documents);
+  if (failure !== undefined) {
+    if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
+    throw failure;
+  }
+  if (missing.length > 0) throw await keyNotFoundAmong(client, missing, verb);
 }
