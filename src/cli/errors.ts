@@ -69,6 +69,19 @@ export class NotAuthenticatedError extends CliError {
   }
 }
 
+/**
+ * A profile that is not in the config file (named by --profile,
+ * SVC_PROFILE or the config's default): there is no key there, and the
+ * message lists the profiles that do exist. Exit 3, as for any profile
+ * without a key.
+ */
+export class UnknownProfileError extends CliError {
+  constructor(lines: readonly string[]) {
+    super(lines, ExitCode.unauthenticated);
+    this.name = 'UnknownProfileError';
+  }
+}
+
 /** The login that saves a key to `profile`: `--profile` is named unless it is the default, quoted for a shell where need be. */
 export function loginCommand(profile: string): string {
   if (profile === 'default') return 'svc login';

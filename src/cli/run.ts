@@ -8,6 +8,7 @@ import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerKeys } from './commands/keys/index.js';
+import { register as registerProfile } from './commands/profile/index.js';
 import { register as registerServe } from './commands/serve.js';
 import { register as registerApi } from './commands/api.js';
 import { register as registerCompletion } from './commands/completion.js';
@@ -22,6 +23,7 @@ export function buildProgram(io: IO, deps: Deps): Program {
   registerLogout(program, app);
   registerStatus(program, app);
   const keys = registerKeys(program, app);
+  registerProfile(program, app);
   registerApi(program, app);
   registerServe(program, app);
   registerCompletion(program, app);

@@ -14,10 +14,11 @@ import { isWellFormedKey, keyHint } from '../contract/key-format.js';
 import type { ConfigStore, Profile } from './config/store.js';
 import type { Deps } from './deps.js';
 import { checkKeyMayGo, resolveEndpoint, sameServer, type Endpoint } from './endpoint.js';
-import { NotAuthenticatedError, UsageError } from './errors.js';
+import { CliError, loginCommand, NotAuthenticatedError, UnknownProfileError, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import type { Prompter } from './prompt.js';
 import { Renderer } from './render/renderer.js';
+import { clip } from './render/text.js';
 import { readEnv } from './environment.js';
 
 /** The program-wide options of docs/contract.md §C2, as commander hands them over. */
@@ -59,9 +60,19 @@ export interface Session {
   prompts(): Promise<Prompter>;
 }
 
+/** Where the profile's name came from: --profile, SVC_PROFILE, the config's default (`svc profile use`), or `default`. */
+export type ProfileSource = 'flag' | 'env' | 'config' | 'default';
+
 /** A session that has read the profile. */
 export interface ProfileSession extends Session {
   readonly config: ConfigStore;
+  readonly profileSource: ProfileSource;
+  /**
+   * The config file has this profile, or it is `default` or the config's
+   * default profile (both of which exist without a key). A profile that
+   * does not exist is made by `svc login --profile NAME`.
+   */
+  readonly profileExists: boolean;
   /** The profile as it was when the command started. */
   readonly profile: Readonly<Profile>;
   readonly endpoint: Endpoint;
@@ -108,9 +119,7 @@ export async function resolveSession<N extends Needs>(io: IO, options: GlobalOpt
   modules?.catch(() => {});
   const withProfile = await readProfile(base);
   if (needs === 'profile') return withProfile as SessionFor<N>;
-  if (!withProfile.credentials) {
-    throw new NotAuthenticatedError(`No API key is configured for profile '${base.profileName}'.`, base.profileName);
-  }
+  if (!withProfile.credentials) throw noKeyError(withProfile);
   return withKey(withProfile, withProfile.credentials, modules) as Promise<SessionFor<N>>;
 }
 
@@ -119,15 +128,51 @@ function clientModules() {
   return Promise.all([import('../client/api.js'), import('../client/transport.js'), import('./wait.js')]);
 }
 
+/**
+ * Why there is no key to use (exit 3): the profile has none, or there is
+ * no such profile, in which case the ones that exist are named.
+ */
+export function noKeyError(session: ProfileSession): CliError {
+  const { profileName, profileExists } = session;
+  if (profileExists) return new NotAuthenticatedError(`No API key is configured for profile '${clip(profileName, 200)}'.`, profileName);
+  return new UnknownProfileError([noSuchProfile(session), `Run \`${loginCommand(profileName)}\` to create it with a key, or set SVC_API_KEY.`]);
+}
+
+/** "Profile 'nosuch' does not exist; the profiles are: default, work." */
+export function noSuchProfile({ profileName, profileSource, config }: ProfileSession): string {
+  const named = { flag: '', env: ' (SVC_PROFILE names it)', config: ` (the default profile in ${config.path})`, default: '' }[profileSource];
+  return `Profile '${clip(profileName, 200)}' does not exist${named}; ${knownProfiles(config)}.`;
+}
+
+/** "the profiles are: default, work", for messages about a profile that does not exist. */
+export function knownProfiles(config: ConfigStore): string {
+  const names = profilesOf(config);
+  return names.length === 0 ? 'there are no profiles yet' : `the profiles are: ${names.map((name) => clip(name, 200)).join(', ')}`;
+}
+
+/** Every profile that exists: those in the config file, the config's default and `default`. */
+export function profilesOf(config: ConfigStore): string[] {
+  const chosen = config.defaultProfile();
+  const names = new Set(config.profileNames());
+  if (chosen !== undefined) names.add(chosen);
+  names.add('default');
+  return [...names].sort();
+}
+
 async function readProfile(base: Session): Promise<ProfileSession> {
   const { io } = base;
   const { openConfig } = await import('./config/store.js');
   const config = openConfig(io.env, (line) => base.render.warn(line));
-  const profile = Object.freeze(config.getProfile(base.profileName));
+  const named: ProfileSource | undefined = base.options.profile ? 'flag' : readEnv(io.env, 'SVC_PROFILE') ? 'env' : undefined;
+  const chosen = named === undefined ? config.defaultProfile() : undefined;
+  const profileName = chosen ?? base.profileName;
+  const profileSource: ProfileSource = named ?? (chosen === undefined ? 'default' : 'config');
+  const profileExists = profilesOf(config).includes(profileName);
+  const profile = Object.freeze(config.getProfile(profileName));
   const endpoint = resolveEndpoint({ flag: base.options.baseUrl, env: readEnv(io.env, 'SVC_BASE_URL'), profile: profile.baseUrl });
   if (endpoint.notice) base.render.warn(endpoint.notice);
   const credentials = findCredentials(io.env, profile);
-  return Object.freeze({ ...base, config, profile, endpoint, credentials });
+  return Object.freeze({ ...base, profileName, profileSource, profileExists, config, profile, endpoint, credentials });
 }
 
 /**

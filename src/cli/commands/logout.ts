@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { logOut } from '../operations/profile.js';
 import type { App } from '../program.js';
-import type { ProfileSession } from '../session.js';
+import { noSuchProfile, type ProfileSession } from '../session.js';
+import { UnknownProfileError } from '../errors.js';
 import { readEnv } from '../environment.js';
 
 export function register(program: Command, app: App): void {
@@ -14,6 +15,8 @@ export function register(program: Command, app: App): void {
 
 export async function run(session: ProfileSession): Promise<void> {
   const { render, profileName } = session;
+  // A profile that is not there was not logged out of: most likely a typo in its name.
+  if (!session.profileExists) throw new UnknownProfileError([noSuchProfile(session), 'Nothing was changed (`svc profile list` shows each profile).']);
   const removed = await logOut(session);
   if (removed === null) render.info(`Profile '${profileName}' has no saved key.`);
   else render.success(`Removed ${removed} from profile '${profileName}'. The key still works until revoked.`);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { readWorkspace } from '../../client/key-view.js';
 import type { Outcome } from '../after-command.js';
-import { NotAuthenticatedError } from '../errors.js';
+import { NotAuthenticatedError, UnknownProfileError } from '../errors.js';
 import { readStatus, type StatusReport } from '../operations/status.js';
 import type { App } from '../program.js';
 import { describeRateLimit } from '../rate-limit.js';
@@ -52,7 +52,13 @@ function statusFields(report: StatusReport, failure: unknown, workspaceOffered: 
 
   const key = report.key;
   if (key === null) {
-    field('Key', bad(failure instanceof NotAuthenticatedError ? 'none: not logged in' : firstLine(report)));
+    const none =
+      failure instanceof UnknownProfileError
+        ? `none: profile '${shown(report.profile)}' does not exist`
+        : failure instanceof NotAuthenticatedError
+          ? 'none: not logged in'
+          : firstLine(report);
+    field('Key', bad(none));
     return fields;
   }
   const from = key.source === 'env' ? 'from SVC_API_KEY' : 'from the profile';

@@ -15,11 +15,19 @@ export interface PendingRotation {
   since: string;
 }
 
-/** The file as svc reads it: its profiles, and whatever else it holds, which is kept as it is. */
+/**
+ * The file as svc reads it: its profiles, and whatever else it holds, which
+ * is kept as it is. `other` also holds `defaultProfile`, the profile used
+ * when neither --profile nor SVC_PROFILE names one (`svc profile use`),
+ * checked to be a string when present.
+ */
 export interface ConfigDocument {
   profiles: Record<string, Profile>;
   other: Record<string, unknown>;
 }
+
+/** The top-level field naming the default profile. */
+export const DEFAULT_PROFILE_FIELD = 'defaultProfile';
 
 /** Why the file's content is not a config svc can use, in words for its owner. */
 export class ConfigShapeError extends Error {
@@ -58,6 +66,10 @@ function parseConfig(text: string): ConfigDocument {
   const { profiles = {}, ...other } = value;
   if (!isObject(profiles)) throw new ConfigShapeError(`its "profiles" is ${kind(profiles)}, where svc expects an object`);
   for (const [name, profile] of Object.entries(profiles)) checkProfile(name, profile);
+  const chosen = other[DEFAULT_PROFILE_FIELD];
+  if (chosen !== undefined && (typeof chosen !== 'string' || chosen === '')) {
+    throw new ConfigShapeError(`its "${DEFAULT_PROFILE_FIELD}" is ${chosen === '' ? 'empty' : kind(chosen)}, where svc expects a profile's name`);
+  }
   return { profiles: profiles as Record<string, Profile>, other };
 }
 

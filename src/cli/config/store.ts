@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../environment.js';
 import { CliError } from '../errors.js';
 import { loadConf, writeThroughConf } from './conf-writer.js';
-import { ConfigShapeError, readConfig, serializeConfig, type Profile } from './file.js';
+import { ConfigShapeError, DEFAULT_PROFILE_FIELD, readConfig, serializeConfig, type Profile } from './file.js';
 import { acquireLock, LockBusyError } from './lock.js';
 
 export type { PendingRotation, Profile } from './file.js';
@@ -15,6 +15,8 @@ export interface ConfigStore {
   /** The profile as the file holds it now (empty if it has none); reading takes no lock. */
   getProfile(name: string): Profile;
   profileNames(): string[];
+  /** The profile used when neither --profile nor SVC_PROFILE names one (`svc profile use`); undefined for `default`. */
+  defaultProfile(): string | undefined;
   /**
    * Changes one profile and nothing else, under the config file's lock:
    * `change` gets the profile as the file holds it at that moment, and
@@ -22,9 +24,15 @@ export interface ConfigStore {
    * field set is removed too). Returns what was written. Throws a CliError
    * naming the file when the change could not be saved, in which case the
    * file is as it was. `change` runs while the lock is held: no I/O, and no
-   * update of its own.
+   * update of its own. With `setDefault` true the profile becomes the
+   * default one, in the same write; false makes `default` the default
+   * again if it was this one.
    */
-  update(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Promise<Profile | undefined>;
+  update(name: string, change: (profile: Readonly<Profile>) => Profile | undefined, options?: UpdateOptions): Promise<Profile | undefined>;
+}
+
+export interface UpdateOptions {
+  setDefault?: boolean;
 }
 
 export interface ConfigOptions {
@@ -110,14 +118,17 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
     profileNames() {
       return Object.keys(read().profiles).sort();
     },
-    update(name, change) {
+    defaultProfile() {
+      return read().other[DEFAULT_PROFILE_FIELD] as string | undefined;
+    },
+    update(name, change, options = {}) {
       // Thrown here, not as a rejection: a change that calls update would otherwise go on with a promise for a profile.
       if (updating) throw new Error('ConfigStore.update was called from inside a change to the config');
-      return save(name, change);
+      return save(name, change, options);
     },
   };
 
-  async function save(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Promise<Profile | undefined> {
+  async function save(name: string, change: (profile: Readonly<Profile>) => Profile | undefined, options: UpdateOptions): Promise<Profile | undefined> {
     const notSaved = (cause: string) =>
       new CliError(`Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before.`);
     const Conf = await loadConf();
@@ -143,11 +154,12 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
         updating = false;
       }
       const after = written(changed);
-      if (JSON.stringify(before) === JSON.stringify(after)) return after;
+      const other = withDefault(document.other, name, options.setDefault);
+      if (JSON.stringify(before) === JSON.stringify(after) && other === document.other) return after;
       const profiles = { ...document.profiles };
       if (after === undefined) delete profiles[name];
       else Object.defineProperty(profiles, name, { value: after, enumerable: true, writable: true, configurable: true });
-      const next = { ...document, profiles };
+      const next = { ...document, other, profiles };
       try {
         writeThroughConf(Conf, targetOf(file), { ...next.other, profiles }, serializeConfig(next));
       } catch (error) {
@@ -158,6 +170,19 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
       release();
     }
   }
+}
+
+/**
+ * The file's other fields with `name` made the default profile (`set`
+ * true; `default` itself is the default when the field is absent), or no
+ * longer the default (`set` false); the same object when nothing changes.
+ */
+function withDefault(other: Record<string, unknown>, name: string, set: boolean | undefined): Record<string, unknown> {
+  const current = other[DEFAULT_PROFILE_FIELD];
+  const wanted = set === true ? (name === 'default' ? undefined : name) : set === false && current === name ? undefined : current;
+  if (wanted === current) return other;
+  const { [DEFAULT_PROFILE_FIELD]: _, ...rest } = other;
+  return wanted === undefined ? rest : { ...rest, [DEFAULT_PROFILE_FIELD]: wanted };
 }
 
 /** The profile as it will read back: without fields left undefined, or undefined when none is left. */

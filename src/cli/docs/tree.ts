@@ -82,7 +82,11 @@ function describe(cmd: Command, help: Help, parentPath: string[], isHelp: boolea
     commands: visible.map((sub) => describe(sub, help, path, !cmd.commands.includes(sub), ownNames)),
     isHelp,
     argumentValues: isHelp ? siblings : [],
-    dynamicArguments: cmd.registeredArguments.some((arg: Argument) => KEY_ID_ARGUMENTS.has(arg.name())) ? 'key-ids' : undefined,
+    dynamicArguments: cmd.registeredArguments.some((arg: Argument) => KEY_ID_ARGUMENTS.has(arg.name()))
+      ? 'key-ids'
+      : cmd.registeredArguments.some((arg: Argument) => arg.name() === 'profile')
+        ? 'profiles'
+        : undefined,
   };
 }
 

@@ -6,7 +6,8 @@ import { UsageError } from '../errors.js';
 import { isKeyInUse, keyNotFound } from '../keys.js';
 import { createExpiringKey } from '../operations/create.js';
 import { revokeKeys, setEnabled } from '../operations/keys.js';
-import type { KeySession, ProfileSession } from '../session.js';
+import { profilesOf, type KeySession, type ProfileSession } from '../session.js';
+import { useProfile } from '../operations/profile.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { showPing } from '../views/ping.js';
 import { createWatch, showNewKey } from '../views/show-new-key.js';
@@ -155,6 +156,14 @@ export const ACTIONS = {
         name = (await prompts.text('Profile name:', (v) => (/^[\w.-]+$/.test(v.trim()) ? true : 'Letters, digits, ".", "_" and "-" only.'))).trim();
       }
       if (readEnv(session.io.env, 'SVC_API_KEY')) session.render.warn("SVC_API_KEY is set: it overrides every profile's saved key.");
+      // The switch lasts for this session; making it the default (`svc profile use`) keeps it for every command after.
+      const isDefault = (session.config.defaultProfile() ?? 'default') === name;
+      if (!isDefault && profilesOf(session.config).includes(name)) {
+        if (await prompts.confirm(`Make '${name}' the default profile, for every svc command from now on?`, false)) {
+          const { configPath } = await useProfile(session, name);
+          session.render.success(`Profile '${name}' is now the default (saved in ${configPath}).`);
+        }
+      }
       return { profile: name };
     },
   },

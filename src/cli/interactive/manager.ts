@@ -100,7 +100,14 @@ function draw(session: ProfileSession, view: View, menuLength: number): void {
   out('');
   out([tone('svc', 'bold'), '  profile ', tone(session.profileName, 'cyan'), '  ', tone(view.baseUrl, 'dim')]);
   if (!view.credentials && !view.failure) {
-    out(tone(`Not logged in: choose "${labelOf('login', view)}" to save a key for this profile.`, 'yellow'));
+    out(
+      tone(
+        session.profileExists
+          ? `Not logged in: choose "${labelOf('login', view)}" to save a key for this profile.`
+          : `Profile '${clip(session.profileName, 200)}' does not exist yet: choose "${labelOf('login', view)}" to create it with a key, or "${labelOf('profile', view)}".`,
+        'yellow',
+      ),
+    );
     return;
   }
   if (view.failure) {

@@ -1,10 +1,9 @@
 import { PROBE, type ApiClient, type ApiResponse, type KeyList } from '../../client/api.js';
 import { ApiError, RateLimitedError } from '../../client/errors.js';
 import { keyHint } from '../../contract/key-format.js';
-import { NotAuthenticatedError } from '../errors.js';
 import { readRateLimit } from '../rate-limit.js';
 import { describeFailure } from '../report.js';
-import { withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession } from '../session.js';
+import { noKeyError, withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession } from '../session.js';
 
 /** The `--json` document: everything the text block says, null where it is not known. */
 export interface StatusReport {
@@ -54,7 +53,7 @@ export async function readStatus(session: ProfileSession): Promise<Status> {
   let workspaceOffered = true;
   let list: KeyList | undefined;
   try {
-    if (!credentials) throw new NotAuthenticatedError(`Not logged in: no API key for profile '${profileName}'.`, profileName);
+    if (!credentials) throw noKeyError(session);
     report.key = { hint: keyHint(credentials.apiKey), source: credentials.source, valid: null };
     const { client } = await withKey(session, credentials);
     try {
