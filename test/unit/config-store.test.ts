@@ -151,6 +151,36 @@ describe('update', () => {
   });
 });
 
+describe('the default profile', () => {
+  it('is set by an update with setDefault, in the same write, beside what else the file holds', async () => {
+    writeFileSync(file, JSON.stringify({ team: 'kept', profiles: { work: { apiKey: KEY_A } } }));
+    const store = open();
+    expect(store.defaultProfile()).toBeUndefined();
+    expect(await store.update('work', (profile) => ({ ...profile }), { setDefault: true })).toEqual({ apiKey: KEY_A });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ team: 'kept', defaultProfile: 'work', profiles: { work: { apiKey: KEY_A } } });
+    expect(open().defaultProfile()).toBe('work');
+  });
+
+  it('`default` as the default is the field left out; setDefault false clears it only for the profile it names', async () => {
+    const store = open();
+    await store.update('work', () => ({ apiKey: KEY_A }), { setDefault: true });
+    await store.update('other', () => ({ apiKey: KEY_B }), { setDefault: false });
+    expect(store.defaultProfile()).toBe('work');
+    await store.update('work', () => undefined, { setDefault: false });
+    expect(store.defaultProfile()).toBeUndefined();
+    await store.update('other', (profile) => ({ ...profile }), { setDefault: true });
+    await store.update('default', (profile) => ({ ...profile }), { setDefault: true });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ profiles: { other: { apiKey: KEY_B } } });
+  });
+
+  it('an update without setDefault leaves it as it is', async () => {
+    const store = open();
+    await store.update('work', () => ({ apiKey: KEY_A }), { setDefault: true });
+    await store.update('work', () => undefined);
+    expect(store.defaultProfile()).toBe('work');
+  });
+});
+
 describe('a config file not in the shape svc writes', () => {
   const shapes: [string, string, RegExp][] = [
     ['an empty file', '', /it is empty/],
