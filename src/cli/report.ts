@@ -108,6 +108,7 @@ function describeApiError(error: ApiError): Report {
         `Authentication failed (401): ${visible(serverText)}.`,
         'The key is unknown, disabled, expired or revoked.',
         ...(origin ? describeOrigin(origin) : []),
+        ...(origin && isLoopbackHost(new URL(origin.baseUrl).hostname) ? [FORGETFUL_SERVER] : []),
         origin?.keySource === 'env'
           ? 'Next: put a working key in SVC_API_KEY, or unset it to use the saved profile.'
           : `Next: run \`${loginCommand(origin?.profile ?? 'default')}\` with a working key (create one where you still have access, or re-enable this one).`,
@@ -154,6 +155,14 @@ function describeApiError(error: ApiError): Report {
  * the server lacks the endpoint, not that a key is missing (docs/contract.md §C6).
  */
 const COLLECTIONS = new Set<string>([apiPaths.keys, apiPaths.workspace]);
+
+/**
+ * Said of a 401 from this machine, most likely the reference server: one
+ * started without --data keeps its keys in memory, so after a restart
+ * every key saved before it is unknown, and only the new banner's works.
+ */
+const FORGETFUL_SERVER =
+  'If that is `svc serve --local` and it ran without --data, it forgot every key when it stopped: since its restart only the API key its banner printed works.';
 
 /** The key and server lines of a 401: which key, from where, sent where. */
 function describeOrigin(origin: RequestOrigin): string[] {

@@ -52,6 +52,16 @@ describe('the 401 report names the key, its source and the server from the error
     }
   });
 
+  it('from this machine, says a reference server restarted without --data forgets its keys; from another host, not', () => {
+    const forgot = /^If that is `svc serve --local` and it ran without --data, it forgot every key when it stopped/;
+    for (const baseUrl of ['http://127.0.0.1:8787', 'http://localhost:9000']) {
+      const { lines } = report(unauthorized(origin({ baseUrl })));
+      expect(lines.find((line) => forgot.test(line)), baseUrl).toBeDefined();
+      expect(lines.at(-1)).toMatch(/^Next: run `svc login`/);
+    }
+    expect(report(unauthorized(origin())).lines.some((line) => forgot.test(line))).toBe(false);
+  });
+
   it('names the server of a network failure and of an answer that is not the service', () => {
     const network = new NetworkError('connection refused', false, 'GET', '/user/api-keys', 1, false, origin());
     expect(report(network).lines[0]).toBe('Could not get an answer from https://api.example.com: connection refused.');
