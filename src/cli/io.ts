@@ -1,3 +1,4 @@
+import { basename, isAbsolute, relative } from 'node:path';
 import { isatty } from 'node:tty';
 import { readEnv } from './environment.js';
 
@@ -21,6 +22,12 @@ export interface IO {
   /** Terminal height, for what fits on one screen; 24 when unknown. */
   rows: number;
   env: NodeJS.ProcessEnv;
+  /**
+   * How a person runs this svc again from the current directory: `svc`
+   * when it was run by that name (installed, or through npx), else
+   * `node <path of bin/svc.js>` (a clone, `npm start`). Unset means `svc`.
+   */
+  invokedAs?: string;
 }
 
 export interface ProcessIO {
@@ -76,8 +83,21 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
       return (stderrIsTTY && process.stderr.rows) || (stdoutIsTTY && process.stdout.rows) || 24;
     },
     env: process.env,
+    invokedAs: invocation(process.argv[1], process.cwd()),
   };
   // An empty write's callback runs once everything queued before it is flushed.
   const flushed = () => Promise.all(opened.map((s) => new Promise<void>((resolve) => s.write('', () => resolve())))).then(() => {});
   return { io, flushed };
+}
+
+/**
+ * How to run the script at `script` again from `cwd`: by name when it was
+ * run through its `svc` link on the PATH (or npx's), else with node and its
+ * path, relative when it lies under `cwd` (`node bin/svc.js` in a clone).
+ */
+export function invocation(script: string | undefined, cwd: string): string {
+  if (!script || basename(script) === 'svc') return 'svc';
+  const below = relative(cwd, script);
+  const path = below !== '' && !below.startsWith('..') && !isAbsolute(below) ? below : script;
+  return `node ${/^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`}`;
 }

@@ -49,6 +49,38 @@ export function integerAtLeast(min: number) {
   };
 }
 
+/**
+ * Lines longer than `width` broken between words, so that the terminal
+ * does not break them inside one: the help's own prose and examples
+ * (commander wraps the option and command descriptions itself). A broken
+ * line goes on under its own indent, an example's under its command. A
+ * word longer than the width stays whole.
+ */
+export function wrapLines(text: string, width: number): string {
+  const length = (t: string) => [...t].length;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (length(line) <= width) return line;
+      const lead = /^ */.exec(line)![0];
+      const indent = `${lead}${line.startsWith('$ ', lead.length) ? '  ' : ''}`;
+      const out: string[] = [];
+      let current = lead;
+      // Each word with the spaces before it, so that spacing inside a line is kept.
+      for (const [, space, word] of line.slice(lead.length).matchAll(/( *)(\S+)/g)) {
+        if (current.trim() !== '' && length(current) + space!.length + length(word!) > width) {
+          out.push(current);
+          current = indent + word;
+        } else {
+          current += space! + word;
+        }
+      }
+      out.push(current);
+      return out.join('\n');
+    })
+    .join('\n');
+}
+
 export interface Program {
   program: Command;
   app: App;
@@ -72,10 +104,11 @@ Examples:
     )
     .version(SVC_VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show help for a command')
-    .addHelpCommand('help [command]', 'show help for a command')
+    .addHelpCommand('help [command...]', 'show help for a command: svc help keys list')
     .showSuggestionAfterError(true)
     // Every subcommand's help lists the program's options it accepts too, as gh's INHERITED FLAGS do.
-    .configureHelp({ showGlobalOptions: true })
+    // Descriptions wrap between words in however narrow a column is left beside the option names.
+    .configureHelp({ showGlobalOptions: true, minWidthToWrap: 16 })
     .option('--json', 'print exactly one JSON document on stdout (the API\'s own shape)')
     .option('-q, --quiet', 'print only the data, no messages')
     .option('--no-input', 'never prompt; a missing answer is a usage error')
@@ -95,8 +128,11 @@ Examples:
     .option('-v, --verbose', 'log each request on stderr (key redacted)')
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
+      // Help is laid out for the terminal's width; piped, for 80 columns.
+      writeOut: (s) => io.stdout.write(io.stdoutIsTTY ? wrapLines(s, io.columns) : s),
+      writeErr: (s) => io.stderr.write(io.stderrIsTTY ? wrapLines(s, io.columns) : s),
+      getOutHelpWidth: () => (io.stdoutIsTTY ? io.columns : 80),
+      getErrHelpWidth: () => (io.stderrIsTTY ? io.columns : 80),
     });
 
   const options = (command: Command) => command.optsWithGlobals() as GlobalOptions;

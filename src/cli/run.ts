@@ -1,4 +1,4 @@
-import { CommanderError } from 'commander';
+import { CommanderError, type Command, type Option } from 'commander';
 import { ExitCode } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
@@ -32,11 +32,41 @@ export function buildProgram(io: IO, deps: Deps): Program {
   return built;
 }
 
+/**
+ * `svc help keys list` as `svc keys list --help`, and `svc keys help list`
+ * too: commander's help command explains one word, and none below a command
+ * that has an action of its own (`svc keys`). Only a `help` where a command
+ * name goes is read so, after any options; anything else is left as typed.
+ */
+export function expandHelp(program: Command, argv: readonly string[]): string[] {
+  let command = program;
+  const options: Option[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      options.push(...command.options);
+      const option = options.find((o) => o.long === word || o.short === word);
+      if (option && (option.required || option.optional) && !word.includes('=')) i++;
+      continue;
+    }
+    if (word === 'help' && command.commands.length > 0) {
+      const path = argv.slice(i + 1);
+      if (path.length === 0) return command === program ? [...argv] : [...argv.slice(0, i), '--help'];
+      return [...argv.slice(0, i), ...path, '--help'];
+    }
+    const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) break;
+    command = sub;
+  }
+  return [...argv];
+}
+
 /** Parses and runs one `svc` invocation; returns its exit code. */
 export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
   const { program } = buildProgram(io, { ...realDeps, ...deps });
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(expandHelp(program, argv), { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -142,7 +142,7 @@ export async function run(session: Session, options: ServeOptions): Promise<void
   // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
   const stopSignal = untilStopSignal(session.deps.onSignal);
   if (session.options.json) io.stdout.write(`${JSON.stringify(server.ready)}\n`);
-  else printBanner(log, session.options.quiet === true, server.ready, options);
+  else printBanner(log, session.options.quiet === true, server.ready, options, io.invokedAs ?? 'svc');
 
   const signal = await stopSignal;
   render.info(`${signal}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
@@ -164,7 +164,7 @@ function untilStopSignal(onSignal: Deps['onSignal']): Promise<NodeJS.Signals> {
   });
 }
 
-function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, options: ServeOptions): void {
+function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, options: ServeOptions, svc: string): void {
   const row = (label: string, ...value: Line[]): Line => [`  ${label.padEnd(10)} `, ...value.flat()];
   const lines: Line[] = [
     [tone('●', 'green'), ' svc reference server listening on ', tone(ready.url, 'bold')],
@@ -179,14 +179,17 @@ function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, opt
   if (faults) lines.push(row('faults', tone(`${faults} (on purpose, for testing)`, 'yellow')));
   log.info(...lines);
   if (quiet) return;
+  // The next steps are commands that work where they will be typed: from a clone, svc is no command yet.
+  const installed = svc === 'svc';
   log.info(
     '',
-    'Next, in another terminal:',
+    installed ? 'Next, in another terminal:' : `Next, in another terminal, in ${process.cwd()}:`,
     ...(ready.url !== DEFAULT_BASE_URL ? [`  export SVC_BASE_URL=${ready.url}`] : []),
     ...(ready.apiKey ? [`  export SVC_API_KEY=${ready.apiKey}`] : []),
-    '  svc status',
-    '  svc keys list',
-    '  svc keys create my-first-key',
+    `  ${svc} status`,
+    `  ${svc} keys list`,
+    `  ${svc} keys create my-first-key`,
+    ...(installed ? [] : [tone(`(svc is not installed as a command; README.md, "Install", says how. Until then, type ${svc}.)`, 'dim')]),
     '',
     tone('Ctrl-C stops the server.', 'dim'),
   );

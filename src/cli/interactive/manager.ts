@@ -146,7 +146,7 @@ function draw(session: ProfileSession, view: View, menuLength: number): void {
   const menuHeight = Math.min(menuLength, 12) + 3;
   const fits = Math.max(3, io.rows - used - menuHeight - MESSAGE_ROOM - 3);
   const shownKeys = view.keys.length > fits ? view.keys.slice(0, fits - 1) : view.keys;
-  render.table(keyColumns(view.inUse, view.nowMs), shownKeys);
+  render.table(keyColumns(view.inUse, view.nowMs, render.columns), shownKeys);
   const more = view.keys.length - shownKeys.length;
   if (more > 0) out(tone(`… and ${more} more, older (the pickers search them all; \`svc keys list\` shows every one)`, 'dim'));
   out('');

@@ -30,8 +30,17 @@ function iso(ms: number | null): string {
   return ms === null ? '' : new Date(ms).toISOString();
 }
 
-/** The table of keys, for `keys list`, `keys prune` and the interactive manager; `nowMs` is the server's clock. */
-export function keyColumns(inUse: string | undefined, nowMs: number): Column<KeyView>[] {
+/** The id column's width: ids are never cut, and a table keeps its first column whatever the width. */
+const ID_WIDTH = 26;
+
+/**
+ * The table of keys, for `keys list`, `keys prune` and the interactive
+ * manager; `nowMs` is the server's clock. On a narrow terminal the least
+ * useful columns are left out first, down to the id and the name, which is
+ * cut to what fits beside the id (`terminalColumns`: 40 leaves it 12).
+ */
+export function keyColumns(inUse: string | undefined, nowMs: number, terminalColumns = 80): Column<KeyView>[] {
+  const nameWidth = Math.min(24, Math.max(8, terminalColumns - ID_WIDTH - 2));
   const when = (ms: number | null, known: boolean, none: string) => (!known ? BLANK : ms === null ? none : relativeTime(ms, nowMs));
   return [
     {
@@ -39,9 +48,9 @@ export function keyColumns(inUse: string | undefined, nowMs: number): Column<Key
       human: (k) => (inUse !== undefined && k.hint === inUse ? tone(`* ${shown(k.id)}`, 'bold') : `  ${shown(k.id)}`),
       plain: (k) => k.id ?? '',
     },
-    { header: 'NAME', human: (k) => shown(k.name), plain: (k) => k.name ?? '', maxWidth: 24 },
+    { header: 'NAME', human: (k) => shown(k.name), plain: (k) => k.name ?? '', dropRank: 7, maxWidth: nameWidth },
     { header: 'KEY', human: (k) => tone(shown(k.hint), 'dim'), plain: (k) => k.hint ?? '', dropRank: 5, maxWidth: 16 },
-    { header: 'STATUS', human: (k) => statusSegment(keyStatus(k, nowMs)), plain: (k) => keyStatus(k, nowMs) ?? '', maxWidth: 12 },
+    { header: 'STATUS', human: (k) => statusSegment(keyStatus(k, nowMs)), plain: (k) => keyStatus(k, nowMs) ?? '', dropRank: 6, maxWidth: 12 },
     { header: 'WORKSPACE', human: (k) => shown(k.workspaceId), plain: (k) => k.workspaceId ?? '', dropRank: 2, maxWidth: 28 },
     { header: 'CREATED', human: (k) => when(k.createdAt, k.createdAt !== null, ''), plain: (k) => iso(k.createdAt), dropRank: 1 },
     { header: 'EXPIRES', human: (k) => when(k.expiresAt, k.expiresKnown, 'never'), plain: (k) => iso(k.expiresAt), dropRank: 3 },

@@ -44,7 +44,7 @@ export async function run(session: KeySession, opts: ListOptions = {}): Promise<
     render.info(matching.length === list.keys.length ? 'No keys yet. Create one with `svc keys create <name>`.' : 'No key matches.');
     return { list };
   }
-  render.table(keyColumns(inUse, list.nowMs), matching.map((record) => record.view));
+  render.table(keyColumns(inUse, list.nowMs, render.columns), matching.map((record) => record.view));
   if (io.stdoutIsTTY && matching.some((record) => record.view.hint === inUse)) render.info('* the key svc is using');
   return { list };
 }

@@ -60,7 +60,7 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
     report([], []);
     return { list };
   }
-  if (!options.json) render.table(keyColumns(client.keyHint, list.nowMs), targets.map((t) => t.view));
+  if (!options.json) render.table(keyColumns(client.keyHint, list.nowMs, render.columns), targets.map((t) => t.view));
   if (opts.dryRun) {
     render.info(`${targets.length === 1 ? 'This key' : `These ${targets.length} keys`} would be revoked (--dry-run: nothing was).`);
     report([], []);

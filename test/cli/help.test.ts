@@ -1,0 +1,62 @@
+// tier: in-process
+/**
+ * Narrow terminals and help (issue 25, 7): `svc help <any command path>`,
+ * help laid out at the terminal's width and broken between words, and the
+ * key table leaving out what does not fit at 40 columns.
+ */
+import { describe, expect, it } from 'vitest';
+import { svc, useLocalServer } from '../helpers/in-process.js';
+
+const local = useLocalServer({ plan: 'pro' });
+const words = (text: string) => text.split(/\s+/).filter(Boolean);
+
+describe('svc help <command path>', () => {
+  it.each([
+    [['help', 'keys', 'list'], ['keys', 'list', '--help']],
+    [['keys', 'help', 'list'], ['keys', 'list', '--help']],
+    [['help', 'keys', 'ls'], ['keys', 'list', '--help']],
+    [['keys', 'help'], ['keys', '--help']],
+    [['help', 'profile', 'use'], ['profile', 'use', '--help']],
+    [['--profile', 'help', 'help', 'status'], ['status', '--help']],
+  ])('svc %j shows what svc %j shows', async (asked, same) => {
+    const result = await svc(asked, {});
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe((await svc(same, {})).stdout);
+    expect(result.stdout).toMatch(/^Usage: svc /);
+  });
+
+  it('the help command says it takes a path', async () => {
+    expect((await svc(['--help'], {})).stdout).toMatch(/^  help \[command...\] +show help for a command: svc help keys list$/m);
+  });
+});
+
+describe('help on a terminal', () => {
+  it.each([50, 64, 100])('at %i columns fits the width and breaks no word', async (columns) => {
+    for (const args of [['keys', 'rotate', '--help'], ['--help'], ['api', '--help']]) {
+      const tty = await svc(args, {}, { tty: true, columns });
+      const piped = await svc(args, {});
+      for (const line of tty.stdout.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(columns);
+      // Only white space differs from the same help laid out for 80 columns: every word is whole.
+      expect(words(tty.stdout)).toEqual(words(piped.stdout));
+    }
+  });
+
+  it('piped, is laid out for 80 columns whatever the terminal', async () => {
+    const piped = await svc(['keys', 'create', '--help'], {}, { columns: 40 });
+    expect(piped.stdout).toBe((await svc(['keys', 'create', '--help'], {}, { columns: 200 })).stdout);
+    for (const line of piped.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('keys list at 40 columns', () => {
+  it('keeps the id and the name, cut to fit, and leaves the other columns out', async () => {
+    await svc(['keys', 'create', 'a-name-much-longer-than-twelve'], local.env);
+    const result = await svc(['keys', 'list'], local.env, { tty: true, columns: 40 });
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe('ID                          NAME');
+    expect(lines).toContain(lines.find((line) => line.includes('a-name-much…')));
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(40);
+    // At 64 the state fits beside them.
+    expect((await svc(['keys', 'list'], local.env, { tty: true, columns: 64 })).stdout.split('\n')[0]).toMatch(/^ID +NAME +STATUS$/);
+  });
+});
