@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../client/errors.js';
 import type { KeyView } from '../client/key-view.js';
+import { asciiDecoded, keyHint, keyIn } from '../contract/key-format.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
 import { clip } from './render/text.js';
 
@@ -27,10 +28,43 @@ export function keyNotFound(ids: string): CliError {
  * percent-encoded) to another path.
  */
 export function checkKeyId(id: string): string {
+  refuseKey(id, 'a key id');
   if (id.trim() === '' || id === '.' || id === '..') {
     throw new UsageError(`'${clip(id, 200)}' cannot name a key: no URL can carry it as a path segment (see \`svc keys list\`).`);
   }
   return id;
+}
+
+/** A key where a name goes would be kept by the server as the name and shown in every listing. */
+export function checkKeyName(name: string): string {
+  refuseKey(name, 'a name');
+  return name;
+}
+
+/** For a prompt that asks a new key's name. */
+export function validateKeyName(value: string): true | string {
+  if (!value.trim()) return 'A name is required.';
+  const key = keyWithin(value);
+  return key === null ? true : notAKey(key, 'a name');
+}
+
+/**
+ * A key given where an id, a name or a path goes is refused before any
+ * request: it would travel in a URL or a body, land in the server's and
+ * proxies' logs, and be printed back in messages. Only its hint is shown.
+ */
+export function refuseKey(value: string, what: string): void {
+  const key = keyWithin(value);
+  if (key !== null) throw new UsageError(notAKey(key, what));
+}
+
+/** Percent-escapes too: a URL carries `sk%5F…` to a server that reads it as `sk_…`. */
+function keyWithin(value: string): string | null {
+  return keyIn(value) ?? keyIn(asciiDecoded(value));
+}
+
+function notAKey(key: string, what: string): string {
+  return `${keyHint(key)}: that is an API key, not ${what}; svc sends a key only as the Authorization header.`;
 }
 
 /** Whether this is the key svc is using; unknowable when the server shows no hints. */
