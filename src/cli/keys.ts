@@ -21,15 +21,23 @@ export function keyNotFound(ids: string): CliError {
   );
 }
 
+/** Half of a UTF-16 surrogate pair: UTF-8 has no bytes for it, so no URL can carry it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
- * Ids are opaque (docs/contract.md §C6): any server may shape them its own way. Only
- * what no URL can carry as one path segment is refused: an empty id would
- * address the whole collection, and URL parsers resolve `.` and `..` (even
- * percent-encoded) to another path.
+ * Ids are opaque (docs/contract.md §C6): any server may shape them its own
+ * way. Only what no URL can carry as one path segment is out: an empty id
+ * would address the whole collection, URL parsers resolve `.` and `..`
+ * (even percent-encoded) to another path, and a lone surrogate has no
+ * encoding at all.
  */
+export function isAddressable(id: string): boolean {
+  return id.trim() !== '' && id !== '.' && id !== '..' && !LONE_SURROGATE.test(id);
+}
+
 export function checkKeyId(id: string): string {
   refuseKey(id, 'a key id');
-  if (id.trim() === '' || id === '.' || id === '..') {
+  if (!isAddressable(id)) {
     throw new UsageError(`'${clip(id, 200)}' cannot name a key: no URL can carry it as a path segment (see \`svc keys list\`).`);
   }
   return id;
