@@ -7,7 +7,7 @@ import { ApiError } from '../client/errors.js';
 import type { KeyView } from '../client/key-view.js';
 import { asciiDecoded, keyHint, keyIn } from '../contract/key-format.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
-import { clip } from './render/text.js';
+import { clip, shellWord } from './render/text.js';
 
 /** A 404 from the service; an HTML 404 page from something else is no answer about the key. */
 export function isNotFound(error: unknown): boolean {
@@ -96,5 +96,5 @@ export function replacementExpiry(old: KeyView, nowMs: number): { expiresAt: str
 
 /** The command that revokes a key, for messages. */
 export function revokeCommand(id: string | null): string {
-  return id === null ? 'find its id with `svc keys list`, then `svc keys revoke <id>`' : `svc keys revoke ${clip(id, 200)}`;
+  return id === null ? 'find its id with `svc keys list`, then `svc keys revoke <id>`' : `svc keys revoke ${shellWord(id)}`;
 }

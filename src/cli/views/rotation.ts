@@ -1,5 +1,6 @@
 import type { Rotation } from '../operations/rotate.js';
 import { CliError, loginCommand } from '../errors.js';
+import { shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
 import { shown } from './keys.js';
 
@@ -44,6 +45,6 @@ export function unsavedFailure(session: KeySession, id: string): CliError {
   const { profileName } = session;
   return new CliError([
     `Profile '${profileName}' still holds the old key ${shown(id)}, so it was not revoked: the new key above was not saved there.`,
-    `Save it (\`${loginCommand(profileName)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shown(id)}.`,
+    `Save it (\`${loginCommand(profileName)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shellWord(id)}.`,
   ]);
 }
