@@ -231,11 +231,10 @@ describe('the lock', () => {
   it('is taken over from a process that is gone, as is a takeover it left half done', async () => {
     writeFileSync(lock, `${DEAD_PID} ${token(2)}\n`);
     writeFileSync(`${lock}.break`, `${DEAD_PID} ${token(3)}\n`);
+    // A lock wait far past the test's timeout: a takeover that waited instead would fail the test.
     const store = open(60_000);
-    const started = performance.now();
     // The first attempt clears the dead breaker; the next takes the lock over.
     await store.update('default', () => ({ apiKey: KEY_A }));
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(store.getProfile('default')).toEqual({ apiKey: KEY_A });
     expect(leftovers()).toEqual([]);
   });
