@@ -97,7 +97,6 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
   }
 }
 
-/** A name as one word for a shell, quoted where need be. */
 function mayHaveCreated(error: unknown): boolean {
   return (
     (error instanceof NetworkError && error.mayHaveReachedServer) ||
