@@ -4,6 +4,7 @@ import { ApiError } from '../../client/errors.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
 import { findSecret, readKey } from '../../client/key-view.js';
 import { UsageError } from '../errors.js';
+import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
 import { Renderer } from '../render/renderer.js';
@@ -72,6 +73,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
 }
 
 export function normalisePath(raw: string): string {
+  refuseKey(raw, 'a path');
   if (/^[a-z]+:\/\//i.test(raw)) throw new UsageError('Give a path below /api/service, not a URL; --base-url sets the server.');
   const path = raw.startsWith('/') ? raw : `/${raw}`;
   return path.startsWith(`${API_PREFIX}/`) ? path.slice(API_PREFIX.length) : path;

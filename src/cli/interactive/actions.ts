@@ -3,7 +3,7 @@ import { askKey, logInWith } from '../dialogs/login.js';
 import { finishRotation, rotate } from '../dialogs/rotate.js';
 import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
-import { isKeyInUse, keyNotFound } from '../keys.js';
+import { isKeyInUse, keyNotFound, validateKeyName } from '../keys.js';
 import { createExpiringKey } from '../operations/create.js';
 import { revokeKeys, setEnabled } from '../operations/keys.js';
 import type { KeySession, ProfileSession } from '../session.js';
@@ -50,7 +50,7 @@ export const ACTIONS = {
     async run(context) {
       const session = withKeySession(context);
       const prompts = await session.prompts();
-      const name = await prompts.text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
+      const name = await prompts.text('Name for the new key:', validateKeyName);
       const expiresIn = await prompts.text('Expires in (30d, 12h, 2w; empty for never):', (v) => {
         if (!v.trim()) return true;
         try {

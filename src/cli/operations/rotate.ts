@@ -10,7 +10,7 @@ import type { PendingRotation, Profile } from '../config/store.js';
 import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, UsageError } from '../errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
-import { clip } from '../render/text.js';
+import { clip, shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
 import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
 import { viewKey } from './keys.js';
@@ -120,7 +120,7 @@ async function decideSave(
     // Withdrawing the question stops the rotation where it stands: nothing more is changed.
     throw new InterruptedError([
       `Stopped: the new key ${created.view.id === null ? '' : `${clip(created.view.id, 200)} `}was created and shown above; the old key ${clip(id, 200)} still works, and ${holders.length === 1 ? 'profile' : 'profiles'} ${quoted(holders)} still ${holders.length === 1 ? 'holds' : 'hold'} it.`,
-      `Save the new key with \`${loginCommand(holders[0]!)}\`, then revoke the old one (svc keys revoke ${clip(id, 200)}); or revoke the new one.`,
+      `Save the new key with \`${loginCommand(holders[0]!)}\`, then revoke the old one (svc keys revoke ${shellWord(id)}); or revoke the new one.`,
     ]);
   }
 }
@@ -183,7 +183,7 @@ async function retireOldKey(
     const verb = disable ? 'disable' : 'revoke';
     throw new CliError([
       `The new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} was created, but the old key ${clip(id, 200)} could not be ${verb}d: ${clip((error as Error).message, 200)}.`,
-      `Retry with \`svc keys ${verb} ${clip(id, 200)}\`.`,
+      `Retry with \`svc keys ${verb} ${shellWord(id)}\`.`,
     ]);
   }
 }

@@ -1,5 +1,6 @@
 import type { Rotation } from '../operations/rotate.js';
 import { CliError, loginCommand } from '../errors.js';
+import { shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
 import { shown } from './keys.js';
 
@@ -46,6 +47,6 @@ export function unsavedFailure(id: string, holders: readonly string[]): CliError
   const which = holders.length === 1 ? `Profile '${holders[0]}' still holds` : `Profiles ${holders.map((name) => `'${name}'`).join(', ')} still hold`;
   return new CliError([
     `${which} the old key ${shown(id)}, so it was not revoked: the new key above was not saved there.`,
-    `Save it (\`${loginCommand(holders[0]!)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shown(id)}.`,
+    `Save it (\`${loginCommand(holders[0]!)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shellWord(id)}.`,
   ]);
 }
