@@ -109,6 +109,11 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { view } = context;
       const key: PickedKey = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to rotate:');
+      if (isKeyInUse(key, view.inUse)) {
+        session.render.warn(
+          `This is the key this session uses (${view.inUse}): after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`,
+        );
+      }
       // Rotating revokes: it asks first, as revoking does.
       const question = `Rotate ${keyLabel(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`;
       if (!(await (await session.prompts()).confirm(question))) return;
