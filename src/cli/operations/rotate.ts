@@ -7,6 +7,7 @@
 import type { ApiClient } from '../../client/api.js';
 import type { KeyView } from '../../client/key-view.js';
 import type { PendingRotation, Profile } from '../config/store.js';
+import type { Deps } from '../deps.js';
 import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, UsageError } from '../errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
@@ -89,7 +90,7 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
     await saveNewKey(session, id, old.hint!, holders, created);
   }
   if (opts.overlap) return { ...result, retired: 'kept-overlap', pending: await recordOverlap(session, id, created) };
-  return { ...result, ...(await retireOldKey(client, id, created, opts.disableOld === true)) };
+  return { ...result, ...(await retireOldKey(client, id, created, opts.disableOld === true, session.deps.onSignal)) };
 }
 
 /** The profiles whose saved key is `old`, by its hint; none can be told where the server shows no hints. */
@@ -174,17 +175,33 @@ async function retireOldKey(
   id: string,
   created: NewKey,
   disable: boolean,
+  onSignal: Deps['onSignal'],
 ): Promise<{ previous: unknown; retired: 'revoked' | 'disabled' }> {
+  const verb = disable ? 'disable' : 'revoke';
+  // Ctrl-C here stops at once, but not in silence: the new key exists, and the old one's fate is unknown.
+  let interrupt!: (error: Error) => void;
+  const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
+  const off = onSignal(['SIGINT', 'SIGTERM'], () =>
+    interrupt(
+      new InterruptedError([
+        `Stopped while the old key ${clip(id, 200)} was being ${verb}d: it may or may not be; the new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} (shown above) works.`,
+        `See with \`svc keys view ${shellWord(id)}\`, and ${verb} it with \`svc keys ${verb} ${shellWord(id)}\` if it is not.`,
+      ]),
+    ),
+  );
   try {
-    return disable
-      ? { previous: (await client.setEnabled(id, false)).document ?? (await client.getKey(id)).document, retired: 'disabled' }
-      : { previous: await client.revokeKey(id), retired: 'revoked' };
+    const retiring = disable
+      ? client.setEnabled(id, false).then(async (result) => ({ previous: result.document ?? (await client.getKey(id)).document, retired: 'disabled' as const }))
+      : client.revokeKey(id).then((previous) => ({ previous, retired: 'revoked' as const }));
+    return await Promise.race([retiring, interrupted]);
   } catch (error) {
-    const verb = disable ? 'disable' : 'revoke';
+    if (error instanceof InterruptedError) throw error;
     throw new CliError([
       `The new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} was created, but the old key ${clip(id, 200)} could not be ${verb}d: ${clip((error as Error).message, 200)}.`,
       `Retry with \`svc keys ${verb} ${shellWord(id)}\`.`,
     ]);
+  } finally {
+    off();
   }
 }
 
