@@ -1,7 +1,7 @@
 import type { KeyList } from '../../client/api.js';
 import { keyStatus, type KeyView } from '../../client/key-view.js';
 import { UsageError } from '../errors.js';
-import { checkKeyId, isKeyInUse } from '../keys.js';
+import { checkKeyId, isAddressable, isKeyInUse } from '../keys.js';
 import type { Choice } from '../prompt.js';
 import { clip } from '../render/text.js';
 import type { KeySession, Session } from '../session.js';
@@ -28,8 +28,9 @@ function keyChoices(keys: readonly PickedKey[], nowMs: number, inUse: string | u
   }));
 }
 
+/** Only keys a request can name: a server's id may be none, or one no URL carries. */
 function pickable(keys: readonly KeyView[], none = 'There are no keys.'): PickedKey[] {
-  const found = keys.filter((k): k is PickedKey => k.id !== null);
+  const found = keys.filter((k): k is PickedKey => k.id !== null && isAddressable(k.id));
   if (found.length === 0) throw new UsageError(none);
   return found;
 }

@@ -8,7 +8,7 @@ import { readKey, type KeyView } from '../../client/key-view.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { matchesFilter, matchesPrune, type ListFilter, type PruneCriteria } from '../key-filters.js';
 import { isKeyInUse, isNotFound, keyNotFound } from '../keys.js';
-import { clip } from '../render/text.js';
+import { clip, shellWord } from '../render/text.js';
 
 export interface KeyRecord {
   /** The server's document as it came: what --json prints. */
@@ -74,8 +74,8 @@ export async function keyNotFoundAmong(client: ApiClient, ids: readonly string[]
     const given = clip(id, 200);
     if (keys === undefined) return keyNotFound(id).lines[0]!;
     if (keys.length === 1) {
-      const found = clip(keys[0]!.id, 200);
-      return `No key with id ${given}; a key named '${given}' has id ${found} (\`svc keys ${command} ${found}\`).`;
+      const found = keys[0]!.id;
+      return `No key with id ${given}; a key named '${given}' has id ${clip(found, 200)} (\`svc keys ${command} ${shellWord(found)}\`).`;
     }
     return `No key with id ${given}; ${keys.length} keys are named '${given}': ${keys.map((k) => clip(k.id, 200)).join(', ')}.`;
   });

@@ -7,6 +7,7 @@ import { isKeyInUse } from '../../keys.js';
 import { keyNotFoundAmong, keysNamed, revokeKeys } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
+import { shellWord } from '../../render/text.js';
 import { describeKey, shown } from '../../views/keys.js';
 
 export interface RevokeOptions {
@@ -73,7 +74,7 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
   if (missing.length > 0) throw await keyNotFoundAmong(client, missing, 'revoke');
   // --if-exists takes a gone key for done; a name given for an id is not done, and is said so.
   for (const [name, keys] of await (gone.length > 0 ? keysNamed(client, gone) : new Map<string, never[]>())) {
-    render.warn(`${shown(name)} is no key's id, but ${keys.length === 1 ? `the key ${shown(keys[0]!.id)} is` : `${keys.length} keys are`} named so: \`svc keys revoke ${keys.map((k) => shown(k.id)).join(' ')}\` revokes ${keys.length === 1 ? 'it' : 'them'}.`);
+    render.warn(`${shown(name)} is no key's id, but ${keys.length === 1 ? `the key ${shown(keys[0]!.id)} is` : `${keys.length} keys are`} named so: \`svc keys revoke ${keys.map((k) => shellWord(k.id)).join(' ')}\` revokes ${keys.length === 1 ? 'it' : 'them'}.`);
   }
   return { list };
 }
