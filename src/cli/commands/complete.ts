@@ -4,7 +4,7 @@ import { PROBE } from '../../client/api.js';
 import { keyHint } from '../../contract/key-format.js';
 import type { App } from '../program.js';
 import { sanitize } from '../render/text.js';
-import { resolveSession, withKey, type ProfileSession, type Session } from '../session.js';
+import { profilesOf, resolveSession, withKey, type ProfileSession, type Session } from '../session.js';
 
 /** What the completion scripts ask for; the command tree names which arguments and options take which. */
 export const DYNAMIC_KINDS = ['key-ids', 'profiles'] as const;
@@ -42,7 +42,7 @@ export async function run(base: Session, kind: string): Promise<void> {
 
 function profiles(session: ProfileSession): string[] {
   const { config } = session;
-  return [...new Set([...config.profileNames(), 'default'])].sort().map((name) => {
+  return profilesOf(config).map((name) => {
     const { apiKey } = config.getProfile(name);
     return `${oneLine(name)}\t${apiKey ? keyHint(apiKey) : 'no key saved'}`;
   });
