@@ -35,7 +35,10 @@ export const ENVIRONMENT = [
     description:
       'extra CA certificates (PEM) to trust: a server with a private or self-signed CA fails at once, naming this variable, until it is set',
   },
-  { names: ['SVC_PROFILE'], description: 'the profile (after `--profile`; default `default`)' },
+  {
+    names: ['SVC_PROFILE'],
+    description: 'the profile (after `--profile`; else the default profile, `default` unless `svc profile use` chose another)',
+  },
   {
     names: ['SVC_CONFIG_DIR'],
     description: 'where the config store lives (default `$XDG_CONFIG_HOME/svc`, else `~/.config/svc`)',
