@@ -389,7 +389,7 @@ describe('the session under pressure', () => {
     const lines = screen.split('\n');
     // capture-pane joins what the terminal itself wrapped: every line within 60 means svc broke them.
     for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(60);
-    expect(screen).toContain('`svc serve --local`');
+    expect(screen).toContain('`svc serve --local --port 9`');
     expect(screen).toContain('SVC_BASE_URL');
   });
 

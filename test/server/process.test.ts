@@ -120,8 +120,9 @@ describe('svc serve --local', () => {
     const key = /(sk_[A-Za-z0-9]{64})/.exec(banner)![1];
     expect(banner).toContain(`export SVC_BASE_URL=${url}`);
     expect(banner).toContain(`export SVC_API_KEY=${key}`);
-    expect(banner).toContain('svc keys list');
-    expect(banner).toContain('svc status');
+    // Run as `node …/bin/svc.js`, svc is no command on the PATH: the next steps say how it was run.
+    expect(banner).toMatch(/^ {2}node \S*bin\/svc\.js keys list$/m);
+    expect(banner).toMatch(/^ {2}node \S*bin\/svc\.js status$/m);
     expect(banner).not.toContain('\x1b[');
     expect(child.stdout()).toBe('');
     expect((await call(url!, 'GET', '/_local/clock', 'tok')).status).toBe(200);
