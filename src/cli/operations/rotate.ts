@@ -62,7 +62,7 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow());
   const name = old.name ?? id;
-  const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch);
+  const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch, [id]);
   try {
     hooks.show(created);
   } catch (error) {
