@@ -7,7 +7,7 @@
 import type { ApiClient } from '../../client/api.js';
 import type { KeyView } from '../../client/key-view.js';
 import type { PendingRotation, Profile } from '../config/store.js';
-import { CliError, ExitCode, InterruptedError, PromptCancelledError, UsageError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, UsageError } from '../errors.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip } from '../render/text.js';
 import type { KeySession } from '../session.js';
@@ -150,14 +150,26 @@ async function retireOldKey(
   }
 }
 
-/** --finish revokes the old key of the pending rotation, --cancel the new one; a key already gone counts as done. */
+/**
+ * --finish revokes the old key of the pending rotation, --cancel the new one; a key already gone counts as done.
+ * Never the key the profile uses: the profile would be left holding a key that no longer works.
+ */
 export async function endOverlap(
   session: KeySession,
   how: 'finish' | 'cancel',
 ): Promise<{ pending: PendingRotation; id: string; answer: unknown; wasGone: boolean }> {
-  const pending = session.config.getProfile(session.profileName).pendingRotation;
-  if (!pending) throw new UsageError(`No rotation is pending in profile '${session.profileName}' (svc keys rotate <id> --overlap starts one).`);
+  const { profileName } = session;
+  const pending = session.config.getProfile(profileName).pendingRotation;
+  if (!pending) throw new UsageError(`No rotation is pending in profile '${profileName}' (svc keys rotate <id> --overlap starts one).`);
   const id = how === 'finish' ? pending.oldId : pending.newId;
+  if (session.credentials.source === 'profile' && (await isProfileKey(session.client, id))) {
+    throw new CliError([
+      `Profile '${profileName}' uses the ${how === 'finish' ? 'old' : 'new'} key ${clip(id, 200)}: revoking it would leave the profile with a key that no longer works. Nothing was changed.`,
+      how === 'finish'
+        ? `Save the new key there first (\`${loginCommand(profileName)}\`), then finish the rotation.`
+        : `Log in with the old key first (\`${loginCommand(profileName)}\`), then cancel the rotation; or finish it instead.`,
+    ]);
+  }
   let answer: unknown;
   let wasGone = false;
   try {
@@ -167,8 +179,18 @@ export async function endOverlap(
     answer = { id, revoked: false };
     wasGone = true;
   }
-  await session.config.update(session.profileName, (profile) =>
+  await session.config.update(profileName, (profile) =>
     profile.pendingRotation?.oldId === pending.oldId && profile.pendingRotation.newId === pending.newId ? { ...profile, pendingRotation: undefined } : { ...profile },
   );
   return { pending, id, answer, wasGone };
+}
+
+/** Whether `id` is the key the client sends; a key already gone is not, and a server without hints cannot tell (no). */
+async function isProfileKey(client: ApiClient, id: string): Promise<boolean> {
+  try {
+    return isKeyInUse((await client.getKey(id)).view, client.keyHint) === true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
 }
