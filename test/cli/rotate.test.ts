@@ -132,6 +132,23 @@ describe('svc keys rotate', () => {
     });
   });
 
+  it.each([
+    ['revoked', [], 'DELETE'],
+    ['disabled', ['--disable-old'], 'PATCH'],
+  ])('--save of the key in use, the answer about the old key lost after it was %s: reported done, exit 0', async (retired, flags, method) => {
+    const name = `lost-${retired}`;
+    const own = await createKey(name);
+    const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: name };
+    expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
+    await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method, path: `/user/api-keys/${own.id}`, status: 503, after: true }] });
+    const result = await svc(['keys', 'rotate', own.id, '--save', ...flags], profileEnv);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('could not be');
+    const keys = JSON.parse((await svc(['keys', 'list', '--json', '--name', name], local.env)).stdout).keys;
+    expect(keys.filter((k: { id: string }) => k.id === own.id).map((k: { status: string }) => k.status)).toEqual(retired === 'revoked' ? [] : ['disabled']);
+    expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+  });
+
   describe('--finish and --cancel never revoke the key the profile uses', () => {
     const inProfile = async (name: string) => {
       const own = await createKey(name);

@@ -10,7 +10,7 @@ import type { PendingRotation, Profile } from '../config/store.js';
 import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, UsageError } from '../errors.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip } from '../render/text.js';
-import type { KeySession } from '../session.js';
+import { withKey, type KeySession } from '../session.js';
 import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
 import { viewKey } from './keys.js';
 
@@ -86,7 +86,10 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
     base.saved = true;
   }
   if (opts.overlap) return { ...base, retired: 'kept-overlap', pending: await recordOverlap(session, id, created) };
-  return { ...base, ...(await retireOldKey(client, id, created, opts.disableOld === true)) };
+  // The key in use is retired with its replacement: with itself, the retry after a lost answer is refused (the
+  // key is already revoked or disabled), and work that was done would be reported as not done.
+  const retiring = replacedKeyInUse ? (await withKey(session, { apiKey: created.secret!, source: session.credentials.source })).client : client;
+  return { ...base, ...(await retireOldKey(retiring, id, created, opts.disableOld === true)) };
 }
 
 async function decideSave(session: KeySession, id: string, created: NewKey, opts: RotateOptions, hooks: RotateHooks): Promise<boolean> {
