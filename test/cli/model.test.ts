@@ -11,16 +11,13 @@
  * SVC_MODEL_SEED=<n> runs that seed again.
  */
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clockStep, describeStep, emptyModel, PRELUDE, profileStep, runSteps, type Model, type Step, type World } from '../helpers/key-model.js';
-import { call, startLocalServer, svc, type LocalServer } from '../helpers/in-process.js';
+import { afterAll, beforeAll, it } from 'vitest';
+import { clockStep, modelSeed, profileStep, runSequence, StepsCommand } from '../helpers/key-model.js';
+import { startLocalServer, svc, type LocalServer } from '../helpers/in-process.js';
 
+/** 3 to 12 s on two cores, quiet or shared. */
 const RUNS = 40;
-const seed = process.env.SVC_MODEL_SEED ? Number(process.env.SVC_MODEL_SEED) : Math.floor(Math.random() * 2 ** 31);
-if (!Number.isSafeInteger(seed)) throw new Error(`SVC_MODEL_SEED must be an integer, not ${process.env.SVC_MODEL_SEED}`);
+const seed = modelSeed();
 
 let server: LocalServer;
 beforeAll(async () => {
@@ -28,42 +25,13 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-class Do implements fc.AsyncCommand<Model, World> {
-  constructor(readonly step: Step) {}
-  check = () => true;
-  run = (model: Model, world: World) => runSteps(model, world, [this.step]);
-  toString = () => describeStep(this.step);
-}
-
-/** A fresh world (new user, workspace and bootstrap key) and an empty config dir for each sequence. */
-async function freshWorld(): Promise<World> {
-  const reset = await call(server.url, 'POST', '/_local/reset', server.adminToken);
-  expect(reset.status).toBe(200);
-  const listed = await call(server.url, 'GET', '/api/service/user/api-keys', reset.json.apiKey);
-  return {
-    url: reset.json.url,
-    adminToken: server.adminToken,
-    bootstrap: reset.json.apiKey,
-    bootstrapId: listed.json.keys[0].id,
-    configDir: mkdtempSync(join(tmpdir(), 'svc-model-')),
-    run: (args, env, options) => svc(args, env, options),
-  };
-}
-
 it(`${RUNS} random sequences of svc commands, clock moves and faults keep the server and the config file as the model says`, async () => {
   console.info(`model: seed ${seed}; replay it with SVC_MODEL_SEED=${seed} npx vitest run test/cli/model.test.ts`);
   const step = fc.oneof({ weight: 12, arbitrary: profileStep({ faults: true }) }, { weight: 1, arbitrary: clockStep });
   await fc.assert(
-    fc.asyncProperty(fc.commands([step.map((s) => new Do(s))], { maxCommands: 30, size: 'max' }), async (commands) => {
-      const world = await freshWorld();
-      try {
-        const model = emptyModel(false);
-        for (const step of PRELUDE) await runSteps(model, world, [step]);
-        await fc.asyncModelRun(() => ({ model, real: world }), commands);
-      } finally {
-        rmSync(world.configDir, { recursive: true, force: true });
-      }
-    }),
+    fc.asyncProperty(fc.commands([step.map((s) => new StepsCommand([s]))], { maxCommands: 30, size: 'max' }), (commands) =>
+      runSequence(server, (args, env, options) => svc(args, env, options), false, commands),
+    ),
     { seed, numRuns: RUNS },
   );
 }, 120_000);
