@@ -152,7 +152,11 @@ describe('Ctrl-C at a question ends the command there: exit 130, and nothing aft
 });
 
 describe('declining to save a rotation\'s new key, in a profile other than the default', () => {
-  it.each([[[]], [['--disable-old']], [['--overlap']]])('keys rotate %j: the profile keeps the old key, which still works; exit 1 naming the profile', async (flags) => {
+  it.each([
+    ['', []],
+    ['--disable-old', ['--disable-old']],
+    ['--overlap', ['--overlap']],
+  ])('keys rotate <id> %s: the profile keeps the old key, which still works; exit 1 naming the profile', async (_, flags) => {
     const profile = `p7${flags.join('')}`;
     const own = await loggedIn(profile, `declined${flags.join('')}`);
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'rotate', own.id, ...flags], profileEnv(profile));
