@@ -105,7 +105,7 @@ function describeApiError(error: ApiError): Report {
   if (error.foreignBody !== null) {
     return {
       exitCode: ExitCode.failure,
-      lines: [`${where} answered ${error.status} with ${error.foreignBody}, not the service's JSON.`, notTheService(origin)],
+      lines: [`${where} answered ${error.status} with ${visible(error.foreignBody)}, not the service's JSON.`, notTheService(origin)],
     };
   }
   if ((error.status === 404 || error.status === 405) && COLLECTIONS.has(error.path)) {

@@ -92,9 +92,8 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session
     timeoutMs,
     deadlineMs: deps.now() + timeoutMs + options.maxWait * 1000,
     async prompts() {
-      if (deps.prompter) return deps.prompter;
-      const { createPrompter } = await import('./prompt.js');
-      return createPrompter(io);
+      const { createPrompter, escaped } = await import('./prompt.js');
+      return deps.prompter ? escaped(deps.prompter) : createPrompter(io);
     },
   });
 }
@@ -135,7 +134,7 @@ async function readProfile(base: Session): Promise<ProfileSession> {
  * environment is trimmed and must have the key format: a stray newline
  * or quote would otherwise fail every request in ways no retry mends.
  */
-export function findCredentials(env: NodeJS.ProcessEnv, profile: Readonly<Profile>): Credentials | null {
+function findCredentials(env: NodeJS.ProcessEnv, profile: Readonly<Profile>): Credentials | null {
   const fromEnv = readEnv(env, 'SVC_API_KEY')?.trim();
   if (fromEnv) {
     if (!isWellFormedKey(fromEnv)) {

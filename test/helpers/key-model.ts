@@ -190,7 +190,6 @@ interface ServerKey {
 const DURATIONS = { '1h': 3_600_000, '2d': 2 * 86_400_000, '30d': 30 * 86_400_000 };
 const hintOf = (secret: string) => `sk_${secret.slice(3, 7)}…${secret.slice(-4)}`;
 const time = (iso: string | null) => (iso === null ? null : Date.parse(iso));
-const loginHint = (p: ProfileName) => `svc login --profile ${p}`;
 
 /** What one step needs to run, and how to judge what came of it. */
 interface Planned {
@@ -449,7 +448,8 @@ function plan(step: Exclude<Step, { kind: 'clock' }>, model: Model, now: number,
       const old = choose(keys, step.pick);
       const id = old?.id ?? 'key_00000000000000000000';
       const overlapBlocked = step.retire === 'overlap' && held.pending !== undefined;
-      const inUse = old !== undefined && step.actor === 'profile' && old.secret === held.apiKey;
+      // Every profile that holds the old key gets the new one, or the old key stays.
+      const holders = PROFILES.filter((p) => old?.secret != null && model.profiles[p].apiKey === old.secret);
       const faultOn = step.faultOn === 'create' ? rule('POST', null) : rule(step.retire === 'disable-old' ? 'PATCH' : 'DELETE', id);
       return {
         args: [
@@ -488,12 +488,12 @@ function plan(step: Exclude<Step, { kind: 'clock' }>, model: Model, now: number,
           }
           replacement.secret = printedSecret(stdout, step.json, true);
           expect(hintOf(replacement.secret)).toBe(key.hint);
-          if (inUse && !step.save) {
+          if (holders.length > 0 && !step.save) {
             // Not saved: the old key is left working, and svc says how to save the new one.
             expect(exitCode).toBe(1);
-            return expect(stderr).toContain(loginHint(step.profile));
+            return expect(stderr).toContain(`svc login --profile ${holders[0]}`);
           }
-          if (inUse) held.apiKey = replacement.secret;
+          for (const p of holders) model.profiles[p].apiKey = replacement.secret;
           if (step.retire === 'overlap') {
             expect(exitCode).toBe(0);
             held.pending = { oldId: old.id, newId: key.id };

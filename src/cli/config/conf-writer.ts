@@ -11,8 +11,14 @@ import { removeQuietly } from './file.js';
  * meant puts the old file back and fails as a full disk. Loaded only by a
  * change: reading a profile never runs conf.
  */
-export async function writeThroughConf(target: string, document: Record<string, unknown>, expected: string): Promise<void> {
-  const { default: Conf } = await import('conf');
+export type ConfClass = typeof import('conf').default;
+
+/** conf, loaded before the lock is taken: loading it is the slow part, and others may be waiting. */
+export async function loadConf(): Promise<ConfClass> {
+  return (await import('conf')).default;
+}
+
+export function writeThroughConf(Conf: ConfClass, target: string, document: Record<string, unknown>, expected: string): void {
   const previous = `${target}.previous`;
   removeQuietly(previous);
   const kept = keepPrevious(target, previous);

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { readEnv } from '../environment.js';
 import { CliError } from '../errors.js';
-import { writeThroughConf } from './conf-writer.js';
+import { loadConf, writeThroughConf } from './conf-writer.js';
 import { ConfigShapeError, readConfig, serializeConfig, type Profile } from './file.js';
 import { acquireLock, LockBusyError } from './lock.js';
 
@@ -28,13 +28,19 @@ export interface ConfigStore {
 }
 
 export interface ConfigOptions {
-  /** How long a change waits for another svc to finish its own (default 5 s). */
+  /** How long a change waits for another svc to finish its own (default 20 s). */
   lockWaitMs?: number;
 }
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
-const LOCK_WAIT_MS = 5_000;
+/**
+ * How long a change waits for other svc processes to finish theirs. Each
+ * holds the lock for one read and one write, but a CI runner starting
+ * twenty at once on a loaded machine queues them for seconds; a holder
+ * that died is taken over at once, whatever this says.
+ */
+const LOCK_WAIT_MS = 20_000;
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   const dir = readEnv(env, 'SVC_CONFIG_DIR');
@@ -114,15 +120,18 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
   async function save(name: string, change: (profile: Readonly<Profile>) => Profile | undefined): Promise<Profile | undefined> {
     const notSaved = (cause: string) =>
       new CliError(`Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before.`);
+    const Conf = await loadConf();
     let release: () => void;
     try {
       release = acquireLock(lockPath, lockWaitMs);
     } catch (error) {
-      if (!(error instanceof LockBusyError)) throw notSaved(describeFsError(error));
-      const by = error.holder === null ? 'something that is not svc' : `another svc (pid ${error.holder})`;
+      if (!(error instanceof LockBusyError)) throw notSaved(`its lock file ${lockPath} could not be made: ${describeFsError(error)}`);
+      const held =
+        error.holder === null
+          ? `${lockPath} is there, and it is not a lock svc made`
+          : `${lockPath} has been held by another svc (pid ${error.holder}) for more than ${lockWaitMs / 1000} s`;
       throw new CliError(
-        `Could not save profile '${name}' to ${file}: ${lockPath} has been held by ${by} for more than ${lockWaitMs / 1000} s. ` +
-          `Nothing was changed. If no svc is running, remove ${lockPath} and try again.`,
+        `Could not save profile '${name}' to ${file}: ${held}. Nothing was changed. If no svc is running, remove ${lockPath} and try again.`,
       );
     }
     try {
@@ -142,7 +151,7 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
       else Object.defineProperty(profiles, name, { value: after, enumerable: true, writable: true, configurable: true });
       const next = { ...document, profiles };
       try {
-        await writeThroughConf(targetOf(file), { ...next.other, profiles }, serializeConfig(next));
+        writeThroughConf(Conf, targetOf(file), { ...next.other, profiles }, serializeConfig(next));
       } catch (error) {
         throw notSaved(describeFsError(error));
       }
