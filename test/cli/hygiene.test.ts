@@ -255,10 +255,11 @@ describe('rotate --overlap, --finish and --cancel', () => {
   });
 
   it('the interactive manager shows a pending rotation and finishes it', async () => {
-    const fleet = JSON.parse((await svc(['keys', 'list', '--json', '--name', 'fleet'], env())).stdout).keys[0].id;
-    expect((await svc(['keys', 'rotate', fleet, '--overlap'], env())).exitCode).toBe(0);
+    // Earlier tests may have spent this minute's requests (a 404 also looks for a key of that name): svc's waits move the server's clock on.
+    const fleet = JSON.parse((await svc(['keys', 'list', '--json', '--name', 'fleet'], env(), { server })).stdout).keys[0].id;
+    expect((await svc(['keys', 'rotate', fleet, '--overlap'], env(), { server })).exitCode).toBe(0);
     const prompter = scriptedPrompter([{ menu: 'Finish the pending rotation' }, { confirm: true }, { menu: null }]);
-    const session = await svc([], env(), { tty: true, columns: 120, deps: { prompter } });
+    const session = await svc([], env(), { tty: true, columns: 120, server, deps: { prompter } });
     expect(session.exitCode, session.stderr).toBe(0);
     expect(session.stderr).toContain('rotation pending since');
     expect(prompter.asked[1]).toContain(`Revoke the old key ${fleet}?`);
