@@ -30,9 +30,15 @@ export interface ClientOptions {
   log?: (line: string) => void;
   /**
    * When the whole command must be over, on `now`'s clock: every attempt's
-   * timeout and every wait draws on it, so retries cannot outlast it.
+   * timeout is cut to the time left, so retries cannot outlast it.
    */
   deadlineMs?: number;
+  /**
+   * When every wait must be over (the command's start plus `--max-wait`):
+   * no rate-limit wait or backoff is begun that would end later, jitter and
+   * the requests between waits counted as the wall clock counts them.
+   */
+  waitUntilMs?: number;
   now?: () => number;
   random?: () => number;
   /** Which key and server, carried on every error this client throws so a report can name them. */
@@ -246,6 +252,9 @@ export class ApiClient {
       accept: 'application/json',
       'user-agent': this.options.userAgent,
     };
+    // The Stripe convention: a server that keeps these answers a repeated create with the first one's
+    // answer instead of a second key; one that does not ignores the header. One key for all attempts.
+    if (method === 'POST') headers['idempotency-key'] = crypto.randomUUID();
     let payload: string | undefined;
     if (opts.body !== undefined) {
       payload = JSON.stringify(opts.body);
@@ -253,7 +262,8 @@ export class ApiClient {
     }
     const requestTimeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     const deadlineMs = this.options.deadlineMs ?? Infinity;
-    const state = { method, retries: 0, waitedSeconds: 0 };
+    const waitUntilMs = this.options.waitUntilMs ?? deadlineMs;
+    const state = { method, retries: 0, waitedMs: 0 };
     // Set once an attempt that may have reached the server is retried.
     let afterLostAnswer = false;
     const env = { nowMs: 0, random: this.random };
@@ -282,7 +292,7 @@ export class ApiClient {
           ? {
               kind: 'response',
               status: res.status,
-              code: isErrorBody(parsed) ? parsed.code : undefined,
+              code: isErrorBody(parsed) && typeof parsed.code === 'string' ? parsed.code : undefined,
               retryAfter: header(res, 'retry-after'),
               rateLimitReset: header(res, RATE_LIMIT_HEADERS.reset),
             }
@@ -291,15 +301,17 @@ export class ApiClient {
         policy,
         env,
       );
-      const step = this.withinDeadline(planned, deadlineMs);
+      const step = this.withinDeadline(planned, waitUntilMs);
 
       switch (step.action) {
         case 'accept':
           return this.accept<T>(res!, parsed, method, path, latencyMs, afterLostAnswer);
-        case 'wait-rate-limit':
+        case 'wait-rate-limit': {
+          const waitStarted = this.now();
           await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429' });
-          state.waitedSeconds += step.seconds;
+          state.waitedMs += this.now() - waitStarted;
           continue;
+        }
         case 'backoff':
           afterLostAnswer ||= res !== undefined || failure!.reachedServerMaybe;
           await this.options.wait({
@@ -313,7 +325,7 @@ export class ApiClient {
           if (step.reason === 'no-wait' || step.reason === 'wait-budget') {
             throw new RateLimitedError(
               rateLimitSeconds(header(res!, 'retry-after'), header(res!, RATE_LIMIT_HEADERS.reset), env.nowMs),
-              state.waitedSeconds,
+              Math.round(state.waitedMs / 1000),
               step.reason === 'no-wait' ? 'no-wait' : 'budget',
               res!.headers,
               this.origin,
@@ -325,10 +337,10 @@ export class ApiClient {
     }
   }
 
-  /** A wait that would end past the deadline is not taken: the command gives up now with what it has. */
-  private withinDeadline(step: Step, deadlineMs: number): Step {
+  /** A wait that would end past `waitUntilMs` is not taken: the command gives up now with what it has. */
+  private withinDeadline(step: Step, waitUntilMs: number): Step {
     const waitMs = step.action === 'wait-rate-limit' ? step.seconds * 1000 + step.jitterMs : step.action === 'backoff' ? step.delayMs : 0;
-    if (waitMs === 0 || this.now() + waitMs < deadlineMs) return step;
+    if (waitMs === 0 || this.now() + waitMs <= waitUntilMs) return step;
     return { action: 'give-up', reason: step.action === 'wait-rate-limit' ? 'wait-budget' : 'retries-exhausted' };
   }
 
