@@ -76,7 +76,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
 }
 
 function describeApiError(error: ApiError): Report {
-  const serverText = error.body?.error ?? `HTTP ${error.status}`;
+  const serverText = error.body?.error || `HTTP ${error.status}`;
   const { origin } = error;
   if (error.status === 401) {
     return {
@@ -102,10 +102,20 @@ function describeApiError(error: ApiError): Report {
       ],
     };
   }
+  if (error.foreignBody !== null && error.status >= 500) {
+    // A server error page (the service's own, or a proxy's in front of it) says the server failed, not that the address is wrong.
+    return {
+      exitCode: ExitCode.failure,
+      lines: [
+        `${where} failed with a server error (${error.status}), answered with ${visible(error.foreignBody)} rather than the service's JSON: the service or a proxy in front of it is failing.`,
+        error.method === 'POST' ? LOOK_AT_LIST : 'Try again later; if it persists, tell the service\'s operators.',
+      ],
+    };
+  }
   if (error.foreignBody !== null) {
     return {
       exitCode: ExitCode.failure,
-      lines: [`${where} answered ${error.status} with ${error.foreignBody}, not the service's JSON.`, notTheService(origin)],
+      lines: [`${where} answered ${error.status} with ${visible(error.foreignBody)}, not the service's JSON.`, notTheService(origin)],
     };
   }
   if ((error.status === 404 || error.status === 405) && COLLECTIONS.has(error.path)) {
@@ -117,13 +127,26 @@ function describeApiError(error: ApiError): Report {
       ],
     };
   }
+  // A 400, 413 or 422 refuses what was sent, and what svc sends comes from the command line (docs/contract.md §C5).
   const exitCode =
     error.status === 404
       ? ExitCode.notFound
-      : error.status === 400 || error.status === 413
+      : error.status === 400 || error.status === 413 || error.status === 422
         ? ExitCode.usage
         : ExitCode.failure;
-  return { exitCode, lines: [`${error.method} ${visible(error.path)} failed (${error.status}${code}): ${visible(serverText)}`] };
+  return {
+    exitCode,
+    lines: [`${error.method} ${visible(error.path)} failed (${error.status}${code}): ${visible(serverText)}`, ...detailLines(error.details)],
+  };
+}
+
+/** Details shown below the message: enough to act on, never a screenful (a server may send hundreds). */
+const SHOWN_DETAILS = 5;
+
+function detailLines(details: readonly string[]): string[] {
+  const lines = details.slice(0, SHOWN_DETAILS).map((detail) => `  - ${visible(detail)}`);
+  if (details.length > SHOWN_DETAILS) lines.push(`  (and ${details.length - SHOWN_DETAILS} more)`);
+  return lines;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
-import { isErrorBody } from '../contract/errors.js';
+import type { ErrorBody } from '../contract/errors.js';
 import { keyHint } from '../contract/key-format.js';
 import type { CreateKeyRequest } from '../contract/types.js';
 import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
@@ -292,7 +292,7 @@ export class ApiClient {
           ? {
               kind: 'response',
               status: res.status,
-              code: isErrorBody(parsed) && typeof parsed.code === 'string' ? parsed.code : undefined,
+              code: readErrorBody(parsed).body?.code,
               retryAfter: header(res, 'retry-after'),
               rateLimitReset: header(res, RATE_LIMIT_HEADERS.reset),
             }
@@ -370,7 +370,38 @@ function apiError(
 ): ApiError {
   const foreignBody = res.text.trim() !== '' && parsed === undefined ? (header(res, 'content-type') ?? 'no Content-Type') : null;
   const location = res.status >= 300 && res.status < 400 ? header(res, 'location') : null;
-  return new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, { afterLostAnswer, foreignBody, location, origin });
+  const { body, details } = readErrorBody(parsed);
+  return new ApiError(res.status, body, method, path, { afterLostAnswer, foreignBody, location, origin, details });
+}
+
+/**
+ * An error body as services write them: the message in `error` (a string, or
+ * an object with `message`), `message`, `detail` or `title`; a `code`; and
+ * what it adds in `details` or `errors` (strings, objects of a field and a
+ * message, or a map of field to message), each made one string.
+ */
+export function readErrorBody(parsed: unknown): { body: ErrorBody | null; details: string[] } {
+  if (!isObject(parsed)) return { body: null, details: [] };
+  const nested = isObject(parsed.error) ? parsed.error : null;
+  const message = [parsed.error, nested?.message, parsed.message, parsed.detail, parsed.title].find((v): v is string => typeof v === 'string' && v !== '');
+  const code = [parsed.code, nested?.code].find((v): v is string => typeof v === 'string' && v !== '');
+  const details: string[] = [];
+  for (const list of [parsed.details, parsed.errors, nested?.details]) {
+    const items = Array.isArray(list) ? list : isObject(list) ? Object.entries(list).map(([field, text]) => ({ field, message: text })) : typeof list === 'string' ? [list] : [];
+    for (const item of items) details.push(detailText(item));
+  }
+  if (message === undefined && code === undefined) return { body: null, details };
+  return { body: { error: message ?? '', ...(code === undefined ? {} : { code }) }, details };
+}
+
+function detailText(item: unknown): string {
+  if (typeof item === 'string') return item;
+  if (!isObject(item)) return JSON.stringify(item) ?? String(item);
+  const text = (v: unknown) => (typeof v === 'string' ? v : Array.isArray(v) ? v.join('.') : typeof v === 'number' ? String(v) : null);
+  const field = text(item.field) ?? text(item.path) ?? text(item.loc) ?? text(item.param) ?? text(item.name);
+  const message = text(item.message) ?? text(item.msg) ?? text(item.detail) ?? text(item.error) ?? text(item.reason);
+  if (message === null) return JSON.stringify(item);
+  return field === null ? message : `${field}: ${message}`;
 }
 
 function parseBody(res: HttpResponse): unknown {

@@ -32,11 +32,16 @@ export async function viewKey(client: ApiClient, id: string): Promise<KeyRecord>
 }
 
 export interface Switched extends KeyRecord {
-  /** False when the key already had that state (204). */
+  /**
+   * True when the server answered with the changed record (200), or with a
+   * 204 to a retry whose first attempt may have made the change. A 204
+   * otherwise says only that the key is in that state now: the reference
+   * server means "already", other servers answer every change so.
+   */
   changed: boolean;
 }
 
-/** One PATCH; 204 means "already". --json owes a document, so a 204's record is read. */
+/** One PATCH. --json owes a document, so a 204's record is read. */
 export async function setEnabled(client: ApiClient, id: string, enabled: boolean): Promise<Switched> {
   let result;
   try {

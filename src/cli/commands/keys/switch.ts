@@ -1,4 +1,4 @@
-/** `keys enable` and `keys disable`: one PATCH each, 204 meaning "already". */
+/** `keys enable` and `keys disable`: one PATCH each; a 204 is reported as done. */
 import type { Command } from 'commander';
 import { checkKeyId } from '../../keys.js';
 import { setEnabled } from '../../operations/keys.js';
