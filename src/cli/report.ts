@@ -1,4 +1,4 @@
-import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
+import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
 import { CliError, ExitCode, InterruptedError, loginCommand } from './errors.js';
 import type { IO } from './io.js';
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
@@ -61,6 +61,9 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
       lines.push(`Gave up after ${error.attempts} attempts.`);
     }
     return { exitCode: ExitCode.failure, lines };
+  }
+  if (error instanceof IncompleteListError) {
+    return { exitCode: ExitCode.failure, lines: [`${visible(error.message)}.`, 'svc stopped there, changing nothing; any keys printed above are only part of the list.'] };
   }
   if (error instanceof UnexpectedResponseError) {
     return { exitCode: ExitCode.failure, lines: [`Unexpected response: ${error.message}.`, notTheService(error.origin)] };

@@ -2,10 +2,10 @@ import { API_PREFIX, apiPaths } from '../contract/paths.js';
 import type { ErrorBody } from '../contract/errors.js';
 import { keyHint } from '../contract/key-format.js';
 import type { CreateKeyRequest } from '../contract/types.js';
-import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
+import { ApiError, IncompleteListError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
 import { header } from './headers.js';
 import { isObject, keyDocuments, readKey, type KeyView } from './key-view.js';
-import { nextPage, PAGE_FIELDS } from './pagination.js';
+import { nextPage, PAGE_FIELDS, unfollowedMore } from './pagination.js';
 import { nextStep, rateLimitSeconds, type RetryPolicy, type Step } from './policy.js';
 import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 import type { HttpResponse, Transport } from './transport.js';
@@ -76,6 +76,20 @@ export interface KeyList {
   pages: number;
   /** The server's clock when the last page came. */
   nowMs: number;
+  /** Why the list may lack keys the server has (a sign of more svc cannot follow), or null when nothing says so. */
+  incomplete: string | null;
+}
+
+/** One page as it came, handed to a caller that shows keys while the next page is read. */
+export interface KeyPage {
+  documents: unknown[];
+  keys: KeyView[];
+  /** The server's clock when the page came. */
+  nowMs: number;
+}
+
+export interface ListOptions extends RequestOptions {
+  onPage?: (page: KeyPage) => void;
 }
 
 /** More pages than any account has: a server whose pages never end is reported, not followed for ever. */
@@ -114,22 +128,34 @@ export class ApiClient {
    * server pages. A next page at another address, a page seen twice or no
    * end in sight is an error, never a list silently cut short.
    */
-  async listAllKeys(opts: RequestOptions = {}): Promise<KeyList> {
+  async listAllKeys(opts: ListOptions = {}): Promise<KeyList> {
     const documents: unknown[] = [];
+    const keys: KeyView[] = [];
     const seen = new Set<string>();
+    const seenIds = new Set<string>();
     let first: Record<string, unknown> | undefined;
     let path: string = apiPaths.keys;
     for (let pages = 1; ; pages++) {
       seen.add(path);
       const res = await this.request<unknown>('GET', path, opts);
       const page = keyDocuments(res.body);
+      const views = page.map(readKey);
       first ??= isObject(res.body) ? res.body : {};
+      // A server that ignores the page svc asks for sends its first page again: every key of it already seen.
+      const ids = views.map((k) => k.id).filter((id): id is string => id !== null);
+      if (pages > 1 && ids.length > 0 && ids.every((id) => seenIds.has(id))) {
+        throw this.cutShort(path, `its page ${pages} (${path}) holds only keys of earlier pages, as if it ignored the page asked for`);
+      }
+      for (const id of ids) seenIds.add(id);
       documents.push(...page);
+      keys.push(...views);
+      opts.onPage?.({ documents: page, keys: views, nowMs: this.serverNow() });
       const next = page.length === 0 ? null : nextPage(path, res.body, header(res, 'link'), this.options.baseUrl);
       if (next === null) {
         const body: Record<string, unknown> = { ...first, keys: documents };
         for (const field of PAGE_FIELDS) delete body[field];
-        return { documents, keys: documents.map(readKey), body, pages, nowMs: this.serverNow() };
+        const incomplete = page.length === 0 ? null : unfollowedMore(res.body, documents.length);
+        return { documents, keys, body, pages, nowMs: this.serverNow(), incomplete };
       }
       const problem =
         'foreign' in next
@@ -139,11 +165,13 @@ export class ApiClient {
             : pages >= MAX_PAGES
               ? `it still had more after ${MAX_PAGES} pages`
               : null;
-      if (problem !== null) {
-        throw new UnexpectedResponseError(`The key list could not be read whole: ${problem}`, 'GET', path, '', this.origin);
-      }
+      if (problem !== null) throw this.cutShort(path, problem);
       path = (next as { path: string }).path;
     }
+  }
+
+  private cutShort(path: string, problem: string): IncompleteListError {
+    return new IncompleteListError(problem, path, this.origin);
   }
 
   /**

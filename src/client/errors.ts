@@ -110,6 +110,14 @@ export class UnexpectedResponseError extends Error {
   }
 }
 
+/** The key list's pages could not all be read: svc stops rather than act on part of a list (docs/contract.md §C6). */
+export class IncompleteListError extends UnexpectedResponseError {
+  constructor(problem: string, path: string, origin: RequestOrigin | null) {
+    super(`The key list could not be read whole: ${problem}`, 'GET', path, '', origin);
+    this.name = 'IncompleteListError';
+  }
+}
+
 /** The request failed below HTTP. */
 export class TransportError extends Error {
   constructor(
