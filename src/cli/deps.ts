@@ -14,7 +14,7 @@ export interface Deps {
   sleep: (ms: number) => Promise<void>;
   /** In [0, 1): backoff and rate-limit jitter. */
   random: () => number;
-  /** By default, inquirer's prompts on the terminal's stdin and stderr. */
+  /** Who answers the questions; by default, inquirer's prompts on the terminal's stdin and stderr. What is asked is escaped either way (prompt.ts). */
   prompter?: Prompter;
   /** Subscribes to the process's signals (Ctrl-C, `kill`); returns the unsubscribe. */
   onSignal: (signals: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => () => void;

@@ -1,3 +1,5 @@
+import { shellWord } from './render/text.js';
+
 /** Exit codes of docs/contract.md §C5. */
 export const ExitCode = {
   ok: 0,
@@ -72,5 +74,5 @@ export class NotAuthenticatedError extends CliError {
 /** The login that saves a key to `profile`: `--profile` is named unless it is the default, quoted for a shell where need be. */
 export function loginCommand(profile: string): string {
   if (profile === 'default') return 'svc login';
-  return `svc login --profile ${/^[\w.@%+=:,/-]+$/.test(profile) ? profile : `'${profile.replace(/'/g, "'\\''")}'`}`;
+  return `svc login --profile ${shellWord(profile)}`;
 }

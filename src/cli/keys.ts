@@ -5,8 +5,9 @@
  */
 import { ApiError } from '../client/errors.js';
 import type { KeyView } from '../client/key-view.js';
+import { asciiDecoded, keyHint, keyIn } from '../contract/key-format.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
-import { clip } from './render/text.js';
+import { clip, shellWord } from './render/text.js';
 
 /** A 404 from the service; an HTML 404 page from something else is no answer about the key. */
 export function isNotFound(error: unknown): boolean {
@@ -20,17 +21,58 @@ export function keyNotFound(ids: string): CliError {
   );
 }
 
+/** Half of a UTF-16 surrogate pair: UTF-8 has no bytes for it, so no URL can carry it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
- * Ids are opaque (docs/contract.md §C6): any server may shape them its own way. Only
- * what no URL can carry as one path segment is refused: an empty id would
- * address the whole collection, and URL parsers resolve `.` and `..` (even
- * percent-encoded) to another path.
+ * Ids are opaque (docs/contract.md §C6): any server may shape them its own
+ * way. Only what no URL can carry as one path segment is out: an empty id
+ * would address the whole collection, URL parsers resolve `.` and `..`
+ * (even percent-encoded) to another path, and a lone surrogate has no
+ * encoding at all.
  */
+export function isAddressable(id: string): boolean {
+  return id.trim() !== '' && id !== '.' && id !== '..' && !LONE_SURROGATE.test(id);
+}
+
 export function checkKeyId(id: string): string {
-  if (id.trim() === '' || id === '.' || id === '..') {
+  refuseKey(id, 'a key id');
+  if (!isAddressable(id)) {
     throw new UsageError(`'${clip(id, 200)}' cannot name a key: no URL can carry it as a path segment (see \`svc keys list\`).`);
   }
   return id;
+}
+
+/** A key where a name goes would be kept by the server as the name and shown in every listing. */
+export function checkKeyName(name: string): string {
+  refuseKey(name, 'a name');
+  return name;
+}
+
+/** For a prompt that asks a new key's name. */
+export function validateKeyName(value: string): true | string {
+  if (!value.trim()) return 'A name is required.';
+  const key = keyWithin(value);
+  return key === null ? true : notAKey(key, 'a name');
+}
+
+/**
+ * A key given where an id, a name or a path goes is refused before any
+ * request: it would travel in a URL or a body, land in the server's and
+ * proxies' logs, and be printed back in messages. Only its hint is shown.
+ */
+export function refuseKey(value: string, what: string): void {
+  const key = keyWithin(value);
+  if (key !== null) throw new UsageError(notAKey(key, what));
+}
+
+/** Percent-escapes too: a URL carries `sk%5F…` to a server that reads it as `sk_…`. */
+function keyWithin(value: string): string | null {
+  return keyIn(value) ?? keyIn(asciiDecoded(value));
+}
+
+function notAKey(key: string, what: string): string {
+  return `${keyHint(key)}: that is an API key, not ${what}; svc sends a key only as the Authorization header.`;
 }
 
 /** Whether this is the key svc is using; unknowable when the server shows no hints. */
@@ -54,5 +96,5 @@ export function replacementExpiry(old: KeyView, nowMs: number): { expiresAt: str
 
 /** The command that revokes a key, for messages. */
 export function revokeCommand(id: string | null): string {
-  return id === null ? 'find its id with `svc keys list`, then `svc keys revoke <id>`' : `svc keys revoke ${clip(id, 200)}`;
+  return id === null ? 'find its id with `svc keys list`, then `svc keys revoke <id>`' : `svc keys revoke ${shellWord(id)}`;
 }

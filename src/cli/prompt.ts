@@ -31,29 +31,64 @@ export interface Prompter {
 
 type Context = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; clearPromptOnDone: boolean; signal?: AbortSignal };
 
-/** What a question shows is text that may come from a server: escaped like everything else drawn (docs/contract.md §C3). */
+/**
+ * The prompter svc asks with: inquirer's prompts on the terminal, behind
+ * `escaped`.
+ */
+export function createPrompter(io: IO): Prompter {
+  return escaped(inquirerPrompter(io));
+}
+
+/**
+ * What a question shows may come from a server (a key's name in "Revoke
+ * …?", the keys of a pick-list): every message, choice, description and
+ * validation verdict is escaped like everything else drawn
+ * (docs/contract.md §C3), whoever answers the questions. Answers and the
+ * choices' values pass unchanged.
+ */
+export function escaped(prompter: Prompter): Prompter {
+  return {
+    text: (message, validate) => prompter.text(sanitize(message), escapedVerdicts(validate)),
+    secret: (message, validate) => prompter.secret(sanitize(message), escapedVerdicts(validate)),
+    confirm: (message, defaultValue) => prompter.confirm(sanitize(message), defaultValue),
+    select: (message, choices) => prompter.select(sanitize(message), clean(choices)),
+    search: (message, choices) => prompter.search(sanitize(message), clean(choices)),
+    pickMany: (message, choices) => prompter.pickMany(sanitize(message), clean(choices)),
+    pause: (message) => prompter.pause(sanitize(message)),
+    menu: (message, choices, defaultValue) => prompter.menu(sanitize(message), clean(choices), defaultValue),
+  };
+}
+
 function clean<T>(choices: Choice<T>[]): Choice<T>[] {
   return choices.map((c) => ({
     ...c,
     name: sanitize(c.name),
     ...(c.description === undefined ? {} : { description: sanitize(c.description) }),
+    ...(typeof c.disabled === 'string' ? { disabled: sanitize(c.disabled) } : {}),
   }));
 }
 
-export function createPrompter(io: IO): Prompter {
+function escapedVerdicts(validate?: (value: string) => true | string): ((value: string) => true | string) | undefined {
+  if (validate === undefined) return undefined;
+  return (value) => {
+    const verdict = validate(value);
+    return verdict === true ? true : sanitize(verdict);
+  };
+}
+
+function inquirerPrompter(io: IO): Prompter {
   const context: Context = { input: io.stdin, output: io.stderr, clearPromptOnDone: false };
   const ask = <T>(start: (context: Context) => Promise<T>) => escapable(io, (signal) => start({ ...context, signal }));
   return {
-    text: (message, validate) => ask((c) => input({ message: sanitize(message), validate }, c)),
-    secret: (message, validate) => ask((c) => password({ message: sanitize(message), mask: '*', validate }, c)),
-    confirm: (message, defaultValue = false) => ask((c) => confirm({ message: sanitize(message), default: defaultValue }, c)),
-    select: (message, choices) => ask((c) => select({ message: sanitize(message), choices: clean(choices), pageSize: 12, loop: false }, c)),
-    search: (message, unclean) => {
-      const choices = clean(unclean);
-      return ask((c) =>
+    text: (message, validate) => ask((c) => input({ message, validate }, c)),
+    secret: (message, validate) => ask((c) => password({ message, mask: '*', validate }, c)),
+    confirm: (message, defaultValue = false) => ask((c) => confirm({ message, default: defaultValue }, c)),
+    select: (message, choices) => ask((c) => select({ message, choices, pageSize: 12, loop: false }, c)),
+    search: (message, choices) =>
+      ask((c) =>
         search(
           {
-            message: sanitize(message),
+            message,
             pageSize: 12,
             source: (term) => {
               const needle = (term ?? '').toLowerCase();
@@ -62,18 +97,15 @@ export function createPrompter(io: IO): Prompter {
           },
           c,
         ),
-      );
-    },
-    pickMany: (message, choices) => ask((c) => checkbox({ message: sanitize(message), choices: clean(choices), pageSize: 12, loop: false }, c)),
+      ),
+    pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: 12, loop: false }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
     },
     async menu(message, choices, defaultValue) {
       try {
-        return await ask((c) =>
-          select({ message: sanitize(message), choices: clean(choices), default: defaultValue, pageSize: 12, loop: true }, { ...c, clearPromptOnDone: true }),
-        );
+        return await ask((c) => select({ message, choices, default: defaultValue, pageSize: 12, loop: true }, { ...c, clearPromptOnDone: true }));
       } catch (error) {
         if (error instanceof PromptCancelledError) return null;
         throw error;

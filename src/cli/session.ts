@@ -96,9 +96,8 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session
     deadlineMs: started + options.maxWait * 1000 + timeoutMs,
     waitUntilMs: started + options.maxWait * 1000,
     async prompts() {
-      if (deps.prompter) return deps.prompter;
-      const { createPrompter } = await import('./prompt.js');
-      return createPrompter(io);
+      const { createPrompter, escaped } = await import('./prompt.js');
+      return deps.prompter ? escaped(deps.prompter) : createPrompter(io);
     },
   });
 }

@@ -1,5 +1,5 @@
 import type { ClockReading, LocalServerReady } from '../contract/types.js';
-import { isoTime, MAX_TIME_MS, type Clock } from './clock.js';
+import { CLOCK_LIMIT_MS, isoTime, type Clock } from './clock.js';
 import type { FaultTable } from './faults.js';
 import { HttpError, type Reply } from './http.js';
 import { openApiDocument } from './openapi.js';
@@ -97,7 +97,9 @@ export function adminRouter({ store, clock, save, faults, requestLog, reset }: A
         if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
           throw invalid('"advanceSeconds" must be a finite number of seconds, 0 or more');
         }
-        if (clock.now() + seconds * 1000 > MAX_TIME_MS) throw invalid('"advanceSeconds" would move the clock past year 275760');
+        if (clock.now() + seconds * 1000 > CLOCK_LIMIT_MS) {
+          throw invalid(`"advanceSeconds" would move the clock past ${isoTime(CLOCK_LIMIT_MS)}, the latest it may be set to`);
+        }
         clock.advance(seconds);
         return clockReading();
       },

@@ -22,7 +22,7 @@ import {
   type Reply,
 } from './http.js';
 import type { FixedWindowLimiter, RateDecision } from './limiter.js';
-import { StateFileError } from './persistence.js';
+import { LockLostError, StateFileError } from './persistence.js';
 import type { RequestLog } from './request-log.js';
 import type { Match } from './router.js';
 import type { Store, StoredKey } from './store.js';
@@ -56,6 +56,16 @@ const INTERNAL_ERROR: Reply = { status: 500, body: { error: 'Internal server err
 const UNAVAILABLE: Reply = {
   status: 503,
   body: { error: 'Service unavailable: the change could not be saved, so it was not made; try again later', code: 'UNAVAILABLE' },
+};
+/** Trying again does not help here: this server will not save again, whoever now holds its file. */
+const LOCK_LOST: Reply = {
+  status: 503,
+  body: {
+    error:
+      'Service unavailable: this server lost the lock on its data file, so the change was not made; it makes no more changes ' +
+      '(reads go on) until it is restarted',
+    code: 'UNAVAILABLE',
+  },
 };
 
 /** A request the fault layer answered by dropping it: reset, or left hanging. */
@@ -160,7 +170,8 @@ export function createApp(deps: AppDeps): RequestListener {
   function errorReply(error: unknown): Reply {
     if (error instanceof RequestAborted) throw error;
     if (error instanceof HttpError) return error.toReply();
-    // The state file reported the cause to the operator; memory is back to what the file holds.
+    // The state file (or, for the lock, the server) reported the cause to the operator; memory is back to what the file holds.
+    if (error instanceof LockLostError) return LOCK_LOST;
     if (error instanceof StateFileError) return UNAVAILABLE;
     deps.logError(error);
     return INTERNAL_ERROR;

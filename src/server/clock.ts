@@ -34,8 +34,15 @@ export class Clock {
   }
 }
 
-/** Latest instant a JavaScript Date can represent (±8.64e15 ms around the epoch). */
-export const MAX_TIME_MS = 8.64e15;
+/**
+ * The latest the clock may be moved to. What it stamps (createdAt,
+ * lastUsedAt) is written as ISO 8601 with a four-digit year, in answers and
+ * in the state file, so it must stay before year 10000, far short of the end
+ * of Date's range (year 275760). Real time goes on adding to the offset, so
+ * the limit is nearly a thousand years short: no server runs long enough to
+ * carry its clock past 9999 from there.
+ */
+export const CLOCK_LIMIT_MS = Date.parse('9000-01-01T00:00:00.000Z');
 
 /** ISO 8601 UTC with milliseconds, the only timestamp shape the API emits. */
 export function isoTime(ms: number): string {

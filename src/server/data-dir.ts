@@ -43,10 +43,13 @@ export async function removeStaleTempFiles(dataFile: string): Promise<void> {
   }
 }
 
-/** Start-up for a --data file: its directory takes files, the lock is ours, and a crash's temp files are gone. */
-export async function claimDataFile(dataFile: string): Promise<DataFileLock> {
+/**
+ * Start-up for a --data file: its directory takes files, the lock is ours, and a crash's temp files are gone.
+ * `onLost` hears once, should the lock later be found removed or replaced (DataFileLock.verify).
+ */
+export async function claimDataFile(dataFile: string, onLost: (reason: string) => void): Promise<DataFileLock> {
   await checkWritableDirectory(dataFile);
-  const lock = await lockDataFile(dataFile);
+  const lock = await lockDataFile(dataFile, onLost);
   try {
     await removeStaleTempFiles(dataFile);
   } catch (error) {

@@ -11,12 +11,12 @@ import { rawErrorResponse, send, type Reply } from './http.js';
 import { FaultTable, type AmbientFaults } from './faults.js';
 import { FixedWindowLimiter } from './limiter.js';
 import type { DataFileLock } from './lock.js';
-import { readState, StateFile, StateFileError } from './persistence.js';
+import { LockLostError, readState, StateFile, StateFileError } from './persistence.js';
 import { RequestLog } from './request-log.js';
 import { ServerStartError } from './start-error.js';
 import { Store } from './store.js';
 
-export { ServerStartError };
+export { LockLostError, ServerStartError };
 
 export interface ServerTimeouts {
   /** Longest wait for a request's headers: a client that trickles them (slowloris) is cut off. */
@@ -67,26 +67,44 @@ export interface RunningServer {
    * Stops accepting, lets in-flight requests finish, saves what is unsaved
    * and releases the data file's lock. A failed last save is reported through
    * logWarning, not thrown: every acknowledged change is on disk already.
+   * Rejects with a LockLostError when the lock was lost while it ran: the
+   * changes refused since then are nowhere, which the exit status must say.
    */
   close(): Promise<void>;
 }
 
 const DONE = Promise.resolve();
 
+/**
+ * How often a server with --data checks that its lock is still its own, between
+ * the checks before each save: a server that makes no change still says soon
+ * that another may be using its file.
+ */
+const LOCK_CHECK_MS = 2_000;
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const lock = options.dataFile === undefined ? null : await claimDataFile(options.dataFile);
+  const logWarning = options.logWarning ?? ((message: string) => console.error(message));
+  const { dataFile } = options;
+  const lock =
+    dataFile === undefined
+      ? null
+      : await claimDataFile(dataFile, (reason) =>
+          logWarning(
+            `lost the lock on ${dataFile}: ${reason}. Another server may be using ${dataFile} now, so this one makes no more changes ` +
+              `(each is answered 503 and undone); reads go on. Stop this server, and start one again on ${dataFile}.`,
+          ),
+        );
   try {
-    return await start(options, lock);
+    return await start(options, lock, logWarning);
   } catch (error) {
     await lock?.release();
     throw error;
   }
 }
 
-async function start(options: ServerOptions, lock: DataFileLock | null): Promise<RunningServer> {
+async function start(options: ServerOptions, lock: DataFileLock | null, logWarning: (message: string) => void): Promise<RunningServer> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const logError = options.logError ?? ((error: unknown) => console.error(error));
-  const logWarning = options.logWarning ?? ((message: string) => console.error(message));
   const clock = new Clock();
 
   const saved = options.dataFile === undefined ? null : await load(options.dataFile);
@@ -98,7 +116,9 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
     apiKey = store.createKey(user, 'bootstrap', null).secret;
   }
   const stateFile =
-    options.dataFile === undefined ? null : new StateFile(options.dataFile, store, { durable: saved?.bytes, warn: logWarning });
+    options.dataFile === undefined
+      ? null
+      : new StateFile(options.dataFile, store, { durable: saved?.bytes, warn: logWarning, verify: lock ? () => lock.verify() : undefined });
   if (stateFile && !saved) {
     // The bootstrap key must be on disk before anyone is told about it.
     await stateFile.save().catch((error: Error) => {
@@ -166,6 +186,8 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
   server.on('error', logError);
   const port = (server.address() as { port: number }).port;
   url = `http://${reachableHost(options.host)}:${port}`;
+  // What it finds is told through the lock's own onLost; a check that cannot tell is tried again next time.
+  const lockCheck = lock && setInterval(() => lock.verify().catch(() => {}), LOCK_CHECK_MS).unref();
 
   let closed: Promise<void> | undefined;
   return {
@@ -174,6 +196,7 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
     close() {
       closed ??= (async () => {
         closing = true;
+        if (lockCheck) clearInterval(lockCheck);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         for (const req of hanging) req.socket.destroy();
@@ -182,7 +205,18 @@ async function start(options: ServerOptions, lock: DataFileLock | null): Promise
         clearTimeout(force);
         // A failure is reported by the state file itself, and what it could not save is only lastUsedAt.
         await stateFile?.flush().catch(() => {});
+        // Checked once more, before the release removes the lock: it may have gone since the last check.
+        const lost = await lock?.verify().then(
+          () => null,
+          (error: unknown) => (error instanceof LockLostError ? error : null),
+        );
         await lock?.release();
+        if (lost) {
+          throw new LockLostError(
+            `stopped without the lock on ${options.dataFile}: ${lost.message}. ` +
+              'The changes acknowledged before that are in the file; those refused after it are not.',
+          );
+        }
       })();
       return closed;
     },

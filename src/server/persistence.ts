@@ -15,6 +15,13 @@ export interface Snapshottable {
 /** A state file that cannot be used, read or written; the message names the file and the cause. */
 export class StateFileError extends Error {}
 
+/**
+ * A write refused because the server no longer holds its data file's lock
+ * (lock.ts); the message says what happened to the lock. Every later write
+ * is refused too, so the cause is told once, by the lock, not once a write.
+ */
+export class LockLostError extends StateFileError {}
+
 /** The saved state and the bytes it was read from, or null when the file does not exist yet. */
 export interface SavedState {
   snapshot: Snapshot;
@@ -74,8 +81,10 @@ export function tempFileOwner(path: string, name: string): number | null {
 export interface StateFileOptions {
   /** The bytes the file holds now, when it holds this state: what a failed save returns to. */
   durable?: Buffer | null;
-  /** Told once per failed save, and when a save landed but its directory could not be synced. */
+  /** Told once per failed save (but for a LockLostError), and when a save landed but its directory could not be synced. */
   warn?: (message: string) => void;
+  /** Settles just before each write replaces the file; a rejection (a StateFileError) fails that write. */
+  verify?: () => Promise<void>;
 }
 
 interface Waiter {
@@ -108,6 +117,7 @@ export class StateFile {
   private savedVersion: number;
   private tempCounter = 0;
   private readonly warn: (message: string) => void;
+  private readonly verify: () => Promise<void>;
 
   constructor(
     readonly path: string,
@@ -117,6 +127,7 @@ export class StateFile {
     this.durable = options.durable ? [options.durable] : null;
     this.savedVersion = this.durable ? state.version : -1;
     this.warn = options.warn ?? (() => {});
+    this.verify = options.verify ?? (() => DONE);
   }
 
   save(): Promise<void> {
@@ -168,7 +179,7 @@ export class StateFile {
         // Rejections only queue their callers' continuations: memory is back before any of them runs.
         waiting?.reject(error);
         if (this.durable) this.state.restore((this.durableSnapshot ??= parseState(Buffer.concat(this.durable), this.path)));
-        this.warn(`${error.message}; the changes since the last save were undone`);
+        if (!(error instanceof LockLostError)) this.warn(`${error.message}; the changes since the last save were undone`);
         throw error;
       },
     );
@@ -176,7 +187,10 @@ export class StateFile {
     return write;
   }
 
-  /** Temp file in the same directory, fsync, rename over the old file, fsync the directory so the rename itself survives a crash. */
+  /**
+   * Temp file in the same directory, fsync, rename over the old file, fsync the directory so the rename itself
+   * survives a crash. The rename is what another server would load, so `verify` runs as close before it as it can.
+   */
   private async writeAtomically(bytes: Buffer): Promise<void> {
     const dir = dirname(this.path);
     const temp = join(dir, tempFileName(this.path, ++this.tempCounter));
@@ -188,9 +202,11 @@ export class StateFile {
       } finally {
         await file.close();
       }
+      await this.verify();
       await rename(temp, this.path);
     } catch (error) {
       await unlink(temp).catch(() => {});
+      if (error instanceof StateFileError) throw error;
       throw new StateFileError(`cannot write ${this.path}: ${describeFsError(error as NodeJS.ErrnoException)}`);
     }
     // The file now holds the new state, whatever happens next: undoing it in memory would make

@@ -1,4 +1,4 @@
-import { KEY_PREFIX } from '../contract/key-format.js';
+import { asciiDecoded, KEY_PREFIX } from '../contract/key-format.js';
 import { isoTime } from './clock.js';
 
 /** One request as `GET /_local/requests` shows it: never a secret, only what the server knew of the key. */
@@ -56,26 +56,33 @@ export class RequestLog {
   }
 }
 
-/** `sk_` and at least 8 symbols of a key's alphabet: long enough that no hint, id or route is taken for a key. */
-const KEY_LIKE = new RegExp(`${KEY_PREFIX}[A-Za-z0-9]{8,}`);
+/** Where a key starts: `sk_` or `sk-` in any case and 8 characters of its alphabet, not the tail of a longer word. */
+const KEY_START = /(?<![A-Za-z0-9])sk[_-][A-Za-z0-9]{8,}/i;
+
+/** Half a key's body or more without its prefix; this server's ids and routes are far shorter. */
+const BARE_KEY = /[A-Za-z0-9]{32,}/;
+
+const WORD = /^[A-Za-z0-9]+$/;
+
+const REDACTED = `${KEY_PREFIX}[redacted]`;
 
 /**
- * The path with every segment that holds a key, plain or percent-encoded,
- * replaced: a script that put its key where an id goes (`/user/api-keys/sk_…`)
- * must not find it in the log.
+ * The path with every segment that holds key material replaced: a script
+ * that put a key where an id goes (`/user/api-keys/sk_…`) must not find it
+ * in the log, however it was written. Segments are read as a server that
+ * decodes again and again would read them (`%2573k_` is `sk_`); a key cut
+ * by `/` goes on through the segments after its start that are all key
+ * characters. A path with nothing to redact is kept as it came.
  */
 export function redactedPath(path: string): string {
-  if (!path.includes('%') && !KEY_LIKE.test(path)) return path;
-  return path
+  let found = false;
+  let inKey = false;
+  const segments = asciiDecoded(path)
     .split('/')
-    .map((segment) => (KEY_LIKE.test(decoded(segment)) ? `${KEY_PREFIX}[redacted]` : segment))
-    .join('/');
-}
-
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+    .map((segment) => {
+      inKey = KEY_START.test(segment) || BARE_KEY.test(segment) || (inKey && WORD.test(segment));
+      found ||= inKey;
+      return inKey ? REDACTED : segment;
+    });
+  return found ? segments.join('/') : path;
 }

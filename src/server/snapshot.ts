@@ -1,5 +1,7 @@
+import { KEY_PREFIX } from '../contract/key-format.js';
 import { isPlan, type Plan } from '../contract/plans.js';
-import { KEY_ID_PATTERN } from '../contract/paths.js';
+import { ID_LENGTH, ID_PREFIX, isId, type IdKind } from './ids.js';
+import { nameProblem } from './validation.js';
 
 /**
  * The state file's format, read and written here alone: the saved form of the
@@ -77,63 +79,108 @@ export function encodeState(users: SavedUser[], workspaces: SavedWorkspace[], ke
 
 type Obj = Record<string, unknown>;
 
-/** Checks every field and cross-reference, so a damaged file is refused whole rather than half-loaded. */
+const WORKSPACE_FIELDS = ['id', 'name', 'plan'] as const satisfies readonly (keyof SavedWorkspace)[];
+const USER_FIELDS = ['id', 'name', 'activeWorkspaceId', 'workspaceIds'] as const satisfies readonly (keyof SavedUser)[];
+const KEY_FIELDS = [
+  'id',
+  'userId',
+  'workspaceId',
+  'name',
+  'hash',
+  'hint',
+  'enabled',
+  'createdAt',
+  'expiresAt',
+  'lastUsedAt',
+] as const satisfies readonly (keyof SavedKey)[];
+
+/** keyHint's shape: the prefix, the first and last 4 of the key's base62 body. */
+const HINT = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9]{4}\u2026[A-Za-z0-9]{4}$`);
+
+/**
+ * Checks every field and cross-reference, so a damaged file is refused whole
+ * rather than half-loaded; and refuses a record the API could not have made
+ * (a name it would refuse, an id or hint of another shape, a field it never
+ * writes), since the server answers for every record it serves as if it had.
+ */
 export function parseSnapshot(value: unknown): Snapshot {
   const root = object(value, 'the document');
+  onlyFields(root, ['format', 'version', 'users', 'workspaces', 'keys'], 'the document');
   if (root.format !== FORMAT) throw new SnapshotError(`"format" is not "${FORMAT}"`);
   if (root.version !== VERSION) throw new SnapshotError(`unsupported "version" ${JSON.stringify(root.version)}`);
 
   const workspaces = array(root.workspaces, 'workspaces').map((item, i): SavedWorkspace => {
-    const w = object(item, `workspaces[${i}]`);
-    const plan = w.plan;
-    if (!isPlan(plan)) throw new SnapshotError(`workspaces[${i}].plan is not a known plan`);
-    return { id: id(w.id, `workspaces[${i}].id`), name: string(w.name, `workspaces[${i}].name`), plan };
+    const { r, id, label } = record(item, `workspaces[${i}]`, 'workspace', WORKSPACE_FIELDS);
+    const plan = r.plan;
+    if (!isPlan(plan)) throw new SnapshotError(`${label}: "plan" is not a known plan`);
+    return { id, name: name(r.name, label), plan };
   });
   const workspaceIds = unique(workspaces.map((w) => w.id), 'two workspaces share an id');
   if (workspaces.length === 0) throw new SnapshotError('there are no workspaces');
 
   const users = array(root.users, 'users').map((item, i): SavedUser => {
-    const u = object(item, `users[${i}]`);
-    const user = {
-      id: id(u.id, `users[${i}].id`),
-      name: string(u.name, `users[${i}].name`),
-      activeWorkspaceId: id(u.activeWorkspaceId, `users[${i}].activeWorkspaceId`),
-      workspaceIds: array(u.workspaceIds, `users[${i}].workspaceIds`).map((w, j) => id(w, `users[${i}].workspaceIds[${j}]`)),
-    };
-    for (const w of user.workspaceIds) {
-      if (!workspaceIds.has(w)) throw new SnapshotError(`users[${i}] is a member of unknown workspace ${w}`);
+    const { r, id, label } = record(item, `users[${i}]`, 'user', USER_FIELDS);
+    const memberOf = array(r.workspaceIds, `${label}: "workspaceIds"`).map((w) => {
+      if (!isId('workspace', w) || !workspaceIds.has(w)) throw new SnapshotError(`${label}: "workspaceIds" names an unknown workspace`);
+      return w;
+    });
+    unique(memberOf, `${label}: "workspaceIds" names a workspace twice`);
+    const active = r.activeWorkspaceId;
+    if (!isId('workspace', active) || !memberOf.includes(active)) {
+      throw new SnapshotError(`${label}: "activeWorkspaceId" is not one of its workspaces`);
     }
-    if (!user.workspaceIds.includes(user.activeWorkspaceId)) {
-      throw new SnapshotError(`users[${i}].activeWorkspaceId is not one of its workspaces`);
-    }
-    return user;
+    return { id, name: name(r.name, label), activeWorkspaceId: active, workspaceIds: memberOf };
   });
   if (users.length === 0) throw new SnapshotError('there are no users');
-  const userIds = unique(users.map((u) => u.id), 'two users share an id');
+  const usersById = new Map(users.map((u) => [u.id, u]));
+  if (usersById.size !== users.length) throw new SnapshotError('two users share an id');
 
   const keys = array(root.keys, 'keys').map((item, i): SavedKey => {
-    const k = object(item, `keys[${i}]`);
-    const at = (field: string) => `keys[${i}].${field}`;
-    const key: SavedKey = {
-      id: id(k.id, at('id')),
-      userId: id(k.userId, at('userId')),
-      workspaceId: id(k.workspaceId, at('workspaceId')),
-      name: string(k.name, at('name')),
-      hash: hash(k.hash, at('hash')),
-      hint: string(k.hint, at('hint')),
-      enabled: boolean(k.enabled, at('enabled')),
-      createdAt: timestamp(k.createdAt, at('createdAt')),
-      expiresAt: k.expiresAt === null ? null : timestamp(k.expiresAt, at('expiresAt')),
-      lastUsedAt: k.lastUsedAt === null ? null : timestamp(k.lastUsedAt, at('lastUsedAt')),
+    const { r, id, label } = record(item, `keys[${i}]`, 'key', KEY_FIELDS);
+    const user = isId('user', r.userId) ? usersById.get(r.userId) : undefined;
+    if (!user) throw new SnapshotError(`${label}: "userId" names an unknown user`);
+    const workspaceId = r.workspaceId;
+    if (!isId('workspace', workspaceId) || !workspaceIds.has(workspaceId)) throw new SnapshotError(`${label}: "workspaceId" names an unknown workspace`);
+    // A key is anchored to a workspace of its user's; any other would let it reach a workspace its user is not in.
+    if (!user.workspaceIds.includes(workspaceId)) throw new SnapshotError(`${label}: "workspaceId" is not one of its user's workspaces`);
+    if (typeof r.hint !== 'string' || !HINT.test(r.hint)) throw new SnapshotError(`${label}: "hint" is not of the form sk_abcd\u2026wxyz`);
+    return {
+      id,
+      userId: user.id,
+      workspaceId,
+      name: name(r.name, label),
+      hash: hash(r.hash, label),
+      hint: r.hint,
+      enabled: boolean(r.enabled, label, 'enabled'),
+      createdAt: timestamp(r.createdAt, label, 'createdAt'),
+      expiresAt: r.expiresAt === null ? null : timestamp(r.expiresAt, label, 'expiresAt'),
+      lastUsedAt: r.lastUsedAt === null ? null : timestamp(r.lastUsedAt, label, 'lastUsedAt'),
     };
-    if (!userIds.has(key.userId)) throw new SnapshotError(`${at('userId')} names an unknown user`);
-    if (!workspaceIds.has(key.workspaceId)) throw new SnapshotError(`${at('workspaceId')} names an unknown workspace`);
-    return key;
   });
   unique(keys.map((k) => k.id), 'two keys share an id');
   unique(keys.map((k) => k.hash), 'two keys share a hash');
 
   return { format: FORMAT, version: VERSION, users, workspaces, keys };
+}
+
+/**
+ * One record: an object with no field but `fields`, whose id is one the
+ * server makes. `label` names it in messages by place and id, so it can be
+ * found in the file; values are never quoted, as they may hold anything.
+ */
+function record(value: unknown, where: string, kind: IdKind, fields: readonly string[]): { r: Obj; id: string; label: string } {
+  const r = object(value, where);
+  if (!isId(kind, r.id)) {
+    throw new SnapshotError(`${where}: "id" is not a ${kind} id as the server makes them (${ID_PREFIX[kind]} and ${ID_LENGTH} of 0-9, a-z)`);
+  }
+  const label = `${where} (${r.id})`;
+  onlyFields(r, fields, label);
+  return { r, id: r.id, label };
+}
+
+function onlyFields(r: Obj, fields: readonly string[], label: string): void {
+  const extra = Object.keys(r).find((field) => !fields.includes(field));
+  if (extra !== undefined) throw new SnapshotError(`${label} has a field the format does not have: ${JSON.stringify(extra)}`);
 }
 
 function object(value: unknown, where: string): Obj {
@@ -148,31 +195,36 @@ function array(value: unknown, where: string): unknown[] {
   return value;
 }
 
-function string(value: unknown, where: string): string {
-  if (typeof value !== 'string') throw new SnapshotError(`${where} is not a string`);
+/** As the API stores a name: already trimmed, and then what validName asks. */
+function name(value: unknown, label: string): string {
+  if (typeof value !== 'string') throw new SnapshotError(`${label}: "name" is not a string`);
+  if (value !== value.trim()) throw new SnapshotError(`${label}: "name" begins or ends with white space, which the API trims`);
+  const problem = nameProblem(value);
+  if (problem) throw new SnapshotError(`${label}: "name" ${problem}`);
   return value;
 }
 
-function boolean(value: unknown, where: string): boolean {
-  if (typeof value !== 'boolean') throw new SnapshotError(`${where} is not a boolean`);
+function boolean(value: unknown, label: string, field: string): boolean {
+  if (typeof value !== 'boolean') throw new SnapshotError(`${label}: "${field}" is not a boolean`);
   return value;
 }
 
-function id(value: unknown, where: string): string {
-  if (typeof value !== 'string' || !KEY_ID_PATTERN.test(value)) throw new SnapshotError(`${where} is not a valid id`);
+function hash(value: unknown, label: string): string {
+  if (typeof value !== 'string' || !/^[0-9a-f]{64}$/.test(value)) throw new SnapshotError(`${label}: "hash" is not a SHA-256 hex digest`);
   return value;
 }
 
-function hash(value: unknown, where: string): string {
-  if (typeof value !== 'string' || !/^[0-9a-f]{64}$/.test(value)) throw new SnapshotError(`${where} is not a SHA-256 hex digest`);
-  return value;
-}
-
-function timestamp(value: unknown, where: string): string {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) || Number.isNaN(Date.parse(value))) {
-    throw new SnapshotError(`${where} is not an ISO 8601 UTC timestamp`);
+/** What isoTime writes, and only that: a date that does not exist (February 30) or another spelling of one is refused. */
+function timestamp(value: unknown, label: string, field: string): string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) || !sameInstant(value)) {
+    throw new SnapshotError(`${label}: "${field}" is not an ISO 8601 UTC timestamp`);
   }
   return value;
+}
+
+function sameInstant(text: string): boolean {
+  const ms = Date.parse(text);
+  return !Number.isNaN(ms) && new Date(ms).toISOString() === text;
 }
 
 function unique(values: string[], problem: string): Set<string> {

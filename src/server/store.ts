@@ -4,6 +4,7 @@ import { generateKey, randomString } from '../contract/key-generation.js';
 import { REQUESTS_PER_MINUTE, type Plan } from '../contract/plans.js';
 import type { CreatedKey, KeyRecord, User, Workspace } from '../contract/types.js';
 import { isoTime, type Clock } from './clock.js';
+import { ID_ALPHABET, ID_LENGTH, ID_PREFIX } from './ids.js';
 import { hashKey } from './key-hash.js';
 import { encodeRecord, encodeState, FORMAT, VERSION, type SavedKey, type SavedUser, type Snapshot } from './snapshot.js';
 
@@ -47,10 +48,6 @@ const KEY_FIELDS = [
   'expiresAt',
   'lastUsedAt',
 ] as const satisfies readonly (keyof StoredKey)[];
-
-const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
-/** 20 base36 symbols are about 103 bits: a random id is never drawn twice in practice, and live ids are checked anyway. */
-const ID_LENGTH = 20;
 
 /** A key's place in its user's list: what a page cursor names (docs/contract.md §A5). */
 export interface KeyPlace {
@@ -207,8 +204,8 @@ export class Store {
 
   /** A new user with a workspace of its own, active. */
   createUser(name: string, plan: Plan): { user: UserState; workspace: WorkspaceState } {
-    const id = this.newId('usr_', this.users);
-    const workspace: WorkspaceState = { id: this.newId('ws_', this.workspaces), name: 'Personal', plan };
+    const id = this.newId(ID_PREFIX.user, this.users);
+    const workspace: WorkspaceState = { id: this.newId(ID_PREFIX.workspace, this.workspaces), name: 'Personal', plan };
     const user: UserState = { id, name, activeWorkspaceId: workspace.id, workspaceIds: [workspace.id] };
     this.workspaces.set(workspace.id, workspace);
     this.users.set(id, user);
@@ -218,7 +215,7 @@ export class Store {
   }
 
   createWorkspace(user: UserState, name: string, plan: Plan): WorkspaceState {
-    const workspace: WorkspaceState = { id: this.newId('ws_', this.workspaces), name, plan };
+    const workspace: WorkspaceState = { id: this.newId(ID_PREFIX.workspace, this.workspaces), name, plan };
     this.workspaces.set(workspace.id, workspace);
     user.workspaceIds.push(workspace.id);
     this.version++;
@@ -239,7 +236,7 @@ export class Store {
   createKey(user: UserState, name: string, expiresAt: number | null): { key: StoredKey; secret: string } {
     const secret = generateKey(this.random);
     const key: StoredKey = {
-      id: this.newId('key_', this.keys),
+      id: this.newId(ID_PREFIX.key, this.keys),
       userId: user.id,
       workspaceId: user.activeWorkspaceId,
       name,

@@ -23,15 +23,20 @@ export function has(body: Body, field: string): boolean {
 /** Control characters and lone surrogates (which cannot be encoded as UTF-8) are refused. */
 const FORBIDDEN_IN_NAME = /[\p{Cc}\p{Cs}]/u;
 
+/** What is wrong with a name once trimmed, or null: the one rule for names, of the API and of the state file alike. */
+export function nameProblem(name: string): string | null {
+  if (FORBIDDEN_IN_NAME.test(name)) return 'must not contain control characters';
+  const length = [...name].length;
+  if (length < 1 || length > NAME_MAX_CODE_POINTS) return `must be 1 to ${NAME_MAX_CODE_POINTS} characters after trimming`;
+  return null;
+}
+
 /** Trimmed; 1–100 code points; no control characters. */
 export function validName(value: unknown, field: string): string {
   if (typeof value !== 'string') throw invalid(`"${field}" must be a string`);
   const name = value.trim();
-  if (FORBIDDEN_IN_NAME.test(name)) throw invalid(`"${field}" must not contain control characters`);
-  const length = [...name].length;
-  if (length < 1 || length > NAME_MAX_CODE_POINTS) {
-    throw invalid(`"${field}" must be 1 to ${NAME_MAX_CODE_POINTS} characters after trimming`);
-  }
+  const problem = nameProblem(name);
+  if (problem) throw invalid(`"${field}" ${problem}`);
   return name;
 }
 

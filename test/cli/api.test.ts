@@ -69,4 +69,21 @@ describe('svc api', () => {
     const result = await svc(['api', 'http://elsewhere.test/api/service/workspace'], local.env);
     expect(result.exitCode).toBe(2);
   });
+
+  it('refuses a path that climbs out of /api/service, plain or percent-encoded, before any request', async () => {
+    for (const path of ['/user/../../_local/clock', '/user/%2e%2e/%2E%2E/_local/clock', '/./workspace', '../workspace']) {
+      const result = await svc(['api', path], local.env);
+      expect(result.exitCode, path).toBe(2);
+      expect(result.stderr).toContain('svc api sends the key only below /api/service');
+    }
+  });
+
+  it('names a file given with -F @file or --input that cannot be read (exit 2)', async () => {
+    const field = await svc(['api', '/user/api-keys', '-F', 'expiresAt=@/nonexistent/file'], local.env);
+    expect(field.exitCode).toBe(2);
+    expect(field.stderr).toContain('-F names /nonexistent/file, which cannot be read: there is no such file.');
+    const input = await svc(['api', '/user/api-keys', '--input', '/nonexistent/body.json'], local.env);
+    expect(input.exitCode).toBe(2);
+    expect(input.stderr).toContain('--input names /nonexistent/body.json, which cannot be read');
+  });
 });

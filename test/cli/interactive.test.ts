@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
 import { scriptedPrompter, type Step } from '../helpers/prompter.js';
+import { records, startSpecServer } from '../helpers/spec-server.js';
 
 const local = useLocalServer({ plan: 'pro' });
 
@@ -104,6 +105,31 @@ describe('the interactive manager, action by action', () => {
       expect(result.stderr).toContain(`key:    sk_${created.secret.slice(3, 7)}…${created.secret.slice(-4)} from profile 'second' in the config store`);
       expect(result.stderr).toContain('Next: run `svc login --profile second` with a working key');
     } finally {
+      config.remove();
+    }
+  });
+});
+
+describe('pick-lists', () => {
+  it('offer only keys a request can name: not an id of half a surrogate pair, nor `.`', async () => {
+    const ids = ['boot', '\ud800', '.', 'key_fine'];
+    const server = await startSpecServer({ record: records.full, newId: () => ids.shift()! });
+    const config = tempConfigDir();
+    try {
+      for (const name of ['lone-surrogate', 'dot', 'fine']) server.addKey(name);
+      const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey };
+      const manager = await session([{ menu: 'Revoke a key' }, { search: 'fine' }, { confirm: true }], env);
+      expect(manager.exitCode, manager.stderr).toBe(0);
+      expect(manager.stderr).toContain("Revoked 'fine' (key_fine).");
+      expect(manager.stderr).not.toContain('Unexpected error');
+      const picker = await session([{ pickMany: ['bootstrap'] }, { confirm: false }], env, ['keys', 'revoke']);
+      for (const asked of [manager.asked[1]!, picker.asked[0]!]) {
+        expect(asked).toContain('bootstrap');
+        expect(asked).not.toContain('lone-surrogate');
+        expect(asked).not.toContain('dot');
+      }
+    } finally {
+      await server.close();
       config.remove();
     }
   });

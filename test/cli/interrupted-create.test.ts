@@ -22,6 +22,20 @@ function ctrlC(count: number): Pick<Deps, 'onSignal'> {
   };
 }
 
+/** One Ctrl-C, sent when svc starts listening for the `nth` time (counting from 1). */
+function ctrlCAt(nth: number): Pick<Deps, 'onSignal'> {
+  let listened = 0;
+  return {
+    onSignal(_signals, listener) {
+      let live = true;
+      if (++listened === nth) setImmediate(() => live && listener('SIGINT'));
+      return () => {
+        live = false;
+      };
+    },
+  };
+}
+
 const holdCreate = () =>
   call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'POST', path: '/user/api-keys', delayMs: 400 }] });
 
@@ -55,5 +69,16 @@ describe('Ctrl-C while a create is out', () => {
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect((await named('turning')).map((k) => k.id)).toContain(old.id);
     expect(await named('turning')).toHaveLength(2);
+  });
+
+  it("during the rotation's revoke: stops at once, saying the old key may or may not be revoked", async () => {
+    const old = JSON.parse((await svc(['keys', 'create', 'halfway', '--json'], local.env)).stdout) as { id: string };
+    await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'DELETE', path: '/user/api-keys/*', delayMs: 400 }] });
+    // The first listener is the create's; the second, the revoke's.
+    const result = await svc(['keys', 'rotate', old.id], local.env, { deps: ctrlCAt(2) });
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+    expect(result.stderr.replace(/\n  /g, ' ')).toContain(`Stopped while the old key ${old.id} was being revoked: it may or may not be`);
+    expect(result.stderr).toContain(`svc keys view ${old.id}`);
   });
 });

@@ -61,6 +61,45 @@ describe('svc keys rotate', () => {
     expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
   });
 
+  describe('every profile that holds the old key', () => {
+    const profile = (name: string) => JSON.parse(readFileSync(join(local.configDir, 'config.json'), 'utf8')).profiles[name];
+    const loginAs = async (name: string, secret: string) =>
+      expect((await svc(['login', '--with-key', '--profile', name], { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url }, { input: secret })).exitCode).toBe(0);
+
+    it('gets the new key with --save, also when SVC_API_KEY holds the same key', async () => {
+      const own = await createKey('env-and-profile');
+      await loginAs('env-too', own.secret);
+      const result = await svc(['keys', 'rotate', own.id, '--save'], { ...local.env, SVC_API_KEY: own.secret, SVC_PROFILE: 'env-too' });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(profile('env-too').apiKey).toBe(result.stdout.trim());
+      expect(result.stderr).toContain("Saved the new key to profile 'env-too'.");
+    });
+
+    it('of another profile than the one in use: kept, exit 1, without --save; saved there with it', async () => {
+      const theirs = await createKey('other-profile');
+      await loginAs('theirs', theirs.secret);
+      const kept = await svc(['keys', 'rotate', theirs.id], local.env);
+      expect(kept.exitCode).toBe(1);
+      expect(kept.stderr).toContain("Profile 'theirs' still holds the old key");
+      expect((await svc(['keys', 'ping', '--profile', 'theirs'], { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url })).exitCode).toBe(0);
+      const saved = await svc(['keys', 'rotate', theirs.id, '--save'], local.env);
+      expect(saved.exitCode, saved.stderr).toBe(0);
+      expect(profile('theirs').apiKey).toBe(saved.stdout.trim());
+      expect((await svc(['keys', 'ping', '--profile', 'theirs'], { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url })).exitCode).toBe(0);
+    });
+
+    it("remembers the new key's expiry, so the next command warns about the key the profile holds", async () => {
+      const soon = await createKey('soon', ['--expires-in', '3d']);
+      await loginAs('soon', soon.secret);
+      const env = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: 'soon' };
+      const rotated = await svc(['keys', 'rotate', soon.id, '--save'], env);
+      expect(rotated.exitCode, rotated.stderr).toBe(0);
+      expect(profile('soon').keyExpiry.hint).toBe(`sk_${rotated.stdout.slice(3, 7)}…${rotated.stdout.slice(-4)}`);
+      const ping = await svc(['keys', 'ping'], env);
+      expect(ping.stderr).toMatch(/The key in use \(sk_.{4}….{4}\) expires in 3 days/);
+    });
+  });
+
   describe('on a terminal, asked first as revoke asks', () => {
     const rotateOnTerminal = async (name: string, script: Step[], extra: string[] = []) => {
       const old = await createKey(name);

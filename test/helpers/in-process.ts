@@ -23,8 +23,10 @@ export { call, windowEndsIn } from './reference-server.mjs';
 export interface RunOptions {
   /** What stdin holds; empty and at its end when not given. */
   input?: string;
-  /** A terminal on stdin, stdout and stderr (colour off, as with NO_COLOR). */
+  /** A terminal on stdin, stdout and stderr (colour off, as with NO_COLOR, unless `colour`). */
   tty?: boolean;
+  /** Colour on both streams of the terminal: the codes svc itself adds. */
+  colour?: boolean;
   columns?: number;
   rows?: number;
   /** Each of svc's sleeps moves this reference server's clock on too: a rate window then ends without waiting for it. */
@@ -62,8 +64,8 @@ export async function svc(args: string[], env: Record<string, string | undefined
     stdinIsTTY: tty,
     stdoutIsTTY: tty,
     stderrIsTTY: tty,
-    colorStdout: false,
-    colorStderr: false,
+    colorStdout: tty && options.colour === true,
+    colorStderr: tty && options.colour === true,
     columns: options.columns ?? 80,
     rows: options.rows ?? 24,
     env: Object.fromEntries(Object.entries(cleanEnv(env)).filter(([, value]) => value !== undefined)),

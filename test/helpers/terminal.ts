@@ -20,7 +20,7 @@ export class Terminal {
 
   /**
    * `clipboard`: tmux accepts OSC 52 clipboard writes from the program into
-   * a paste buffer, so a test can see whether one got through (see buffers()).
+   * a paste buffer, so a test can see whether one got through (see pasteBuffer()).
    */
   static async start(
     command: string[],
@@ -59,9 +59,14 @@ export class Terminal {
     }
   }
 
-  /** tmux's paste buffers: what OSC 52 clipboard writes put there, with `clipboard` on. */
-  async buffers(): Promise<string> {
-    return this.tmux('list-buffers').catch(() => '');
+  /** tmux's newest paste buffer, where an OSC 52 clipboard write lands with `clipboard` on; null when there is none. */
+  async pasteBuffer(): Promise<string | null> {
+    return this.tmux('show-buffer').catch(() => null);
+  }
+
+  /** The pane's title, as OSC 0 and OSC 2 set it. */
+  async title(): Promise<string> {
+    return (await this.tmux('display-message', '-p', '#{pane_title}')).replace(/\n$/, '');
   }
 
   async resize(columns: number, rows: number): Promise<void> {

@@ -1,4 +1,7 @@
 // tier: in-process
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, UNAUTHORIZED_BODY, type Answer, type TestServer } from './helpers.js';
@@ -156,7 +159,16 @@ describe('clock', () => {
     expect(Math.abs(Date.parse(created.createdAt) - now)).toBeLessThan(5_000);
   });
 
-  it.each([[{ advanceSeconds: -1 }], [{ advanceSeconds: '10' }], [{ advanceSeconds: null }], [{}], [{ advanceSeconds: 1e308 }], [{ advanceSeconds: 1, x: 1 }]])(
+  // 2.5e11 s is some 7,900 years: past the limit, though well within Date's range.
+  it.each([
+    [{ advanceSeconds: -1 }],
+    [{ advanceSeconds: '10' }],
+    [{ advanceSeconds: null }],
+    [{}],
+    [{ advanceSeconds: 1e308 }],
+    [{ advanceSeconds: 2.5e11 }],
+    [{ advanceSeconds: 1, x: 1 }],
+  ])(
     '400 for %j',
     async (body) => {
       expectError(await t.admin('POST', '/clock', body), 400, 'INVALID_REQUEST');
@@ -165,6 +177,38 @@ describe('clock', () => {
 
   it('accepts 0', async () => {
     expect((await t.admin('POST', '/clock', { advanceSeconds: 0 })).status).toBe(200);
+  });
+
+  it('goes up to 9000-01-01T00:00:00.000Z and no further (400 naming it); up there keys are made, logged, saved and loaded again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-clock-limit-'));
+    const dataFile = join(dir, 'state.json');
+    const late = await startTestServer({ dataFile });
+    try {
+      const limit = Date.parse('9000-01-01T00:00:00.000Z');
+      const toLimit = (limit - Date.parse((await late.admin('GET', '/clock')).json.now)) / 1000;
+      // The server's clock only moves on between the two requests: one second past the limit read before is past it still.
+      const past = await late.admin('POST', '/clock', { advanceSeconds: toLimit + 1 });
+      expectError(past, 400, 'INVALID_REQUEST');
+      expect(past.json.error).toContain('past 9000-01-01T00:00:00.000Z');
+      await late.advance(toLimit - 3600);
+      expectError(await late.admin('POST', '/clock', { advanceSeconds: 7200 }), 400, 'INVALID_REQUEST');
+
+      const created = await late.api('POST', '/user/api-keys', { body: { name: 'late' } });
+      expect(created.status, created.text).toBe(201);
+      expect(created.json.createdAt).toMatch(/^8999-12-31T2/);
+      expect((await late.api('GET', '/workspace', { key: created.json.secret })).status).toBe(200);
+      const log = await late.admin('GET', '/requests');
+      expect(log.status).toBe(200);
+      expect(log.json.requests[0].at).toMatch(/^8999-12-31T2/);
+      await late.close();
+
+      const again = await startTestServer({ dataFile });
+      expect((await again.api('GET', '/workspace', { key: created.json.secret })).status).toBe(200);
+      await again.close();
+    } finally {
+      await late.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

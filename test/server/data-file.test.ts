@@ -31,6 +31,9 @@ function dataFile(): string {
   return join(dir, 'state.json');
 }
 
+/** What a lock says: its holder's pid, and a token of that holder's own. */
+const lockOf = (pid: number) => new RegExp(`^${pid} [0-9a-f]{32}\\n$`);
+
 async function start(file: string): Promise<RunningServer> {
   const server = await startServer({ host: '127.0.0.1', port: 0, dataFile: file });
   running.push(server);
@@ -75,7 +78,7 @@ describe('one server per data file', () => {
   it('refuses a second server in the same process, naming the holder; the first keeps serving and, closed, frees the file', async () => {
     const file = dataFile();
     const first = await start(file);
-    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(`${file}.lock`, 'utf8')).toMatch(lockOf(process.pid));
     const second = startServer({ host: '127.0.0.1', port: 0, dataFile: file });
     await expect(second).rejects.toBeInstanceOf(ServerStartError);
     await expect(second).rejects.toThrow(`${file} is in use by another svc serve (pid ${process.pid})`);
@@ -113,10 +116,10 @@ describe('one server per data file', () => {
     }).then((r) => r.json());
     first.child.kill('SIGKILL');
     await new Promise((done) => first.child.once('exit', done));
-    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${first.child.pid}\n`);
+    expect(readFileSync(`${file}.lock`, 'utf8')).toMatch(lockOf(first.child.pid!));
 
     const second = await serve(file);
-    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${second.child.pid}\n`);
+    expect(readFileSync(`${file}.lock`, 'utf8')).toMatch(lockOf(second.child.pid!));
     const answer = await fetch(`${second.url}/api/service/workspace`, { headers: { authorization: `Bearer ${created.secret}` } });
     expect(answer.status).toBe(200);
   });
@@ -125,7 +128,7 @@ describe('one server per data file', () => {
     const file = dataFile();
     writeFileSync(`${file}.lock`, `${await deadPid()}\n`);
     await start(file);
-    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(`${file}.lock`, 'utf8')).toMatch(lockOf(process.pid));
   });
 
   it('takes over a lock naming its own pid that it does not hold (a pid reused after a restart)', async () => {

@@ -356,15 +356,19 @@ describe('svc serve --local --data', () => {
     expect(readFileSync(file).equals(original)).toBe(true);
   });
 
+  // Ids of the shape the server makes: the loader refuses any other.
+  const userId = `usr_${'a'.repeat(20)}`;
+  const workspaceId = `ws_${'a'.repeat(20)}`;
+  const keyId = (i: number) => `key_${String(i).repeat(20)}`;
   const validState = () => ({
     format: 'svc-local-state',
     version: 1,
-    users: [{ id: 'usr_a', name: 'A', activeWorkspaceId: 'ws_a', workspaceIds: ['ws_a'] }],
-    workspaces: [{ id: 'ws_a', name: 'Personal', plan: 'free' }],
+    users: [{ id: userId, name: 'A', activeWorkspaceId: workspaceId, workspaceIds: [workspaceId] }],
+    workspaces: [{ id: workspaceId, name: 'Personal', plan: 'free' }],
     keys: [0, 1].map((i) => ({
-      id: `key_${i}`,
-      userId: 'usr_a',
-      workspaceId: 'ws_a',
+      id: keyId(i),
+      userId,
+      workspaceId,
       name: `k${i}`,
       hash: sha256(`secret-${i}`),
       hint: 'sk_abcd\u2026wxyz',
@@ -381,17 +385,28 @@ describe('svc serve --local --data', () => {
       const state = validState();
       state.keys[1]!.hash = 'sk_this-looks-like-a-plaintext-key';
       return Buffer.from(JSON.stringify(state));
-    }, 'keys[1].hash is not a SHA-256 hex digest'],
+    }, `keys[1] (${keyId(1)}): "hash" is not a SHA-256 hex digest`],
     ['two keys with one id', () => {
       const state = validState();
-      state.keys[1]!.id = 'key_0';
+      state.keys[1]!.id = keyId(0);
       return Buffer.from(JSON.stringify(state));
     }, 'two keys share an id'],
     ['a key of an unknown user', () => {
       const state = validState();
       state.keys[0]!.userId = 'usr_gone';
       return Buffer.from(JSON.stringify(state));
-    }, 'keys[0].userId names an unknown user'],
+    }, `keys[0] (${keyId(0)}): "userId" names an unknown user`],
+    // Records the API would have refused: the loader refuses them too, naming the file and the record.
+    ['a key with an empty name', () => {
+      const state = validState();
+      state.keys[1]!.name = '';
+      return Buffer.from(JSON.stringify(state));
+    }, `not a valid svc state file: keys[1] (${keyId(1)}): "name" must be 1 to 100 characters after trimming`],
+    ['a key whose name holds an escape character', () => {
+      const state = validState();
+      state.keys[0]!.name = 'k\u001b[2Jx';
+      return Buffer.from(JSON.stringify(state));
+    }, `not a valid svc state file: keys[0] (${keyId(0)}): "name" must not contain control characters`],
   ])('refuses %s, names the problem, and leaves the file and its directory as they were', async (_, bytes, problem) => {
     const own = mkdtempSync(join(dir, 'refused-'));
     const file = join(own, 'state.json');
@@ -401,6 +416,7 @@ describe('svc serve --local --data', () => {
     const child = svc(['serve', '--local', '--json', '--port', '0', '--data', file]);
     expect((await child.exited).code).toBe(1);
     expect(child.stdout()).toBe('');
+    expect(child.stderr()).toContain(`${file} is not`);
     expect(child.stderr()).toContain(problem);
     expect(child.stderr()).toContain('left untouched');
     expect(readFileSync(file).equals(original)).toBe(true);

@@ -11,13 +11,17 @@ import { PLANS } from '../../src/contract/plans.js';
 import { Clock } from '../../src/server/clock.js';
 import { parseSnapshot, type Snapshot } from '../../src/server/snapshot.js';
 import { Store } from '../../src/server/store.js';
+import { nameProblem } from '../../src/server/validation.js';
+
+/** Names as the API stores them (trimmed, then nameProblem's rule): the loader refuses any other. */
+const name = fc.string({ minLength: 1, maxLength: 20 }).filter((text) => text === text.trim() && nameProblem(text) === null);
 
 const op = fc.oneof(
-  fc.record({ kind: fc.constant('create-key' as const), user: fc.nat(), name: fc.string({ minLength: 1, maxLength: 20 }), expires: fc.boolean() }),
+  fc.record({ kind: fc.constant('create-key' as const), user: fc.nat(), name, expires: fc.boolean() }),
   fc.record({ kind: fc.constant('set-enabled' as const), key: fc.nat(), enabled: fc.boolean() }),
   fc.record({ kind: fc.constant('use' as const), key: fc.nat() }),
   fc.record({ kind: fc.constant('delete' as const), key: fc.nat() }),
-  fc.record({ kind: fc.constant('create-user' as const), name: fc.string({ minLength: 1, maxLength: 20 }), plan: fc.constantFrom(...PLANS) }),
+  fc.record({ kind: fc.constant('create-user' as const), name, plan: fc.constantFrom(...PLANS) }),
   fc.record({ kind: fc.constant('create-workspace' as const), user: fc.nat(), plan: fc.constantFrom(...PLANS) }),
   fc.record({ kind: fc.constant('set-plan' as const), workspace: fc.nat(), plan: fc.constantFrom(...PLANS) }),
   fc.record({ kind: fc.constant('switch-workspace' as const), user: fc.nat(), workspace: fc.nat() }),

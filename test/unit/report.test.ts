@@ -58,6 +58,14 @@ describe('the 401 report names the key, its source and the server from the error
     const foreign = new UnexpectedResponseError('GET /user/api-keys answered 200 without a JSON body', 'GET', '/user/api-keys', '<html>', origin());
     expect(report(foreign).lines[1]).toMatch(/^Is https:\/\/api\.example\.com the service's address\?/);
   });
+
+  it("cuts the server's Content-Type of an answer that is not JSON at 200 characters, as other server text", () => {
+    const contentType = `text/html; ${'x'.repeat(1_000)}`;
+    const error = new ApiError(502, null, 'GET', '/user/api-keys', { foreignBody: contentType, origin: origin() });
+    const [line] = report(error).lines;
+    expect(line).toContain(`with ${contentType.slice(0, 199)}…, not the service's JSON.`);
+    expect(line!.length).toBeLessThan(300);
+  });
 });
 
 describe('loginCommand', () => {

@@ -4,6 +4,7 @@ import { ApiError } from '../../client/errors.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
 import { findSecret, readKey } from '../../client/key-view.js';
 import { UsageError } from '../errors.js';
+import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
 import { Renderer } from '../render/renderer.js';
@@ -72,9 +73,16 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
 }
 
 export function normalisePath(raw: string): string {
+  refuseKey(raw, 'a path');
   if (/^[a-z]+:\/\//i.test(raw)) throw new UsageError('Give a path below /api/service, not a URL; --base-url sets the server.');
   const path = raw.startsWith('/') ? raw : `/${raw}`;
-  return path.startsWith(`${API_PREFIX}/`) ? path.slice(API_PREFIX.length) : path;
+  const below = path.startsWith(`${API_PREFIX}/`) ? path.slice(API_PREFIX.length) : path;
+  // URL parsers resolve `.` and `..` (percent-encoded too): `/user/../../x` would take the key outside /api/service.
+  const segments = below.split(/[?#]/, 1)[0]!.split('/');
+  if (segments.some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
+    throw new UsageError(`'${clip(raw, 200)}' climbs out of the path: svc api sends the key only below ${API_PREFIX}.`);
+  }
+  return below;
 }
 
 function isManagementPath(path: string): boolean {
@@ -87,7 +95,7 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
   const hasFields = field.length > 0 || rawField.length > 0;
   if (opts.input !== undefined) {
     if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
-    const text = opts.input === '-' ? await readAll(session.io.stdin) : await readFile(opts.input, 'utf8');
+    const text = opts.input === '-' ? await readAll(session.io.stdin) : await readArgumentFile(opts.input, '--input');
     try {
       return JSON.parse(text);
     } catch {
@@ -107,6 +115,17 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
   return body;
 }
 
+/** A file named on the command line; one that cannot be read is the caller's mistake (exit 2), said with its name. */
+async function readArgumentFile(path: string, option: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw new UsageError(`${option} names ${clip(path, 200)}, which cannot be read: ${why}.`);
+  }
+}
+
 function splitField(pair: string): [string, string] {
   const at = pair.indexOf('=');
   if (at <= 0) throw new UsageError(`Fields are key=value; got '${clip(pair, 200)}'.`);
@@ -118,7 +137,7 @@ export async function typedValue(value: string): Promise<unknown> {
   if (value === 'false') return false;
   if (value === 'null') return null;
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
-  if (value.startsWith('@')) return readFile(value.slice(1), 'utf8');
+  if (value.startsWith('@')) return readArgumentFile(value.slice(1), '-F');
   return value;
 }
 

@@ -122,7 +122,7 @@ export async function run(session: Session, options: ServeOptions): Promise<void
   }
 
   // Loaded only here, so the server never weighs on the start-up of other commands.
-  const { startServer, ServerStartError } = await import('../../server/listen.js');
+  const { startServer, ServerStartError, LockLostError } = await import('../../server/listen.js');
   let server;
   try {
     server = await startServer({
@@ -164,7 +164,13 @@ export async function run(session: Session, options: ServeOptions): Promise<void
   const signal = await stopSignal;
   render.info(`${signal}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
   // A failed last save is reported as a warning by the server itself: everything acknowledged is on disk.
-  await server.close();
+  try {
+    await server.close();
+  } catch (error) {
+    // The server has said on stderr when and how it lost the lock; the exit says it too.
+    if (error instanceof LockLostError) throw new CliError(`svc serve: ${error.message}`);
+    throw error;
+  }
   render.info('Server stopped.');
 }
 

@@ -16,6 +16,7 @@ export class LockBusyError extends Error {
 }
 
 const LOCK_CONTENT = /^(\d+) [0-9a-f]{32}\n$/;
+const FOREIGN_WAIT_MS = 1_000;
 
 /**
  * Takes `lockPath`, a file naming this process and a token of its own, and
@@ -29,7 +30,8 @@ const LOCK_CONTENT = /^(\d+) [0-9a-f]{32}\n$/;
  */
 export function acquireLock(lockPath: string, waitMs: number): () => void {
   const mine = `${process.pid} ${randomBytes(16).toString('hex')}\n`;
-  const deadline = performance.now() + waitMs;
+  const started = performance.now();
+  const deadline = started + waitMs;
   const nap = new Int32Array(new SharedArrayBuffer(4));
   let last = '';
   for (;;) {
@@ -39,7 +41,9 @@ export function acquireLock(lockPath: string, waitMs: number): () => void {
     // Gone already (its holder just gave it back), or stale and now removed: try again at once.
     const cleared = seen === null || (isStale(seen) && takeOver(lockPath, seen, mine));
     const left = deadline - performance.now();
-    if (left <= 0) throw new LockBusyError(lockPath, holderOf(last));
+    // A file svc did not write will not be given back by an svc: a second is time enough to be sure it stays.
+    const foreign = last !== '' && holderOf(last) === null && performance.now() - started >= FOREIGN_WAIT_MS;
+    if (left <= 0 || foreign) throw new LockBusyError(lockPath, holderOf(last));
     if (!cleared) Atomics.wait(nap, 0, 0, Math.min(left, 5 + Math.random() * 20));
   }
 }

@@ -125,11 +125,13 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
     try {
       release = acquireLock(lockPath, lockWaitMs);
     } catch (error) {
-      if (!(error instanceof LockBusyError)) throw notSaved(describeFsError(error));
-      const by = error.holder === null ? 'something that is not svc' : `another svc (pid ${error.holder})`;
+      if (!(error instanceof LockBusyError)) throw notSaved(`its lock file ${lockPath} could not be made: ${describeFsError(error)}`);
+      const held =
+        error.holder === null
+          ? `${lockPath} is there, and it is not a lock svc made`
+          : `${lockPath} has been held by another svc (pid ${error.holder}) for more than ${lockWaitMs / 1000} s`;
       throw new CliError(
-        `Could not save profile '${name}' to ${file}: ${lockPath} has been held by ${by} for more than ${lockWaitMs / 1000} s. ` +
-          `Nothing was changed. If no svc is running, remove ${lockPath} and try again.`,
+        `Could not save profile '${name}' to ${file}: ${held}. Nothing was changed. If no svc is running, remove ${lockPath} and try again.`,
       );
     }
     try {

@@ -1,6 +1,6 @@
 import { keyStatus, type KeyView } from '../../client/key-view.js';
 import { UsageError } from '../errors.js';
-import { isKeyInUse } from '../keys.js';
+import { isAddressable, isKeyInUse } from '../keys.js';
 import type { Choice } from '../prompt.js';
 import { clip } from '../render/text.js';
 import type { Session } from '../session.js';
@@ -27,8 +27,9 @@ function keyChoices(keys: readonly PickedKey[], nowMs: number, inUse: string | u
   }));
 }
 
+/** Only keys a request can name: a server's id may be none, or one no URL carries. */
 function pickable(keys: readonly KeyView[]): PickedKey[] {
-  const found = keys.filter((k): k is PickedKey => k.id !== null);
+  const found = keys.filter((k): k is PickedKey => k.id !== null && isAddressable(k.id));
   if (found.length === 0) throw new UsageError('There are no keys.');
   return found;
 }

@@ -27,12 +27,13 @@ export async function rotate(session: KeySession, id: string, opts: RotateOption
         created = key;
         showNewKey(session, key, false);
       },
-      async confirmSave() {
-        return (await session.prompts()).confirm(`This is the key profile '${session.profileName}' uses. Save the new key there?`, true);
+      async confirmSave(profiles) {
+        const which = profiles.length === 1 ? `profile '${profiles[0]}' uses` : `profiles ${profiles.map((name) => `'${name}'`).join(', ')} use`;
+        return (await session.prompts()).confirm(`This is the key ${which}. Save the new key there?`, true);
       },
     });
     for (const [kind, line] of rotationMessages(session, id, rotation)) session.render[kind](line);
-    if (rotation.retired === 'kept-unsaved') throw unsavedFailure(session, id);
+    if (rotation.retired === 'kept-unsaved') throw unsavedFailure(id, rotation.holders);
     return { rotation };
   } catch (error) {
     if (session.options.json && created) session.render.json({ key: created.document, previous: null });

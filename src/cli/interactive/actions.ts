@@ -3,7 +3,7 @@ import { askKey, logInWith } from '../dialogs/login.js';
 import { finishRotation, rotate } from '../dialogs/rotate.js';
 import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
-import { isKeyInUse, keyNotFound } from '../keys.js';
+import { isKeyInUse, keyNotFound, validateKeyName } from '../keys.js';
 import { createExpiringKey } from '../operations/create.js';
 import { revokeKeys, setEnabled } from '../operations/keys.js';
 import type { KeySession, ProfileSession } from '../session.js';
@@ -50,7 +50,7 @@ export const ACTIONS = {
     async run(context) {
       const session = withKeySession(context);
       const prompts = await session.prompts();
-      const name = await prompts.text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
+      const name = await prompts.text('Name for the new key:', validateKeyName);
       const expiresIn = await prompts.text('Expires in (30d, 12h, 2w; empty for never):', (v) => {
         if (!v.trim()) return true;
         try {
@@ -109,6 +109,11 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { view } = context;
       const key: PickedKey = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to rotate:');
+      if (isKeyInUse(key, view.inUse)) {
+        session.render.warn(
+          `This is the key this session uses (${view.inUse}): after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`,
+        );
+      }
       // Rotating revokes: it asks first, as revoking does.
       const question = `Rotate ${keyLabel(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`;
       if (!(await (await session.prompts()).confirm(question))) return;

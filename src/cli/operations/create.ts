@@ -11,7 +11,7 @@ import { parseDuration } from '../duration.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { revokeCommand } from '../keys.js';
-import { clip } from '../render/text.js';
+import { clip, shellWord } from '../render/text.js';
 
 /** A key the server just made: its document as it came, and the secret found in it, if any. */
 export interface NewKey {
@@ -95,12 +95,6 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
   } finally {
     off();
   }
-}
-
-/** A name as one word for a shell, quoted where need be. */
-function shellWord(text: string): string {
-  const flat = clip(text, 200);
-  return /^[\w.@%+=:,/-]+$/.test(flat) ? flat : `'${flat.replace(/'/g, "'\\''")}'`;
 }
 
 function mayHaveCreated(error: unknown): boolean {

@@ -7,9 +7,11 @@
 import type { ApiClient } from '../../client/api.js';
 import type { KeyView } from '../../client/key-view.js';
 import type { PendingRotation, Profile } from '../config/store.js';
-import { CliError, ExitCode, InterruptedError, PromptCancelledError, UsageError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, UsageError } from '../errors.js';
+import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
-import { clip } from '../render/text.js';
+import { clip, shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
 import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
 import { viewKey } from './keys.js';
@@ -27,8 +29,8 @@ export interface RotateHooks {
   proceed(old: KeyView): Promise<boolean>;
   /** Shows the new key, its secret above all; called before the old key is touched. Throws SecretNotFoundError when there is no secret to show. */
   show(created: NewKey): void;
-  /** Asked when the old key is the profile's and --save was not given: save the new one there? */
-  confirmSave(): Promise<boolean>;
+  /** Asked when profiles hold the old key and --save was not given: save the new one there? */
+  confirmSave(profiles: readonly string[]): Promise<boolean>;
 }
 
 export interface Rotation {
@@ -38,8 +40,8 @@ export interface Rotation {
   previous: unknown;
   /** What happened to the old key. */
   retired: 'revoked' | 'disabled' | 'kept-overlap' | 'kept-unsaved';
-  /** The new key was saved to the profile. */
-  saved: boolean;
+  /** The profiles that held the old key; the new key was saved to each of them unless `retired` is 'kept-unsaved'. */
+  holders: string[];
   /** The old key was the profile's (true), not (false), or the server shows no hints (null). */
   replacedKeyInUse: boolean | null;
   /** The old record did not say when it expires, so the new key does not expire. */
@@ -80,43 +82,80 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
     workspaceMoved: from !== null && to !== null && from !== to ? { from, to } : null,
   };
 
-  if (replacedKeyInUse && session.credentials.source === 'profile') {
-    if (!(await decideSave(session, id, created, opts, hooks))) return { ...base, retired: 'kept-unsaved' };
-    await saveNewKey(session, session.credentials.apiKey, created.secret!);
-    base.saved = true;
+  // Every profile that holds the old key would be left with a dead one: each gets the new key, or the old key stays.
+  const holders = profilesHolding(session, old);
+  const result = { ...base, holders };
+  if (holders.length > 0) {
+    if (!(await decideSave(session, id, created, holders, opts, hooks))) return { ...result, retired: 'kept-unsaved' };
+    await saveNewKey(session, id, old.hint!, holders, created);
   }
-  if (opts.overlap) return { ...base, retired: 'kept-overlap', pending: await recordOverlap(session, id, created) };
-  return { ...base, ...(await retireOldKey(client, id, created, opts.disableOld === true)) };
+  if (opts.overlap) return { ...result, retired: 'kept-overlap', pending: await recordOverlap(session, id, created) };
+  return { ...result, ...(await retireOldKey(client, id, created, opts.disableOld === true, session.deps.onSignal)) };
 }
 
-async function decideSave(session: KeySession, id: string, created: NewKey, opts: RotateOptions, hooks: RotateHooks): Promise<boolean> {
+/** The profiles whose saved key is `old`, by its hint; none can be told where the server shows no hints. */
+function profilesHolding(session: KeySession, old: KeyView): string[] {
+  if (old.hint === null) return [];
+  return session.config.profileNames().filter((name) => {
+    const saved = session.config.getProfile(name).apiKey;
+    return saved !== undefined && keyHint(saved) === old.hint;
+  });
+}
+
+const quoted = (profiles: readonly string[]) => profiles.map((name) => `'${name}'`).join(', ');
+
+async function decideSave(
+  session: KeySession,
+  id: string,
+  created: NewKey,
+  holders: readonly string[],
+  opts: RotateOptions,
+  hooks: RotateHooks,
+): Promise<boolean> {
   if (opts.save) return true;
   if (!session.canPrompt) return false;
   try {
-    return await hooks.confirmSave();
+    return await hooks.confirmSave(holders);
   } catch (error) {
     if (!(error instanceof PromptCancelledError)) throw error;
     // Withdrawing the question stops the rotation where it stands: nothing more is changed.
     throw new InterruptedError([
-      `Stopped: the new key ${created.view.id === null ? '' : `${clip(created.view.id, 200)} `}was created and shown above; the old key ${clip(id, 200)} still works, and profile '${session.profileName}' still holds it.`,
-      `Save the new key with \`svc login${session.profileName === 'default' ? '' : ` --profile ${session.profileName}`}\`, then revoke the old one (svc keys revoke ${clip(id, 200)}); or revoke the new one.`,
+      `Stopped: the new key ${created.view.id === null ? '' : `${clip(created.view.id, 200)} `}was created and shown above; the old key ${clip(id, 200)} still works, and ${holders.length === 1 ? 'profile' : 'profiles'} ${quoted(holders)} still ${holders.length === 1 ? 'holds' : 'hold'} it.`,
+      `Save the new key with \`${loginCommand(holders[0]!)}\`, then revoke the old one (svc keys revoke ${shellWord(id)}); or revoke the new one.`,
     ]);
   }
 }
 
-/** The profile gets the new key only if it still holds the old one: another svc may have changed it meanwhile. */
-async function saveNewKey(session: KeySession, oldKey: string, secret: string): Promise<void> {
-  let replaced = false;
-  await session.config.update(session.profileName, (profile: Readonly<Profile>) => {
-    if (profile.apiKey !== oldKey) return { ...profile };
-    replaced = true;
-    return { ...profile, apiKey: secret };
-  });
-  if (!replaced) {
-    throw new CliError([
-      `Profile '${session.profileName}' no longer holds the key being rotated (another svc changed it meanwhile), so the new key was not saved there; the old key was left as it was.`,
-      'Store the new secret shown above, then revoke whichever key nothing uses.',
+/**
+ * Each profile gets the new key only if it still holds the old one (another
+ * svc may have changed it meanwhile), with what is known of the new key's
+ * expiry, so that the expiry warning is about the key the profile holds.
+ */
+async function saveNewKey(session: KeySession, id: string, oldHint: string, holders: readonly string[], created: NewKey): Promise<void> {
+  const secret = created.secret!;
+  const { view } = created;
+  const keyExpiry =
+    view.id !== null && view.expiresKnown ? { hint: keyHint(secret), id: view.id, expiresAt: view.expiresAt === null ? null : new Date(view.expiresAt).toISOString() } : undefined;
+  const saved: string[] = [];
+  const stopped = (why: string[]) =>
+    new CliError([
+      ...why,
+      `The new key above was created; the old key ${clip(id, 200)} was left as it was${saved.length > 0 ? `, and ${quoted(saved)} already ${saved.length === 1 ? 'holds' : 'hold'} the new one` : ''}.`,
+      'Store the new secret, then revoke whichever key nothing uses.',
     ]);
+  for (const name of holders) {
+    let replaced = false;
+    try {
+      await session.config.update(name, (profile: Readonly<Profile>) => {
+        replaced = profile.apiKey !== undefined && keyHint(profile.apiKey) === oldHint;
+        return replaced ? { ...profile, apiKey: secret, keyExpiry } : { ...profile };
+      });
+    } catch (error) {
+      if (error instanceof CliError) throw stopped([...error.lines]);
+      throw error;
+    }
+    if (!replaced) throw stopped([`Profile '${name}' no longer holds the key being rotated (another svc changed it meanwhile), so the new key was not saved there.`]);
+    saved.push(name);
   }
 }
 
@@ -136,17 +175,33 @@ async function retireOldKey(
   id: string,
   created: NewKey,
   disable: boolean,
+  onSignal: Deps['onSignal'],
 ): Promise<{ previous: unknown; retired: 'revoked' | 'disabled' }> {
+  const verb = disable ? 'disable' : 'revoke';
+  // Ctrl-C here stops at once, but not in silence: the new key exists, and the old one's fate is unknown.
+  let interrupt!: (error: Error) => void;
+  const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
+  const off = onSignal(['SIGINT', 'SIGTERM'], () =>
+    interrupt(
+      new InterruptedError([
+        `Stopped while the old key ${clip(id, 200)} was being ${verb}d: it may or may not be; the new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} (shown above) works.`,
+        `See with \`svc keys view ${shellWord(id)}\`, and ${verb} it with \`svc keys ${verb} ${shellWord(id)}\` if it is not.`,
+      ]),
+    ),
+  );
   try {
-    return disable
-      ? { previous: (await client.setEnabled(id, false)).document ?? (await client.getKey(id)).document, retired: 'disabled' }
-      : { previous: await client.revokeKey(id), retired: 'revoked' };
+    const retiring = disable
+      ? client.setEnabled(id, false).then(async (result) => ({ previous: result.document ?? (await client.getKey(id)).document, retired: 'disabled' as const }))
+      : client.revokeKey(id).then((previous) => ({ previous, retired: 'revoked' as const }));
+    return await Promise.race([retiring, interrupted]);
   } catch (error) {
-    const verb = disable ? 'disable' : 'revoke';
+    if (error instanceof InterruptedError) throw error;
     throw new CliError([
       `The new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} was created, but the old key ${clip(id, 200)} could not be ${verb}d: ${clip((error as Error).message, 200)}.`,
-      `Retry with \`svc keys ${verb} ${clip(id, 200)}\`.`,
+      `Retry with \`svc keys ${verb} ${shellWord(id)}\`.`,
     ]);
+  } finally {
+    off();
   }
 }
 

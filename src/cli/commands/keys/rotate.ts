@@ -41,6 +41,8 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
   if (session.options.json) {
     session.render.json({ key: rotation.created.document, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
   }
-  return rotation.saved ? { keyInUse: { apiKey: rotation.created.secret!, source: 'profile' } } : undefined;
+  // The key-health step is then about the key the profile holds now.
+  const savedHere = rotation.holders.includes(session.profileName) && session.credentials.source === 'profile';
+  return savedHere ? { keyInUse: { apiKey: rotation.created.secret!, source: 'profile' } } : undefined;
 }
 
