@@ -166,15 +166,21 @@ describe('every POST', () => {
   });
 
   it('goes out on a fresh connection, so one the server drops as it is reused never takes a create down', async () => {
-    const env = await start({ dropReusedConnections: true, getOne: true, workspace: { id: 'ws_1' } });
+    const env = await start({ dropReusedConnections: true });
     const old = server!.addKey('app');
-    // Each reads first (the key, the server's clock), then creates on the connection that read used.
-    const rotated = await svc(['keys', 'rotate', old.id], env);
-    expect(rotated.exitCode, rotated.stderr).toBe(0);
-    const created = await svc(['keys', 'create', 'with-expiry', '--expires-in', '30d'], env);
-    expect(created.exitCode, created.stderr).toBe(0);
-    expect(created.stdout).toBe(byName('with-expiry').secret);
-    expect(server!.seen.filter((r) => r.startsWith('POST'))).toHaveLength(2);
+    const limited = { status: 429, body: '{"error":"slow down","code":"RATE_LIMITED"}', headers: () => ({ 'retry-after': '2' }) };
+    // A real pause, however short, where the fake one resolves at once: undici checks an idle connection on the
+    // next turn of the event loop, and only a connection that passed that check is reused (client-h1.js).
+    const pause = { deps: { sleep: () => new Promise<void>((resolve) => setTimeout(resolve, 20)) } };
+    for (const args of [['keys', 'create', 'after-a-wait'], ['keys', 'rotate', old.id]]) {
+      server!.rules.push({ method: 'POST', times: 1, work: false, then: limited });
+      const result = await svc(args, env, pause);
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).not.toContain('may have reached the server');
+    }
+    expect(server!.seen.filter((r) => r.startsWith('POST'))).toHaveLength(4);
+    expect(byName('after-a-wait')).toBeDefined();
+    expect(server!.keys.has(old.id)).toBe(false);
   });
 });
 
