@@ -73,6 +73,34 @@ function probe(url) {
   };
 }
 
+/** Every page of the list, read with plain requests as svc reads them: the server's side of a `keys list`. */
+async function walkPages(url, key) {
+  let path = '/api/service/user/api-keys';
+  let count = 0;
+  for (;;) {
+    const res = await call(url, 'GET', path, key);
+    if (res.status !== 200) throw new Error(`a page answered ${res.status}`);
+    count += res.json.keys.length;
+    if (res.json.nextCursor === null) return count;
+    path = `/api/service/user/api-keys?cursor=${encodeURIComponent(res.json.nextCursor)}`;
+  }
+}
+
+/** `LISTS` whole lists at once, as the issue's ten concurrent `keys list` were: what the server held, and what it made others wait. */
+const LISTS = 10;
+async function concurrentLists(url, key, pid, monitorFile, keys) {
+  await call(url, 'POST', '/_local/clock', ADMIN_TOKEN, { advanceSeconds: 60 });
+  await serverFigures(pid, monitorFile);
+  const stop = probe(url);
+  const started = process.hrtime.bigint();
+  const counts = await Promise.all(Array.from({ length: LISTS }, () => walkPages(url, key)));
+  const ms = elapsedMs(started);
+  const waited = await stop();
+  const figures = await serverFigures(pid, monitorFile);
+  if (counts.some((n) => n !== keys)) throw new Error(`concurrent lists read ${counts.join(', ')} keys, not ${keys} each`);
+  return { lists: LISTS, ms, serverBlockMs: figures.maxBlockMs, probeMaxMs: waited.max };
+}
+
 export async function benchBigList({ keys = 100_000, runs = 3, bin = SVC_BIN } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-big-list-'));
   const serverMonitor = join(dir, 'server.json');
@@ -125,11 +153,12 @@ export async function benchBigList({ keys = 100_000, runs = 3, bin = SVC_BIN } =
           slowestPageMs: Math.max(...samples.map((s) => s.slowestPageMs)),
         });
       }
+      const concurrent = await concurrentLists(server.url, secret, pid, serverMonitor, keys);
       const serverPeak = (await serverFigures(pid, serverMonitor)).peakRssMiB;
       // What the issue asks of it, word for word, through a shell and jq where they are.
       const jq = spawnSync('sh', ['-c', `node '${bin}' keys list --json | jq '.keys|length'`], { env, encoding: 'utf8' });
       const jqSays = jq.status === 0 ? jq.stdout.trim() : null;
-      return { keys, runs, cases, loadedMiB: loaded?.rssMiB ?? NaN, serverPeakMiB: serverPeak, jqSays };
+      return { keys, runs, cases, concurrent, loadedMiB: loaded?.rssMiB ?? NaN, serverPeakMiB: serverPeak, jqSays };
     } finally {
       await server.stop();
     }
@@ -150,7 +179,7 @@ export function bigListReport(result, int, fixed) {
         `| \`svc ${c.name}\` | ${int(c.ms)} ms | ${int(c.min)}–${int(c.max)} ms | ${fixed(c.svcPeakMiB, 0)} MiB | ${fixed(result.serverPeakMiB, 0)} MiB | ${fixed(c.serverBlockMs, 1)} ms | ${fixed(c.probeMaxMs, 1)} ms | ${int(c.slowestPageMs)} ms |`,
     ),
     '',
-    `Resident memory of the server once loaded: ${fixed(result.loadedMiB, 0)} MiB. \`svc keys list --json | jq '.keys|length'\` printed ${result.jqSays === null ? '(jq not found)' : `\`${result.jqSays}\``}.`,
+    `${result.concurrent.lists} whole lists at once, each page read by the bench's own HTTP client as svc reads it: ${int(result.concurrent.ms)} ms for all, the server's longest event-loop block ${fixed(result.concurrent.serverBlockMs, 1)} ms, an unrelated request's longest wait ${fixed(result.concurrent.probeMaxMs, 1)} ms. Resident memory of the server once loaded: ${fixed(result.loadedMiB, 0)} MiB. \`svc keys list --json | jq '.keys|length'\` printed ${result.jqSays === null ? '(jq not found)' : `\`${result.jqSays}\``}.`,
     '',
   ];
   return lines;
