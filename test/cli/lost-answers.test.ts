@@ -108,14 +108,33 @@ describe('a create that may have made a key nobody saw', () => {
     expect([...server.keys.values()].some((k) => k.name === 'ci')).toBe(false);
   });
 
-  it('rotate whose create answer was lost leaves the old key alone', async () => {
+  it('rotate whose create answer was lost leaves the old key alone, and names only the key it made', async () => {
     const e = await env();
     const old = await keyNamed(e, 'app');
     server.rules.push({ method: 'POST', times: 1, then: 'drop' });
     const result = await svc(['keys', 'rotate', old.id], e);
+    const orphan = [...server.keys.values()].find((k) => k.name === 'app' && k.id !== old.id)!;
     expect(result.exitCode).toBe(1);
     expect(server.keys.get(old.id)!.enabled).toBe(true);
     expect(server.seen.some((r) => r.startsWith('DELETE'))).toBe(false);
+    // The old key has the same name and was made a moment before: it is still the key being rotated.
+    expect(result.stderr).toContain("It did take effect: a key named 'app' appeared");
+    expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
+    expect(result.stderr).not.toContain(`svc keys revoke ${old.id}`);
+  });
+
+  it('rotate on a terminal whose create answer was lost offers to revoke the key it made, never the old one', async () => {
+    const e = await env();
+    const old = await keyNamed(e, 'app');
+    server.rules.push({ method: 'POST', times: 1, then: 'drop' });
+    const prompter = scriptedPrompter([{ confirm: true }, { confirm: true }]);
+    const result = await svc(['keys', 'rotate', old.id], e, { tty: true, deps: { prompter } });
+    const orphan = [...server.keys.values()].find((k) => k.name === 'app' && k.id !== old.id);
+    expect(prompter.asked[1]).toContain('Revoke it now?');
+    expect(result.exitCode).toBe(1);
+    expect(orphan).toBeUndefined();
+    expect(server.keys.get(old.id)!.enabled).toBe(true);
+    expect(server.seen.filter((r) => r.startsWith('DELETE'))).toHaveLength(1);
   });
 
   it('on a terminal, offers to revoke the key nobody saw, and does so on "y"', async () => {

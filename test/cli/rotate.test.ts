@@ -171,6 +171,65 @@ describe('svc keys rotate', () => {
     });
   });
 
+  it.each([
+    ['revoked', [], 'DELETE'],
+    ['disabled', ['--disable-old'], 'PATCH'],
+  ])('--save of the key in use, the answer about the old key lost after it was %s: reported done, exit 0', async (retired, flags, method) => {
+    const name = `lost-${retired}`;
+    const own = await createKey(name);
+    const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: name };
+    expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
+    await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method, path: `/user/api-keys/${own.id}`, status: 503, after: true }] });
+    const result = await svc(['keys', 'rotate', own.id, '--save', ...flags], profileEnv);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('could not be');
+    const keys = JSON.parse((await svc(['keys', 'list', '--json', '--name', name], local.env)).stdout).keys;
+    expect(keys.filter((k: { id: string }) => k.id === own.id).map((k: { status: string }) => k.status)).toEqual(retired === 'revoked' ? [] : ['disabled']);
+    expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+  });
+
+  describe('--finish and --cancel never revoke the key the profile uses', () => {
+    const inProfile = async (name: string) => {
+      const own = await createKey(name);
+      const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: name };
+      expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
+      const profile = () => JSON.parse(readFileSync(join(local.configDir, 'config.json'), 'utf8')).profiles[name];
+      const status = async (id: string) => JSON.parse((await svc(['keys', 'view', id, '--json'], local.env)).stdout).status;
+      return { own, profileEnv, profile, status };
+    };
+
+    it('--cancel after --overlap --save: the profile holds the new key, so it is refused and nothing changes', async () => {
+      const { own, profileEnv, profile, status } = await inProfile('saved-then-cancelled');
+      expect((await svc(['keys', 'rotate', own.id, '--overlap', '--save'], profileEnv)).exitCode).toBe(0);
+      const { newId } = profile().pendingRotation;
+      const result = await svc(['keys', 'rotate', '--cancel'], profileEnv);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`Profile 'saved-then-cancelled' uses the new key ${newId}`);
+      expect(result.stderr).toContain('svc login --profile saved-then-cancelled');
+      expect(await status(newId)).toBe('enabled');
+      expect(profile().pendingRotation).toMatchObject({ oldId: own.id, newId });
+      expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+      expect((await svc(['keys', 'rotate', '--finish'], profileEnv)).exitCode).toBe(0);
+      expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+    });
+
+    it('--finish once the profile is logged in with the old key again: refused until the new one is saved', async () => {
+      const { own, profileEnv, profile, status } = await inProfile('finished-too-soon');
+      const rotated = await svc(['keys', 'rotate', own.id, '--overlap', '--save'], profileEnv);
+      expect(rotated.exitCode).toBe(0);
+      expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
+      const result = await svc(['keys', 'rotate', '--finish'], profileEnv);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`Profile 'finished-too-soon' uses the old key ${own.id}`);
+      expect(await status(own.id)).toBe('enabled');
+      expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+      expect((await svc(['login', '--with-key'], profileEnv, { input: rotated.stdout })).exitCode).toBe(0);
+      expect((await svc(['keys', 'rotate', '--finish'], profileEnv)).exitCode).toBe(0);
+      expect(profile().pendingRotation).toBeUndefined();
+      expect((await svc(['keys', 'ping'], profileEnv)).exitCode).toBe(0);
+    });
+  });
+
   it('warns when the replacement anchors to another workspace', async () => {
     const old = await createKey('anchored');
     const workspace = await call(local.server.url, 'POST', '/_local/workspaces', local.server.adminToken, {

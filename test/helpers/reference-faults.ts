@@ -16,6 +16,8 @@ export interface FaultyServer {
   readonly env: Record<string, string>;
   /** Adds rules for coming requests; answers them as the server stored them, ids included. */
   fault(...rules: Record<string, unknown>[]): Promise<FaultRule[]>;
+  /** The rules not yet used up: a rule of `times` 1 leaves this list when a request takes it, before any delay of its own. */
+  rules(): Promise<FaultRule[]>;
   /** The request log, oldest first: the order a test tells the story in. */
   requests(): Promise<LoggedRequest[]>;
   /** "METHOD /path status" of each logged request, oldest first, the /api/service prefix left out. */
@@ -52,6 +54,7 @@ export function useFaultyServer(): FaultyServer {
       return { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: ready!.url, SVC_API_KEY: ready!.apiKey! };
     },
     fault: async (...rules) => (await admin('POST', '/faults', { rules })).rules,
+    rules: async () => (await admin('GET', '/faults')).rules,
     requests,
     seen: async () => (await requests()).map((r) => `${r.method} ${r.path.replace(/^\/api\/service/, '')} ${r.status}`),
   };

@@ -67,9 +67,11 @@ export async function createExpiringKey(
  * The create. A first Ctrl-C while its request is out does not drop the
  * answer, which holds the only copy of the secret: svc waits on for it
  * (the caller is told, to say so), shows the key, then stops. A second one
- * stops at once, naming what may have been made.
+ * stops at once, naming what may have been made. `existing` are ids known
+ * to be older than the request (a rotation's old key, of the same name):
+ * a look for what a lost answer made never takes them for it.
  */
-export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch): Promise<NewKey> {
+export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch, existing: readonly string[] = []): Promise<NewKey> {
   const { now } = watch;
   const began = now();
   let signals = 0;
@@ -91,7 +93,7 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
     if (!mayHaveCreated(error)) throw error;
     // A body svc cannot parse may still hold the secret: the report prints what there is.
     const answer = error instanceof UnexpectedResponseError && error.text.trim() !== '' ? error.text : null;
-    throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now), answer, undefined, signals > 0);
+    throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now, existing), answer, undefined, signals > 0);
   } finally {
     off();
   }
@@ -129,12 +131,12 @@ export type OrphanLookup =
     }
   | { state: 'failed'; message: string };
 
-async function lookForOrphans(client: ApiClient, name: string, beganMs: number, now: () => number): Promise<OrphanLookup> {
+async function lookForOrphans(client: ApiClient, name: string, beganMs: number, now: () => number, existing: readonly string[]): Promise<OrphanLookup> {
   try {
     // One look, each page once: after a failed create, minutes of backoff would help nobody.
     const list = await client.listAllKeys({ maxRetries: 0 });
     const since = serverSince(beganMs, list.nowMs, now());
-    const named = list.keys.filter((k): k is KeyView & { id: string } => k.name === name && k.id !== null);
+    const named = list.keys.filter((k): k is KeyView & { id: string } => k.name === name && k.id !== null && !existing.includes(k.id));
     const keys = named.filter((k): k is KeyView & { id: string; createdAt: number } => k.createdAt !== null && k.createdAt >= since);
     if (keys.length > 0) return { state: 'found', keys };
     return {

@@ -12,7 +12,7 @@ import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledErro
 import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
-import type { KeySession } from '../session.js';
+import { withKey, type KeySession } from '../session.js';
 import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
 import { viewKey } from './keys.js';
 
@@ -64,7 +64,7 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow());
   const name = old.name ?? id;
-  const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch);
+  const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch, [id]);
   try {
     hooks.show(created);
   } catch (error) {
@@ -90,7 +90,10 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
     await saveNewKey(session, id, old.hint!, holders, created);
   }
   if (opts.overlap) return { ...result, retired: 'kept-overlap', pending: await recordOverlap(session, id, created) };
-  return { ...result, ...(await retireOldKey(client, id, created, opts.disableOld === true, session.deps.onSignal)) };
+  // The key in use is retired with its replacement: with itself, the retry after a lost answer is refused (the
+  // key is already revoked or disabled), and work that was done would be reported as not done.
+  const retiring = replacedKeyInUse ? (await withKey(session, { apiKey: created.secret!, source: session.credentials.source })).client : client;
+  return { ...result, ...(await retireOldKey(retiring, id, created, opts.disableOld === true, session.deps.onSignal)) };
 }
 
 /** The profiles whose saved key is `old`, by its hint; none can be told where the server shows no hints. */
@@ -205,14 +208,26 @@ async function retireOldKey(
   }
 }
 
-/** --finish revokes the old key of the pending rotation, --cancel the new one; a key already gone counts as done. */
+/**
+ * --finish revokes the old key of the pending rotation, --cancel the new one; a key already gone counts as done.
+ * Never the key the profile uses: the profile would be left holding a key that no longer works.
+ */
 export async function endOverlap(
   session: KeySession,
   how: 'finish' | 'cancel',
 ): Promise<{ pending: PendingRotation; id: string; answer: unknown; wasGone: boolean }> {
-  const pending = session.config.getProfile(session.profileName).pendingRotation;
-  if (!pending) throw new UsageError(`No rotation is pending in profile '${session.profileName}' (svc keys rotate <id> --overlap starts one).`);
+  const { profileName } = session;
+  const pending = session.config.getProfile(profileName).pendingRotation;
+  if (!pending) throw new UsageError(`No rotation is pending in profile '${profileName}' (svc keys rotate <id> --overlap starts one).`);
   const id = how === 'finish' ? pending.oldId : pending.newId;
+  if (session.credentials.source === 'profile' && (await isProfileKey(session.client, id))) {
+    throw new CliError([
+      `Profile '${profileName}' uses the ${how === 'finish' ? 'old' : 'new'} key ${clip(id, 200)}: revoking it would leave the profile with a key that no longer works. Nothing was changed.`,
+      how === 'finish'
+        ? `Save the new key there first (\`${loginCommand(profileName)}\`), then finish the rotation.`
+        : `Log in with the old key first (\`${loginCommand(profileName)}\`), then cancel the rotation; or finish it instead.`,
+    ]);
+  }
   let answer: unknown;
   let wasGone = false;
   try {
@@ -222,8 +237,18 @@ export async function endOverlap(
     answer = { id, revoked: false };
     wasGone = true;
   }
-  await session.config.update(session.profileName, (profile) =>
+  await session.config.update(profileName, (profile) =>
     profile.pendingRotation?.oldId === pending.oldId && profile.pendingRotation.newId === pending.newId ? { ...profile, pendingRotation: undefined } : { ...profile },
   );
   return { pending, id, answer, wasGone };
+}
+
+/** Whether `id` is the key the client sends; a key already gone is not, and a server without hints cannot tell (no). */
+async function isProfileKey(client: ApiClient, id: string): Promise<boolean> {
+  try {
+    return isKeyInUse((await client.getKey(id)).view, client.keyHint) === true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
 }

@@ -1,0 +1,215 @@
+// tier: process
+/**
+ * Abort means abort (issue 22, docs/contract.md §C7–C8), on a real terminal
+ * and with real signals: Ctrl-C at any question of a command ends it with
+ * 130 and nothing after the question is done, which the server's request
+ * log and `svc keys list` show; declining to save a rotation's new key never
+ * leaves the profile with a revoked key; and a SIGINT while a create is out
+ * waits for the secret, or with a second one stops at once saying how to
+ * find the key that may have been made.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SVC_BIN, svc } from '../helpers/cli.js';
+import { useFaultyServer } from '../helpers/reference-faults.js';
+import { Terminal } from '../helpers/terminal.js';
+
+const server = useFaultyServer();
+let term: Terminal | undefined;
+
+afterEach(async () => {
+  await term?.close();
+  term = undefined;
+});
+
+interface Listed {
+  id: string;
+  name: string;
+  hint: string;
+  status: string;
+}
+
+/** The env of a profile of its own, with no SVC_API_KEY: the command uses (and may change) what the profile holds. */
+const profileEnv = (profile: string) => ({ SVC_CONFIG_DIR: server.env.SVC_CONFIG_DIR!, SVC_BASE_URL: server.env.SVC_BASE_URL!, SVC_PROFILE: profile });
+
+async function create(name: string): Promise<{ id: string; secret: string }> {
+  const result = await svc(['keys', 'create', name, '--json'], server.env);
+  expect(result.exitCode, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+async function named(name: string): Promise<Listed[]> {
+  const result = await svc(['keys', 'list', '--json', '--name', name], server.env);
+  expect(result.exitCode, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout).keys as Listed[]).filter((k) => k.name === name);
+}
+
+/** Every request that could have changed something, oldest first: the test's own set-up, then what the command did. */
+async function changes(): Promise<string[]> {
+  return (await server.seen()).filter((line) => !line.startsWith('GET '));
+}
+
+const configText = () => {
+  const file = join(server.env.SVC_CONFIG_DIR!, 'config.json');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+};
+const savedKey = (profile: string): string | undefined => JSON.parse(configText()).profiles[profile]?.apiKey;
+
+const hintOf = (secret: string) => `sk_${secret.slice(3, 7)}…${secret.slice(-4)}`;
+
+async function loggedIn(profile: string, name: string): Promise<{ id: string; secret: string }> {
+  const own = await create(name);
+  const login = await svc(['login', '--with-key'], profileEnv(profile), { input: own.secret });
+  expect(login.exitCode, login.stderr).toBe(0);
+  return own;
+}
+
+describe('Ctrl-C at a question ends the command there: exit 130, and nothing after the question is done', () => {
+  it('keys rotate, at "Rotate …?": no key made, none revoked', async () => {
+    const old = await create('turning');
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'rotate', old.id], server.env);
+    await term.waitFor(`Rotate 'turning' (${old.id})?`);
+    await term.send('C-c');
+    expect(await term.exitCode()).toBe(130);
+    expect(await changes()).toEqual(['POST /user/api-keys 201']);
+    expect(await named('turning')).toMatchObject([{ id: old.id, status: 'enabled' }]);
+  });
+
+  it('keys rotate of the key the profile uses, at "Save the new key there?": not saved, the old key neither revoked nor disabled', async () => {
+    const own = await loggedIn('ctrl-c-save', 'in-use');
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'rotate', own.id], profileEnv('ctrl-c-save'));
+    await term.waitFor(`Rotate 'in-use' (${own.id})?`);
+    await term.send('y', 'Enter');
+    await term.waitFor('Save the new key there?');
+    await term.send('C-c');
+    expect(await term.exitCode()).toBe(130);
+    const screen = await term.waitFor('Stopped: the new key');
+    expect(screen).not.toContain('Saved the new key');
+    expect(await changes()).toEqual(['POST /user/api-keys 201', 'POST /user/api-keys 201']);
+    expect(savedKey('ctrl-c-save')).toBe(own.secret);
+    const keys = await named('in-use');
+    expect(keys.map((k) => k.status)).toEqual(['enabled', 'enabled']);
+    expect(keys.map((k) => k.id)).toContain(own.id);
+    expect((await svc(['keys', 'ping'], profileEnv('ctrl-c-save'))).exitCode).toBe(0);
+  });
+
+  it('keys revoke without an id, at the pick-list: nothing revoked', async () => {
+    const key = await create('picked');
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], server.env);
+    await term.waitFor('Keys to revoke');
+    await term.send('Space', 'C-c');
+    expect(await term.exitCode()).toBe(130);
+    expect(await changes()).toEqual(['POST /user/api-keys 201']);
+    expect(await named('picked')).toMatchObject([{ id: key.id, status: 'enabled' }]);
+  });
+
+  it('keys revoke <id>, at "Revoke …?": nothing revoked', async () => {
+    const key = await create('asked');
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', key.id], server.env);
+    await term.waitFor(`Revoke ${key.id}? This cannot be undone.`);
+    await term.send('C-c');
+    expect(await term.exitCode()).toBe(130);
+    expect(await changes()).toEqual(['POST /user/api-keys 201']);
+    expect(await named('asked')).toMatchObject([{ id: key.id, status: 'enabled' }]);
+  });
+
+  it('login, at the masked "API key:" with part of a key typed: nothing checked, nothing saved', async () => {
+    const before = configText();
+    term = await Terminal.start(['node', SVC_BIN, 'login'], profileEnv('ctrl-c-login'));
+    await term.waitFor('API key:');
+    await term.send(server.env.SVC_API_KEY!.slice(0, 30));
+    await term.waitFor('*'.repeat(30));
+    await term.send('C-c');
+    expect(await term.exitCode()).toBe(130);
+    expect(configText()).toBe(before);
+    expect(await server.seen()).toEqual([]);
+  });
+
+  it('keys prune, at "Revoke this key?": the matching key stays', async () => {
+    const stale = await create('stale');
+    expect((await svc(['keys', 'disable', stale.id], server.env)).exitCode).toBe(0);
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'prune', '--disabled'], server.env);
+    await term.waitFor('Revoke this key? This cannot be undone.');
+    await term.send('C-c');
+    expect(await term.exitCode()).toBe(130);
+    expect(await changes()).toEqual(['POST /user/api-keys 201', `PATCH /user/api-keys/${stale.id} 200`]);
+    expect(await named('stale')).toMatchObject([{ id: stale.id, status: 'disabled' }]);
+  });
+
+  it("keys create whose answer was lost, at the offer to revoke the key nobody saw: it stays, and the command that revokes it is named", async () => {
+    await server.fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true });
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'lost-answer'], server.env);
+    await term.waitFor('Revoke it now?');
+    await term.send('C-c');
+    expect(await term.exitCode()).toBe(130);
+    const [orphan, ...more] = await named('lost-answer');
+    expect(more).toEqual([]);
+    expect(orphan).toMatchObject({ status: 'enabled' });
+    await term.waitFor(`svc keys revoke ${orphan!.id}`);
+    expect(await changes()).toEqual(['POST /user/api-keys 503']);
+  });
+});
+
+describe('declining to save a rotation\'s new key, in a profile other than the default', () => {
+  it.each([
+    ['', []],
+    ['--disable-old', ['--disable-old']],
+    ['--overlap', ['--overlap']],
+  ])('keys rotate <id> %s: the profile keeps the old key, which still works; exit 1 naming the profile', async (_, flags) => {
+    const profile = `p7${flags.join('')}`;
+    const own = await loggedIn(profile, `declined${flags.join('')}`);
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'rotate', own.id, ...flags], profileEnv(profile));
+    await term.waitFor(`Rotate 'declined${flags.join('')}' (${own.id})?`);
+    await term.send('y', 'Enter');
+    await term.waitFor('Save the new key there?');
+    await term.send('n', 'Enter');
+    expect(await term.exitCode()).toBe(1);
+    await term.waitFor(`svc login --profile ${profile}`);
+    expect(await changes()).toEqual(['POST /user/api-keys 201', 'POST /user/api-keys 201']);
+    expect(JSON.parse(configText()).profiles[profile]).toMatchObject({ apiKey: own.secret });
+    expect(JSON.parse(configText()).profiles[profile].pendingRotation).toBeUndefined();
+    expect((await svc(['keys', 'ping'], profileEnv(profile))).exitCode).toBe(0);
+  });
+});
+
+describe('SIGINT (kill -INT) while a create is held open by the server', () => {
+  const holdCreate = () => server.fault({ method: 'POST', path: '/user/api-keys', delayMs: 3000 });
+  /** The rule is used up once the create has reached the server, which then holds it for the delay. */
+  const untilHeld = () => expect.poll(async () => (await server.rules()).length).toBe(0);
+
+  it('once: says it waits for the answer, prints the secret when it comes, exits 130', async () => {
+    await holdCreate();
+    const child = svc(['keys', 'create', 'held'], server.env);
+    await untilHeld();
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    expect(result.stderr).toContain('Interrupted while the create was out: waiting for its answer');
+    expect(result.stderr).toContain('Stopped after the new key was made (shown above)');
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+    expect(await named('held')).toMatchObject([{ hint: hintOf(result.stdout), status: 'enabled' }]);
+  });
+
+  it('twice: stops without waiting for the answer, naming the command that finds the key, which then finds it', async () => {
+    await holdCreate();
+    const child = svc(['keys', 'create', 'given-up'], server.env);
+    await untilHeld();
+    child.kill('SIGINT');
+    let stderr = '';
+    await new Promise<void>((resolve) =>
+      child.stderr!.on('data', (chunk) => {
+        stderr += String(chunk);
+        if (stderr.includes('waiting for its answer')) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    // The answer holds the secret: had svc waited for it, the secret would be on stdout.
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain("a key named 'given-up' may have been made, and nobody has seen its secret");
+    expect(result.stderr).toContain('svc keys list --name given-up');
+    await expect.poll(async () => (await svc(['keys', 'list', '--name', 'given-up', '--json'], server.env)).stdout).toContain('"name": "given-up"');
+  });
+});
