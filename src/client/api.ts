@@ -408,7 +408,7 @@ function apiError(
  * what it adds in `details` or `errors` (strings, objects of a field and a
  * message, or a map of field to message), each made one string.
  */
-export function readErrorBody(parsed: unknown): { body: ErrorBody | null; details: string[] } {
+function readErrorBody(parsed: unknown): { body: ErrorBody | null; details: string[] } {
   if (!isObject(parsed)) return { body: null, details: [] };
   const nested = isObject(parsed.error) ? parsed.error : null;
   const message = [parsed.error, nested?.message, parsed.message, parsed.detail, parsed.title].find((v): v is string => typeof v === 'string' && v !== '');

@@ -74,7 +74,7 @@ export function rateLimitSeconds(retryAfter: string | null | undefined, rateLimi
  * makes the error body's `code` optional. A 429 with another code is some
  * other refusal, and an ordinary error.
  */
-export function isRateLimit(status: number, code: string | null | undefined): boolean {
+function isRateLimit(status: number, code: string | null | undefined): boolean {
   return status === 429 && (code === undefined || code === null || code === 'RATE_LIMITED');
 }
 

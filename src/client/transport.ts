@@ -76,7 +76,7 @@ const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_
  * other than 200, or the connection closed. Thrown from inside undici's proxy
  * agent (see loadProxyAgent), so it fails the request instead of being retried.
  */
-export class ProxyTunnelError extends Error {
+class ProxyTunnelError extends Error {
   readonly code = 'SVC_PROXY_TUNNEL';
   constructor(
     /** The proxy's status, or null when it closed the connection instead. */

@@ -299,7 +299,7 @@ export class Store {
     return { keys: page, next: to >= 0 && last ? this.placeOf(last) : null };
   }
 
-  placeOf(key: StoredKey): KeyPlace {
+  private placeOf(key: StoredKey): KeyPlace {
     return { createdAt: key.createdAt, added: this.addedAt.get(key)! };
   }
 
