@@ -147,8 +147,11 @@ export class ApiClient {
         throw this.cutShort(path, `its page ${pages} (${path}) holds only keys of earlier pages, as if it ignored the page asked for`);
       }
       for (const id of ids) seenIds.add(id);
-      documents.push(...page);
-      keys.push(...views);
+      // One by one: a spread of a page as large as 16 MiB allows would pass the engine's limit on arguments.
+      for (let i = 0; i < page.length; i++) {
+        documents.push(page[i]);
+        keys.push(views[i]!);
+      }
       opts.onPage?.({ documents: page, keys: views, nowMs: this.serverNow() });
       const next = page.length === 0 ? null : nextPage(path, res.body, header(res, 'link'), this.options.baseUrl);
       if (next === null) {

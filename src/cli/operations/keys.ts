@@ -27,7 +27,7 @@ export async function listKeys(
     onPage: (page) => {
       const records = page.documents.map((document, i) => ({ document, view: page.keys[i]! }));
       const matched = filtered ? records.filter(({ view }) => matchesFilter(view, filter, page.nowMs)) : records;
-      matching.push(...matched);
+      for (const record of matched) matching.push(record);
       onMatching?.(matched, page.nowMs);
     },
   });
