@@ -1,4 +1,4 @@
-// `npm run bench`: start-up, throughput, scale and limiter figures for this
+// `npm run bench`: start-up, throughput, scale, a 100,000-key list and limiter figures for this
 // machine, printed as a table and written to bench/RESULTS.md beside their
 // targets. Expects a built dist/ (`npm run bench` builds first).
 //
@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchBigList, bigListReport } from './big-list.mjs';
 import { benchLimiter } from './limiter.mjs';
 import { machine, ROOT, SVC_BIN } from './lib.mjs';
 import { benchKeysListTerminal, benchRenderTable } from './render.mjs';
@@ -65,7 +66,7 @@ const mark = (ok) => (ok ? 'met' : '**missed**');
 const fixed = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const int = (n) => Math.round(n).toLocaleString('en-US');
 
-function report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, limiter, before, seconds }) {
+function report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, bigList, limiter, before, seconds }) {
   const lines = [];
   const table = (head, rows) => {
     lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
@@ -223,6 +224,9 @@ function report({ env, command, startup, npx, terminal, tableDraw, throughput, s
     ],
   );
 
+  lines.push('## keys list of 100,000 keys', '');
+  lines.push(...bigListReport(bigList, int, fixed));
+
   lines.push('## Limiter exactness', '');
   lines.push(
     `${limiter.requests} requests at once, each on its own connection, against one Free workspace at the start of a fresh window; ${limiter.rounds.length} rounds.`,
@@ -265,13 +269,15 @@ try {
   const throughput = await benchThroughput({ seconds: seconds.throughput, rounds: seconds.rounds, users: seconds.users, builds });
   log('scale…');
   const scale = await benchScale({ authSeconds: seconds.auth, authRounds: 4, authPairs: 1000, listCalls: 100, creates: 10, builds });
+  log('keys list of 100,000 keys…');
+  const bigList = await benchBigList({ keys: 100_000, runs: 3 });
   log('limiter…');
   const limiter = await benchLimiter({ requests: 1000, rounds: 3 });
   env.loadAverageAtEnd = machine().loadAverage;
 
   const flags = [...(values.before ? ['--before', values.before] : []), ...values.node.flatMap((n) => ['--node', n])];
   const command = `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`;
-  const text = report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, limiter, before, seconds });
+  const text = report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, bigList, limiter, before, seconds });
   writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${text}\nWhole run: ${Math.round((Date.now() - started) / 1000)} s.\n`);
   process.stdout.write(`${text}\n`);
   log(`wrote bench/RESULTS.md in ${Math.round((Date.now() - started) / 1000)} s`);

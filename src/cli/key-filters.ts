@@ -34,3 +34,48 @@ export function matchesPrune(key: KeyView, criteria: PruneCriteria, nowMs: numbe
   }
   return true;
 }
+
+/** A filter or prune flag that could not judge some keys: they lack the field it reads. */
+export interface Unjudged {
+  flag: string;
+  /** The field, as a person calls it: "expiry time". */
+  field: string;
+  count: number;
+}
+
+/**
+ * How many keys each given filter could not judge for want of its field
+ * (another server's spelling, or none sent); such a key is left out, and
+ * saying how many is what tells "no match" from "could not tell".
+ */
+export function unjudgedByFilter(keys: readonly KeyView[], filter: ListFilter, nowMs: number): Unjudged[] {
+  return counted(keys, [
+    filter.expiringWithinMs !== undefined && { flag: '--expiring', field: 'expiry time', lacks: (k: KeyView) => !k.expiresKnown },
+    filter.status !== undefined && { flag: '--status', field: 'state', lacks: (k: KeyView) => keyStatus(k, nowMs) === null },
+    filter.name !== undefined && { flag: '--name', field: 'name', lacks: (k: KeyView) => k.name === null },
+  ]);
+}
+
+export function unjudgedByPrune(keys: readonly KeyView[], criteria: PruneCriteria): Unjudged[] {
+  return counted(keys, [
+    criteria.expired === true && { flag: '--expired', field: 'expiry time or state', lacks: (k: KeyView) => !k.expiresKnown && k.status === null },
+    criteria.disabled === true && { flag: '--disabled', field: 'on/off state', lacks: (k: KeyView) => k.enabled === null && k.status === null },
+    criteria.unusedForMs !== undefined && {
+      flag: '--unused-for',
+      field: 'last use',
+      lacks: (k: KeyView) => !k.lastUsedKnown || (k.lastUsedAt === null && k.createdAt === null),
+    },
+  ]);
+}
+
+type Check = { flag: string; field: string; lacks: (key: KeyView) => boolean } | false;
+
+function counted(keys: readonly KeyView[], checks: Check[]): Unjudged[] {
+  const out: Unjudged[] = [];
+  for (const check of checks) {
+    if (!check) continue;
+    const count = keys.filter(check.lacks).length;
+    if (count > 0) out.push({ flag: check.flag, field: check.field, count });
+  }
+  return out;
+}

@@ -121,7 +121,7 @@ Examples:
     )
     .option('--no-wait', 'fail with exit 5 on a rate limit instead of waiting')
     .addOption(
-      new Option('--max-wait <seconds>', 'longest total wait for rate limits')
+      new Option('--max-wait <seconds>', 'longest a command waits, for rate limits and retries alike, counted on the clock')
         .default(300)
         .argParser(integerAtLeast(0)),
     )

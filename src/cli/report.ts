@@ -1,4 +1,4 @@
-import { ApiError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
+import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
 import { CliError, ExitCode, InterruptedError, loginCommand } from './errors.js';
 import type { IO } from './io.js';
 import { isLoopbackHost } from '../client/loopback.js';
@@ -85,6 +85,9 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
     }
     return { exitCode: ExitCode.failure, lines };
   }
+  if (error instanceof IncompleteListError) {
+    return { exitCode: ExitCode.failure, lines: [`${visible(error.message)}.`, 'svc stopped there, changing nothing; any keys printed above are only part of the list.'] };
+  }
   if (error instanceof UnexpectedResponseError) {
     return { exitCode: ExitCode.failure, lines: [`Unexpected response: ${error.message}.`, notTheService(error.origin)] };
   }
@@ -99,7 +102,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
 }
 
 function describeApiError(error: ApiError): Report {
-  const serverText = error.body?.error ?? `HTTP ${error.status}`;
+  const serverText = error.body?.error || `HTTP ${error.status}`;
   const { origin } = error;
   if (error.status === 401) {
     return {
@@ -126,6 +129,16 @@ function describeApiError(error: ApiError): Report {
       ],
     };
   }
+  if (error.foreignBody !== null && error.status >= 500) {
+    // A server error page (the service's own, or a proxy's in front of it) says the server failed, not that the address is wrong.
+    return {
+      exitCode: ExitCode.failure,
+      lines: [
+        `${where} failed with a server error (${error.status}), answered with ${visible(error.foreignBody)} rather than the service's JSON: the service or a proxy in front of it is failing.`,
+        error.method === 'POST' ? LOOK_AT_LIST : 'Try again later; if it persists, tell the service\'s operators.',
+      ],
+    };
+  }
   if (error.foreignBody !== null) {
     return {
       exitCode: ExitCode.failure,
@@ -141,13 +154,26 @@ function describeApiError(error: ApiError): Report {
       ],
     };
   }
+  // A 400, 413 or 422 refuses what was sent, and what svc sends comes from the command line (docs/contract.md §C5).
   const exitCode =
     error.status === 404
       ? ExitCode.notFound
-      : error.status === 400 || error.status === 413
+      : error.status === 400 || error.status === 413 || error.status === 422
         ? ExitCode.usage
         : ExitCode.failure;
-  return { exitCode, lines: [`${error.method} ${visible(error.path)} failed (${error.status}${code}): ${visible(serverText)}`] };
+  return {
+    exitCode,
+    lines: [`${error.method} ${visible(error.path)} failed (${error.status}${code}): ${visible(serverText)}`, ...detailLines(error.details)],
+  };
+}
+
+/** Details shown below the message: enough to act on, never a screenful (a server may send hundreds). */
+const SHOWN_DETAILS = 5;
+
+function detailLines(details: readonly string[]): string[] {
+  const lines = details.slice(0, SHOWN_DETAILS).map((detail) => `  - ${visible(detail)}`);
+  if (details.length > SHOWN_DETAILS) lines.push(`  (and ${details.length - SHOWN_DETAILS} more)`);
+  return lines;
 }
 
 /**

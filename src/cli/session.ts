@@ -54,8 +54,10 @@ export interface Session {
   /** A person can be asked: TTYs both ways, no --no-input, not CI. */
   readonly canPrompt: boolean;
   readonly timeoutMs: number;
-  /** When the command must be over (deps.now's clock): every retry and wait draws on it. */
+  /** When the command must be over (deps.now's clock): every attempt's timeout is cut to it. */
   readonly deadlineMs: number;
+  /** When every wait, rate limits and retries alike, must be over: the start plus --max-wait (docs/contract.md §C4). */
+  readonly waitUntilMs: number;
   /** The one prompter (docs/contract.md §C7): Esc or Ctrl-C in any question is a PromptCancelledError. */
   prompts(): Promise<Prompter>;
 }
@@ -93,6 +95,7 @@ export type SessionFor<N extends Needs> = N extends 'key' ? KeySession : N exten
 
 export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session {
   const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  const started = deps.now();
   return Object.freeze({
     io,
     deps,
@@ -101,7 +104,8 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session
     profileName: options.profile || readEnv(io.env, 'SVC_PROFILE') || 'default',
     canPrompt: io.stdinIsTTY && io.stderrIsTTY && options.input !== false && !readEnv(io.env, 'CI'),
     timeoutMs,
-    deadlineMs: deps.now() + timeoutMs + options.maxWait * 1000,
+    deadlineMs: started + options.maxWait * 1000 + timeoutMs,
+    waitUntilMs: started + options.maxWait * 1000,
     async prompts() {
       const { createPrompter, escaped } = await import('./prompt.js');
       return deps.prompter ? escaped(deps.prompter) : createPrompter(io);
@@ -224,6 +228,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     apiKey: credentials.apiKey,
     timeoutMs: session.timeoutMs,
     deadlineMs: session.deadlineMs,
+    waitUntilMs: session.waitUntilMs,
     policy: { ...DEFAULT_POLICY, waitOnRateLimit: options.wait !== false, maxWaitSeconds: options.maxWait },
     transport,
     userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,

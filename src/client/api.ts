@@ -1,11 +1,11 @@
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
-import { isErrorBody } from '../contract/errors.js';
+import type { ErrorBody } from '../contract/errors.js';
 import { keyHint } from '../contract/key-format.js';
 import type { CreateKeyRequest } from '../contract/types.js';
-import { ApiError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
+import { ApiError, IncompleteListError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
 import { header } from './headers.js';
 import { isObject, keyDocuments, readKey, type KeyView } from './key-view.js';
-import { nextPage, PAGE_FIELDS } from './pagination.js';
+import { nextPage, PAGE_FIELDS, unfollowedMore } from './pagination.js';
 import { nextStep, rateLimitSeconds, type RetryPolicy, type Step } from './policy.js';
 import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 import type { HttpResponse, Transport } from './transport.js';
@@ -30,9 +30,15 @@ export interface ClientOptions {
   log?: (line: string) => void;
   /**
    * When the whole command must be over, on `now`'s clock: every attempt's
-   * timeout and every wait draws on it, so retries cannot outlast it.
+   * timeout is cut to the time left, so retries cannot outlast it.
    */
   deadlineMs?: number;
+  /**
+   * When every wait must be over (the command's start plus `--max-wait`):
+   * no rate-limit wait or backoff is begun that would end later, jitter and
+   * the requests between waits counted as the wall clock counts them.
+   */
+  waitUntilMs?: number;
   now?: () => number;
   random?: () => number;
   /** Which key and server, carried on every error this client throws so a report can name them. */
@@ -70,6 +76,20 @@ export interface KeyList {
   pages: number;
   /** The server's clock when the last page came. */
   nowMs: number;
+  /** Why the list may lack keys the server has (a sign of more svc cannot follow), or null when nothing says so. */
+  incomplete: string | null;
+}
+
+/** One page as it came, handed to a caller that shows keys while the next page is read. */
+export interface KeyPage {
+  documents: unknown[];
+  keys: KeyView[];
+  /** The server's clock when the page came. */
+  nowMs: number;
+}
+
+export interface ListOptions extends RequestOptions {
+  onPage?: (page: KeyPage) => void;
 }
 
 /** More pages than any account has: a server whose pages never end is reported, not followed for ever. */
@@ -108,22 +128,37 @@ export class ApiClient {
    * server pages. A next page at another address, a page seen twice or no
    * end in sight is an error, never a list silently cut short.
    */
-  async listAllKeys(opts: RequestOptions = {}): Promise<KeyList> {
+  async listAllKeys(opts: ListOptions = {}): Promise<KeyList> {
     const documents: unknown[] = [];
+    const keys: KeyView[] = [];
     const seen = new Set<string>();
+    const seenIds = new Set<string>();
     let first: Record<string, unknown> | undefined;
     let path: string = apiPaths.keys;
     for (let pages = 1; ; pages++) {
       seen.add(path);
       const res = await this.request<unknown>('GET', path, opts);
       const page = keyDocuments(res.body);
+      const views = page.map(readKey);
       first ??= isObject(res.body) ? res.body : {};
-      documents.push(...page);
+      // A server that ignores the page svc asks for sends its first page again: every key of it already seen.
+      const ids = views.map((k) => k.id).filter((id): id is string => id !== null);
+      if (pages > 1 && ids.length > 0 && ids.every((id) => seenIds.has(id))) {
+        throw this.cutShort(path, `its page ${pages} (${path}) holds only keys of earlier pages, as if it ignored the page asked for`);
+      }
+      for (const id of ids) seenIds.add(id);
+      // One by one: a spread of a page as large as 16 MiB allows would pass the engine's limit on arguments.
+      for (let i = 0; i < page.length; i++) {
+        documents.push(page[i]);
+        keys.push(views[i]!);
+      }
+      opts.onPage?.({ documents: page, keys: views, nowMs: this.serverNow() });
       const next = page.length === 0 ? null : nextPage(path, res.body, header(res, 'link'), this.options.baseUrl);
       if (next === null) {
         const body: Record<string, unknown> = { ...first, keys: documents };
         for (const field of PAGE_FIELDS) delete body[field];
-        return { documents, keys: documents.map(readKey), body, pages, nowMs: this.serverNow() };
+        const incomplete = page.length === 0 ? null : unfollowedMore(res.body, documents.length);
+        return { documents, keys, body, pages, nowMs: this.serverNow(), incomplete };
       }
       const problem =
         'foreign' in next
@@ -133,11 +168,13 @@ export class ApiClient {
             : pages >= MAX_PAGES
               ? `it still had more after ${MAX_PAGES} pages`
               : null;
-      if (problem !== null) {
-        throw new UnexpectedResponseError(`The key list could not be read whole: ${problem}`, 'GET', path, '', this.origin);
-      }
+      if (problem !== null) throw this.cutShort(path, problem);
       path = (next as { path: string }).path;
     }
+  }
+
+  private cutShort(path: string, problem: string): IncompleteListError {
+    return new IncompleteListError(problem, path, this.origin);
   }
 
   /**
@@ -246,6 +283,9 @@ export class ApiClient {
       accept: 'application/json',
       'user-agent': this.options.userAgent,
     };
+    // The Stripe convention: a server that keeps these answers a repeated create with the first one's
+    // answer instead of a second key; one that does not ignores the header. One key for all attempts.
+    if (method === 'POST') headers['idempotency-key'] = crypto.randomUUID();
     let payload: string | undefined;
     if (opts.body !== undefined) {
       payload = JSON.stringify(opts.body);
@@ -253,7 +293,8 @@ export class ApiClient {
     }
     const requestTimeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     const deadlineMs = this.options.deadlineMs ?? Infinity;
-    const state = { method, retries: 0, waitedSeconds: 0 };
+    const waitUntilMs = this.options.waitUntilMs ?? deadlineMs;
+    const state = { method, retries: 0, waitedMs: 0 };
     // Set once an attempt that may have reached the server is retried.
     let afterLostAnswer = false;
     const env = { nowMs: 0, random: this.random };
@@ -282,7 +323,7 @@ export class ApiClient {
           ? {
               kind: 'response',
               status: res.status,
-              code: isErrorBody(parsed) ? parsed.code : undefined,
+              code: readErrorBody(parsed).body?.code,
               retryAfter: header(res, 'retry-after'),
               rateLimitReset: header(res, RATE_LIMIT_HEADERS.reset),
             }
@@ -291,15 +332,17 @@ export class ApiClient {
         policy,
         env,
       );
-      const step = this.withinDeadline(planned, deadlineMs);
+      const step = this.withinDeadline(planned, waitUntilMs);
 
       switch (step.action) {
         case 'accept':
           return this.accept<T>(res!, parsed, method, path, latencyMs, afterLostAnswer);
-        case 'wait-rate-limit':
+        case 'wait-rate-limit': {
+          const waitStarted = this.now();
           await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429' });
-          state.waitedSeconds += step.seconds;
+          state.waitedMs += this.now() - waitStarted;
           continue;
+        }
         case 'backoff':
           afterLostAnswer ||= res !== undefined || failure!.reachedServerMaybe;
           await this.options.wait({
@@ -313,7 +356,7 @@ export class ApiClient {
           if (step.reason === 'no-wait' || step.reason === 'wait-budget') {
             throw new RateLimitedError(
               rateLimitSeconds(header(res!, 'retry-after'), header(res!, RATE_LIMIT_HEADERS.reset), env.nowMs),
-              state.waitedSeconds,
+              Math.round(state.waitedMs / 1000),
               step.reason === 'no-wait' ? 'no-wait' : 'budget',
               res!.headers,
               this.origin,
@@ -325,10 +368,10 @@ export class ApiClient {
     }
   }
 
-  /** A wait that would end past the deadline is not taken: the command gives up now with what it has. */
-  private withinDeadline(step: Step, deadlineMs: number): Step {
+  /** A wait that would end past `waitUntilMs` is not taken: the command gives up now with what it has. */
+  private withinDeadline(step: Step, waitUntilMs: number): Step {
     const waitMs = step.action === 'wait-rate-limit' ? step.seconds * 1000 + step.jitterMs : step.action === 'backoff' ? step.delayMs : 0;
-    if (waitMs === 0 || this.now() + waitMs < deadlineMs) return step;
+    if (waitMs === 0 || this.now() + waitMs <= waitUntilMs) return step;
     return { action: 'give-up', reason: step.action === 'wait-rate-limit' ? 'wait-budget' : 'retries-exhausted' };
   }
 
@@ -358,7 +401,38 @@ function apiError(
 ): ApiError {
   const foreignBody = res.text.trim() !== '' && parsed === undefined ? (header(res, 'content-type') ?? 'no Content-Type') : null;
   const location = res.status >= 300 && res.status < 400 ? header(res, 'location') : null;
-  return new ApiError(res.status, isErrorBody(parsed) ? parsed : null, method, path, { afterLostAnswer, foreignBody, location, origin });
+  const { body, details } = readErrorBody(parsed);
+  return new ApiError(res.status, body, method, path, { afterLostAnswer, foreignBody, location, origin, details });
+}
+
+/**
+ * An error body as services write them: the message in `error` (a string, or
+ * an object with `message`), `message`, `detail` or `title`; a `code`; and
+ * what it adds in `details` or `errors` (strings, objects of a field and a
+ * message, or a map of field to message), each made one string.
+ */
+function readErrorBody(parsed: unknown): { body: ErrorBody | null; details: string[] } {
+  if (!isObject(parsed)) return { body: null, details: [] };
+  const nested = isObject(parsed.error) ? parsed.error : null;
+  const message = [parsed.error, nested?.message, parsed.message, parsed.detail, parsed.title].find((v): v is string => typeof v === 'string' && v !== '');
+  const code = [parsed.code, nested?.code].find((v): v is string => typeof v === 'string' && v !== '');
+  const details: string[] = [];
+  for (const list of [parsed.details, parsed.errors, nested?.details]) {
+    const items = Array.isArray(list) ? list : isObject(list) ? Object.entries(list).map(([field, text]) => ({ field, message: text })) : typeof list === 'string' ? [list] : [];
+    for (const item of items) details.push(detailText(item));
+  }
+  if (message === undefined && code === undefined) return { body: null, details };
+  return { body: { error: message ?? '', ...(code === undefined ? {} : { code }) }, details };
+}
+
+function detailText(item: unknown): string {
+  if (typeof item === 'string') return item;
+  if (!isObject(item)) return JSON.stringify(item) ?? String(item);
+  const text = (v: unknown) => (typeof v === 'string' ? v : Array.isArray(v) ? v.join('.') : typeof v === 'number' ? String(v) : null);
+  const field = text(item.field) ?? text(item.path) ?? text(item.loc) ?? text(item.param) ?? text(item.name);
+  const message = text(item.message) ?? text(item.msg) ?? text(item.detail) ?? text(item.error) ?? text(item.reason);
+  if (message === null) return JSON.stringify(item);
+  return field === null ? message : `${field}: ${message}`;
 }
 
 function parseBody(res: HttpResponse): unknown {

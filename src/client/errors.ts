@@ -29,6 +29,8 @@ export interface ApiErrorDetails {
   /** Where a redirect pointed; svc never follows one (docs/contract.md §C4). */
   location?: string | null;
   origin?: RequestOrigin | null;
+  /** What the error body said beyond its message (`details`, `errors`), one string each, as it came. */
+  details?: readonly string[];
 }
 
 /** The server answered with a status the caller did not ask to handle. */
@@ -37,6 +39,7 @@ export class ApiError extends Error {
   readonly foreignBody: string | null;
   readonly location: string | null;
   readonly origin: RequestOrigin | null;
+  readonly details: readonly string[];
 
   constructor(
     readonly status: number,
@@ -45,12 +48,13 @@ export class ApiError extends Error {
     readonly path: string,
     details: ApiErrorDetails = {},
   ) {
-    super(body?.error ?? `HTTP ${status}`);
+    super(body?.error || `HTTP ${status}`);
     this.name = 'ApiError';
     this.afterLostAnswer = details.afterLostAnswer ?? false;
     this.foreignBody = details.foreignBody ?? null;
     this.location = details.location ?? null;
     this.origin = details.origin ?? null;
+    this.details = details.details ?? [];
   }
 
   get code(): string | undefined {
@@ -103,6 +107,14 @@ export class UnexpectedResponseError extends Error {
   ) {
     super(message);
     this.name = 'UnexpectedResponseError';
+  }
+}
+
+/** The key list's pages could not all be read: svc stops rather than act on part of a list (docs/contract.md §C6). */
+export class IncompleteListError extends UnexpectedResponseError {
+  constructor(problem: string, path: string, origin: RequestOrigin | null) {
+    super(`The key list could not be read whole: ${problem}`, 'GET', path, '', origin);
+    this.name = 'IncompleteListError';
   }
 }
 

@@ -2,8 +2,8 @@ import { isWellFormedKey } from '../contract/key-format.js';
 
 /**
  * A key record as svc reads it from any server. The spec names none of the
- * record's fields, so each is looked up under our name and its snake_case
- * spelling, and a missing or odd value is null rather than a crash
+ * record's fields, so each is looked up under our name and the other
+ * spellings services use (SPELLINGS), and a missing or odd value is null rather than a crash
  * (docs/contract.md §C6). Times are epoch milliseconds. `--json` output never goes
  * through this: it prints the server's document as it came.
  */
@@ -36,19 +36,36 @@ export function isObject(value: unknown): value is Doc {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The spellings services use for each field, ours first. A name may be a
+ * label or a title; a creation time `created` or `creation_time`; and so on:
+ * the look for a lost create and the filters depend on reading them.
+ */
+const SPELLINGS = {
+  id: ['id', 'key_id', 'keyId'],
+  name: ['name', 'label', 'display_name', 'displayName', 'title'],
+  hint: ['hint'],
+  enabled: ['enabled', 'active', 'is_active', 'isActive'],
+  status: ['status', 'state'],
+  workspaceId: ['workspaceId', 'workspace_id'],
+  createdAt: ['createdAt', 'created_at', 'created', 'creation_time', 'creationTime', 'createTime', 'create_time', 'created_on', 'createdOn', 'inserted_at', 'insertedAt', 'issued_at', 'issuedAt'],
+  expiresAt: ['expiresAt', 'expires_at', 'expires', 'expiry', 'expiration', 'expires_on', 'expiresOn', 'expireTime', 'expire_time'],
+  lastUsedAt: ['lastUsedAt', 'last_used_at', 'last_used', 'lastUsed', 'last_used_on', 'lastUsedOn'],
+} as const;
+
 export function readKey(value: unknown): KeyView {
   const doc = isObject(value) ? value : {};
-  const expires = readOptionalTime(field(doc, 'expiresAt', 'expires_at'));
-  const lastUsed = readOptionalTime(field(doc, 'lastUsedAt', 'last_used_at'));
-  const enabled = field(doc, 'enabled');
+  const expires = readOptionalTime(field(doc, ...SPELLINGS.expiresAt));
+  const lastUsed = readOptionalTime(field(doc, ...SPELLINGS.lastUsedAt));
+  const enabled = field(doc, ...SPELLINGS.enabled);
   return {
-    id: text(field(doc, 'id')),
-    name: text(field(doc, 'name')),
-    hint: text(field(doc, 'hint')),
+    id: text(field(doc, ...SPELLINGS.id)),
+    name: text(field(doc, ...SPELLINGS.name)),
+    hint: text(field(doc, ...SPELLINGS.hint)),
     enabled: typeof enabled === 'boolean' ? enabled : null,
-    status: text(field(doc, 'status')),
-    workspaceId: text(field(doc, 'workspaceId', 'workspace_id')),
-    createdAt: readTime(field(doc, 'createdAt', 'created_at')),
+    status: text(field(doc, ...SPELLINGS.status)),
+    workspaceId: text(field(doc, ...SPELLINGS.workspaceId)),
+    createdAt: readTime(field(doc, ...SPELLINGS.createdAt)),
     expiresAt: expires.at,
     expiresKnown: expires.known,
     lastUsedAt: lastUsed.at,

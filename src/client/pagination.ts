@@ -1,15 +1,39 @@
 /**
- * Where the next page of a key list is, in the three ways services say it
+ * Where the next page of a key list is, in the ways services say it
  * (docs/contract.md §C6): a `Link: <…>; rel="next"` header, a cursor in the
  * body (`next_cursor`, `nextCursor`, or `next` as a cursor or an address),
- * or `has_more` with page numbers. Pure: the list reader (ApiClient.listAllKeys)
- * does the requests.
+ * an address in `links.next`, `_links.next.href`, `next_page_url` or
+ * `nextPageUrl`, or `has_more` with page numbers; and the signs of more that
+ * svc cannot follow. Pure: the list reader (ApiClient.listAllKeys) does the
+ * requests.
  */
 import { API_PREFIX } from '../contract/paths.js';
 import { isObject } from './key-view.js';
 
 /** Fields of a list answer that describe its pages, not the keys: left out of the document --json prints. */
-export const PAGE_FIELDS = ['next_cursor', 'nextCursor', 'next', 'has_more', 'hasMore', 'page', 'per_page', 'perPage', 'total', 'cursor'] as const;
+export const PAGE_FIELDS = [
+  'next_cursor',
+  'nextCursor',
+  'next',
+  'has_more',
+  'hasMore',
+  'page',
+  'per_page',
+  'perPage',
+  'total',
+  'total_count',
+  'totalCount',
+  'cursor',
+  'links',
+  '_links',
+  'next_page_url',
+  'nextPageUrl',
+  'next_page_token',
+  'nextPageToken',
+] as const;
+
+/** Names of a continuation token whose request parameter the spec and the services svc knows do not agree on: seen, never guessed at. */
+const UNFOLLOWED_TOKENS = ['next_page_token', 'nextPageToken', 'continuation_token', 'continuationToken', 'next_token', 'nextToken'] as const;
 
 export type NextPage = { path: string } | { foreign: string } | null;
 
@@ -26,6 +50,10 @@ export function nextPage(path: string, body: unknown, linkHeader: string | null,
   if (cursor !== null) return { path: withQuery(path, 'cursor', cursor) };
   const next = firstText(body.next);
   if (next !== null) return /^(https?:)?\/\//i.test(next) || next.startsWith('/') ? fromAddress(next, path, baseUrl) : { path: withQuery(path, 'cursor', next) };
+  const links = isObject(body.links) ? body.links : null;
+  const hal = isObject(body._links) && isObject(body._links.next) ? body._links.next : null;
+  const address = firstText(links?.next, isObject(links?.next) ? links.next.href : null, hal?.href, body.next_page_url, body.nextPageUrl);
+  if (address !== null) return fromAddress(address, path, baseUrl);
   if (body.has_more === true || body.hasMore === true) {
     const current = typeof body.page === 'number' && Number.isSafeInteger(body.page) ? body.page : pageOf(path);
     return { path: withQuery(path, 'page', String(current + 1)) };
@@ -71,4 +99,19 @@ function withQuery(path: string, name: string, value: string): string {
 function pageOf(path: string): number {
   const page = Number(new URLSearchParams(path.split('?', 2)[1] ?? '').get('page'));
   return Number.isSafeInteger(page) && page > 0 ? page : 1;
+}
+
+/**
+ * A sign, in the last page svc read, that the list goes on where svc
+ * cannot follow it: a continuation token under a name whose request
+ * parameter is anyone's guess, or a total larger than the keys read.
+ * Null when nothing says so.
+ */
+export function unfollowedMore(body: unknown, keysRead: number): string | null {
+  if (!isObject(body)) return null;
+  const token = UNFOLLOWED_TOKENS.find((name) => firstText(body[name]) !== null);
+  if (token !== undefined) return `its last page names a next page by \`${token}\`, which svc does not know how to send back`;
+  const total = [body.total, body.total_count, body.totalCount].find((n): n is number => typeof n === 'number' && Number.isSafeInteger(n));
+  if (total !== undefined && total > keysRead) return `it says it holds ${total} keys, but its pages held ${keysRead} and named no next page`;
+  return null;
 }

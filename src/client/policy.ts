@@ -6,7 +6,7 @@
 export interface RetryPolicy {
   /** Sleep through 429 RATE_LIMITED; false fails at once (`--no-wait`). */
   waitOnRateLimit: boolean;
-  /** Longest total time spent sleeping for rate limits, in seconds. */
+  /** Longest total time spent sleeping for rate limits, jitter included, in seconds. */
   maxWaitSeconds: number;
   /** Retries after a network error or 5xx. */
   maxRetries: number;
@@ -24,15 +24,15 @@ export const DEFAULT_POLICY: RetryPolicy = {
 
 /** What one attempt produced, as far as the policy cares. */
 export type Attempt =
-  | { kind: 'response'; status: number; code?: string; retryAfter?: string | null; rateLimitReset?: string | null }
+  | { kind: 'response'; status: number; code?: string | null; retryAfter?: string | null; rateLimitReset?: string | null }
   | { kind: 'network'; reachedServerMaybe: boolean; final?: boolean };
 
 export interface RetryState {
   method: string;
   /** Network/5xx retries made so far. */
   retries: number;
-  /** Seconds already slept for rate limits. */
-  waitedSeconds: number;
+  /** Milliseconds already slept for rate limits, jitter included. */
+  waitedMs: number;
 }
 
 export type Step =
@@ -69,6 +69,15 @@ export function rateLimitSeconds(retryAfter: string | null | undefined, rateLimi
   return parseRetryAfter(retryAfter, nowMs) ?? (/^\d+$/.test(reset) ? Math.max(1, Number(reset)) : 1);
 }
 
+/**
+ * A 429 is a rate limit when its code says so or says nothing: the spec
+ * makes the error body's `code` optional. A 429 with another code is some
+ * other refusal, and an ordinary error.
+ */
+function isRateLimit(status: number, code: string | null | undefined): boolean {
+  return status === 429 && (code === undefined || code === null || code === 'RATE_LIMITED');
+}
+
 export function nextStep(
   attempt: Attempt,
   state: RetryState,
@@ -76,13 +85,14 @@ export function nextStep(
   env: { nowMs: number; random: () => number },
 ): Step {
   if (attempt.kind === 'response') {
-    if (attempt.status === 429 && attempt.code === 'RATE_LIMITED') {
+    if (isRateLimit(attempt.status, attempt.code)) {
       if (!policy.waitOnRateLimit) return { action: 'give-up', reason: 'no-wait' };
       const seconds = rateLimitSeconds(attempt.retryAfter, attempt.rateLimitReset, env.nowMs);
-      if (state.waitedSeconds + seconds > policy.maxWaitSeconds) {
+      const jitterMs = Math.floor(env.random() * 1000);
+      if (state.waitedMs + seconds * 1000 + jitterMs > policy.maxWaitSeconds * 1000) {
         return { action: 'give-up', reason: 'wait-budget' };
       }
-      return { action: 'wait-rate-limit', seconds, jitterMs: Math.floor(env.random() * 1000) };
+      return { action: 'wait-rate-limit', seconds, jitterMs };
     }
     if (attempt.status < 500) return { action: 'accept' };
   }
@@ -92,5 +102,8 @@ export function nextStep(
   // a second one whose secret nobody saw.
   if (state.method === 'POST' && reached) return { action: 'give-up', reason: 'not-idempotent' };
   if (state.retries >= policy.maxRetries) return { action: 'give-up', reason: 'retries-exhausted' };
-  return { action: 'backoff', delayMs: backoffDelayMs(state.retries, policy, env.random) };
+  const backoffMs = backoffDelayMs(state.retries, policy, env.random);
+  // A 503 (or any 5xx) that says when to come back is not asked again sooner.
+  const askedSeconds = attempt.kind === 'response' ? parseRetryAfter(attempt.retryAfter, env.nowMs) : null;
+  return { action: 'backoff', delayMs: askedSeconds === null ? backoffMs : Math.max(backoffMs, askedSeconds * 1000) };
 }

@@ -64,6 +64,34 @@ const FINAL: Record<string, string> = {
 
 const CA_HINT = 'If the server uses a private or self-signed CA, put that CA\'s certificate (PEM) in NODE_EXTRA_CA_CERTS.';
 
+/**
+ * What OpenSSL says when the first bytes back are not a TLS record: an
+ * http:// server answering a handshake with a plain HTTP error. Nothing was
+ * sent (the request waits for the handshake), and nothing will change on a retry.
+ */
+const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST']);
+
+/**
+ * A proxy that would not open the CONNECT tunnel to the service: a status
+ * other than 200, or the connection closed. Thrown from inside undici's proxy
+ * agent (see loadProxyAgent), so it fails the request instead of being retried.
+ */
+class ProxyTunnelError extends Error {
+  readonly code = 'SVC_PROXY_TUNNEL';
+  constructor(
+    /** The proxy's status, or null when it closed the connection instead. */
+    readonly status: number | null,
+    /** The proxy's address without credentials, and the variable it came from. */
+    readonly proxy: string,
+    readonly variable: string,
+    readonly hasCredentials: boolean,
+    readonly target: string,
+  ) {
+    super(`the proxy refused the tunnel (${status ?? 'closed'})`);
+    this.name = 'ProxyTunnelError';
+  }
+}
+
 function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {
@@ -74,14 +102,23 @@ function errorCode(error: unknown): string | undefined {
   return (error as { code?: string }).code;
 }
 
-export function classifyTransportError(error: unknown, timeoutMs: number): TransportError {
+export function classifyTransportError(error: unknown, timeoutMs: number, url?: string): TransportError {
   if (error instanceof TransportError) return error;
+  if (error instanceof ProxyTunnelError) return new TransportError(proxyRefusal(error), false, true);
   const name = (error as { name?: string }).name;
+  const detail = (error as Error).message || String(error);
+  // undici's plain-http forwarding turns a proxy's 407 into an invalid-argument error of its own.
+  if (/Proxy Authentication Required \(407\)/.test(detail)) {
+    return new TransportError('the proxy in HTTP_PROXY wants credentials (407): put them in HTTP_PROXY as http://user:password@host:port', false, true);
+  }
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new TransportError(`no answer within ${timeoutMs} ms`, true);
   }
   const code = errorCode(error);
-  const detail = (error as Error).message || String(error);
+  if (code && NOT_TLS.has(code)) {
+    const plain = url === undefined ? 'the same address with http://' : new URL(url).origin.replace(/^https:/, 'http:');
+    return new TransportError(`the server speaks plain http, not TLS: try ${plain} as the base URL`, false, true);
+  }
   if (code && code in NEVER_CONNECTED) return new TransportError(NEVER_CONNECTED[code]!, false);
   if (code && code in FINAL) {
     const certificate = code !== 'ENOTFOUND' && code !== 'UND_ERR_INVALID_ARG';
@@ -94,6 +131,20 @@ export function classifyTransportError(error: unknown, timeoutMs: number): Trans
   return new TransportError(code ? `${detail} (${code})` : detail, true);
 }
 
+/** A refused CONNECT in words that name the proxy and the fix; never the proxy's credentials. */
+function proxyRefusal({ status, proxy, variable, hasCredentials, target }: ProxyTunnelError): string {
+  const who = `the proxy in ${variable} (${proxy})`;
+  if (status === null) return `${who} closed the connection when asked for a tunnel to ${target} (CONNECT)`;
+  if (status === 407) {
+    return hasCredentials
+      ? `${who} did not accept the credentials in ${variable} (407 to CONNECT)`
+      : `${who} wants credentials (407 to CONNECT): put them in ${variable} as http://user:password@host:port`;
+  }
+  if (status === 403) return `${who} does not allow a tunnel to ${target} (403 to CONNECT); its operator decides that, or NO_PROXY can send ${target} direct`;
+  if (status === 502 || status === 503 || status === 504) return `${who} could not reach ${target} (${status} to CONNECT)`;
+  return `${who} answered ${status} to CONNECT instead of opening a tunnel to ${target}`;
+}
+
 export function createUndiciTransport(options: TransportOptions = {}): Transport {
   // undici parses HTTP with llhttp compiled to WebAssembly. A CLI makes a
   // request or three and exits, so V8's optimising tier-up of that module is
@@ -101,15 +152,29 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
   // and memory. Baseline (Liftoff) code parses these small answers fine. The
   // flag is read when undici compiles the module, on the first connection.
   setFlagsFromString('--liftoff-only');
-  const agentOptions = { keepAliveTimeout: 10_000, connections: 8 };
-  const direct = new Agent(agentOptions);
+  const pooled = { keepAliveTimeout: 10_000, connections: 8 };
+  // A POST goes out on a connection of its own, closed after its answer: undici
+  // reuses an idle keep-alive connection, and checks it only for a close or
+  // reset already received (client-h1.js, scheduleIdleSocketValidation,
+  // GHSA-35p6-xmwp-9g52); a server that drops it as the request arrives fails
+  // the request, which for a create svc may not retry. undici's own guard for
+  // non-idempotent requests only keeps them from being pipelined behind
+  // others (Dispatcher.md, "Non-idempotent requests will not be pipelined");
+  // `pipelining: 0` disables keep-alive for the dispatcher (Client.md), so
+  // every connection it makes is new.
+  const single = { pipelining: 0, connections: 8 };
+  const direct = { pooled: new Agent(pooled), single: lazy(() => new Agent(single)) };
   const { proxy } = options;
-  const proxied = proxy && (proxy.httpProxy || proxy.httpsProxy) ? loadProxyAgent(proxy, agentOptions) : undefined;
+  const proxied =
+    proxy && (proxy.httpProxy || proxy.httpsProxy)
+      ? { pooled: lazy(() => loadProxyAgent(proxy, pooled)), single: lazy(() => loadProxyAgent(proxy, single)) }
+      : undefined;
   const told = new Set<string>();
 
-  const dispatcherFor = async (url: URL): Promise<Dispatcher> => {
-    if (!proxied || isLoopbackHost(url.hostname)) return direct;
-    const agent = await proxied;
+  const dispatcherFor = async (url: URL, method: string): Promise<Dispatcher> => {
+    const reused = method !== 'POST';
+    if (!proxied || isLoopbackHost(url.hostname)) return reused ? direct.pooled : direct.single();
+    const agent = await (reused ? proxied.pooled() : proxied.single());
     if (options.log && !told.has(url.origin)) {
       told.add(url.origin);
       options.log(`* ${url.origin}: through the proxy in ${url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY'} unless NO_PROXY names it`);
@@ -120,7 +185,7 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
   return async (req) => {
     try {
       const url = new URL(req.url);
-      const res = await request.call(await dispatcherFor(url), {
+      const res = await request.call(await dispatcherFor(url, req.method), {
         origin: url.origin,
         path: url.pathname + url.search,
         method: req.method as 'GET',
@@ -132,23 +197,64 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
       const bytes = await readCapped(res.body);
       return { status: res.statusCode, headers: res.headers, text: decode(bytes, res.headers['content-encoding']) };
     } catch (error) {
-      throw classifyTransportError(error, req.timeoutMs);
+      throw classifyTransportError(error, req.timeoutMs, req.url);
     }
   };
 }
 
+function lazy<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
 async function loadProxyAgent(proxy: ProxySettings, agentOptions: object): Promise<Dispatcher> {
-  const [{ default: EnvHttpProxyAgent }, { default: DispatcherClass }, { default: connect }] = await Promise.all([
+  const [{ default: EnvHttpProxyAgent }, { default: DispatcherClass }, { default: connect }, { default: Pool }] = await Promise.all([
     import('undici/lib/dispatcher/env-http-proxy-agent.js'),
     import('undici/lib/dispatcher/dispatcher.js'),
     import('undici/lib/api/api-connect.js'),
+    import('undici/lib/dispatcher/pool.js'),
   ]);
   // The proxy agent opens its CONNECT tunnel with dispatcher.connect(), which
   // undici's own index attaches to Dispatcher.prototype; this transport skips
   // that index, so the one method the tunnel needs is attached the same way.
   DispatcherClass.prototype.connect ??= connect;
+  // The proxy agent's client for the proxy itself (proxy-agent.js), with a
+  // connect() that makes a refused tunnel an error of ours. undici reports a
+  // CONNECT answered with another status than 200 as an abort, which reads as
+  // a timeout; and a proxy that closes the connection as a socket error, on
+  // which its client connects again at once, for ever, deaf to the request's
+  // signal (client.js, onError spares UND_ERR_SOCKET): 4,000 connections a
+  // second. Any other error of ours fails the request where it stands.
+  const clientFactory = (origin: string | URL, options: object) => {
+    const pool = new Pool(origin, options);
+    const open = pool.connect.bind(pool);
+    pool.connect = (async (params: Dispatcher.ConnectOptions) => {
+      const target = String(params.path ?? '');
+      const refused = (status: number | null) => {
+        const url = new URL(origin);
+        // Only https is tunnelled; it goes through HTTP_PROXY when HTTPS_PROXY is not set (env-http-proxy-agent.js).
+        const variable = proxy.httpsProxy ? 'HTTPS_PROXY' : 'HTTP_PROXY';
+        const hasCredentials = url.username !== '' || url.password !== '';
+        url.username = '';
+        url.password = '';
+        return new ProxyTunnelError(status, url.origin, variable, hasCredentials, target);
+      };
+      let answer: Dispatcher.ConnectData;
+      try {
+        answer = await open(params);
+      } catch (error) {
+        throw (error as { code?: string }).code === 'UND_ERR_SOCKET' ? refused(null) : error;
+      }
+      if (answer.statusCode !== 200) {
+        answer.socket.destroy();
+        throw refused(answer.statusCode);
+      }
+      return answer;
+    }) as typeof pool.connect;
+    return pool;
+  };
   // proxyTunnel false: plain http goes to the proxy as a forwarded request, as curl sends it; https still tunnels (CONNECT).
-  return new EnvHttpProxyAgent({ ...agentOptions, ...proxy, noProxy: proxy.noProxy ?? '', proxyTunnel: false });
+  return new EnvHttpProxyAgent({ ...agentOptions, ...proxy, noProxy: proxy.noProxy ?? '', proxyTunnel: false, clientFactory } as object);
 }
 
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<Buffer> {

@@ -23,3 +23,8 @@ declare module 'undici/lib/api/api-connect.js' {
   import type { Dispatcher } from 'undici';
   export default function connect(this: Dispatcher, options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData>;
 }
+
+declare module 'undici/lib/dispatcher/pool.js' {
+  import { Pool } from 'undici';
+  export default Pool;
+}

@@ -19,8 +19,10 @@ export interface CreatedKey extends KeyRecord {
   secret: string;
 }
 
+/** One page of the key list: `nextCursor`, sent back as `?cursor=`, names the next page; null on the last. */
 export interface KeyList {
   keys: KeyRecord[];
+  nextCursor: string | null;
 }
 
 export interface CreateKeyRequest {

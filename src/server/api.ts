@@ -2,7 +2,7 @@ import { KEY_ID_PATTERN } from '../contract/paths.js';
 import type { KeyList, RevokeResult } from '../contract/types.js';
 import { HttpError, type Reply } from './http.js';
 import { Router } from './router.js';
-import { workspaceView, type Store, type StoredKey, type UserState } from './store.js';
+import { workspaceView, type KeyPlace, type Store, type StoredKey, type UserState } from './store.js';
 import { validCreateKey, validPatchKey } from './validation.js';
 
 /** One authenticated, admitted request under /api/service, its body already parsed. */
@@ -10,6 +10,8 @@ export interface ApiCall {
   key: StoredKey;
   user: UserState;
   params: Record<string, string>;
+  /** The query string's parameters; only the list reads any. */
+  query?: Record<string, string>;
   body: Record<string, unknown>;
 }
 
@@ -22,10 +24,15 @@ export interface ApiDeps {
   save: () => Promise<void>;
   /** Settles once the changes made so far are durable, without saving; rejects when they were undone. */
   whenDurable: () => Promise<void>;
+  /** Keys in a page of the list unless the client asks for fewer (`limit`); DEFAULT_PAGE_SIZE when absent. */
+  pageSize?: number;
 }
 
+/** The page size of `svc serve --local` unless `--page-size` says otherwise (docs/contract.md §A5). */
+export const DEFAULT_PAGE_SIZE = 1_000;
+
 /** The handlers of docs/contract.md §A5, paths relative to /api/service. */
-export function apiRouter({ store, now, save, whenDurable }: ApiDeps): Router<ApiHandler> {
+export function apiRouter({ store, now, save, whenDurable, pageSize = DEFAULT_PAGE_SIZE }: ApiDeps): Router<ApiHandler> {
   const findKey = (user: UserState, rawId: string | undefined): StoredKey | undefined => {
     const id = decodeId(rawId);
     return id === null ? undefined : store.userKey(user, id);
@@ -42,8 +49,10 @@ export function apiRouter({ store, now, save, whenDurable }: ApiDeps): Router<Ap
 
   return new Router<ApiHandler>()
     .add('/user/api-keys', {
-      GET: async ({ user }) => {
-        const body: KeyList = { keys: store.userKeys(user).map((k) => store.keyRecord(k)) };
+      // In pages (docs/contract.md §A5): a page's records and their JSON cost the page, not the account.
+      GET: async ({ user, query = {} }) => {
+        const page = store.keyPage(user, pageLimit(query.limit, pageSize), readCursor(query.cursor));
+        const body: KeyList = { keys: page.keys.map((k) => store.keyRecord(k)), nextCursor: page.next && writeCursor(page.next) };
         return { status: 200, body };
       },
       POST: async ({ user, body }) => {
@@ -97,4 +106,23 @@ function decodeId(raw: string | undefined): string | null {
   } catch {
     return null;
   }
+}
+
+/** `limit`: a whole number of keys from 1; more than the page size gets the page size, as services cap a page. */
+function pageLimit(raw: string | undefined, pageSize: number): number {
+  if (raw === undefined) return pageSize;
+  if (!/^[1-9]\d{0,8}$/.test(raw)) throw new HttpError(400, 'INVALID_REQUEST', 'Invalid request: limit must be a whole number of keys, 1 or more');
+  return Math.min(Number(raw), pageSize);
+}
+
+/** A cursor is a key's place, `<createdAt>.<added>` in base 36: opaque to clients, who send back what they were given. */
+function writeCursor(place: KeyPlace): string {
+  return `${place.createdAt.toString(36)}.${place.added.toString(36)}`;
+}
+
+function readCursor(raw: string | undefined): KeyPlace | null {
+  if (raw === undefined) return null;
+  const match = /^([0-9a-z]{1,12})\.([0-9a-z]{1,12})$/.exec(raw);
+  if (!match) throw new HttpError(400, 'INVALID_REQUEST', "Invalid request: cursor is not one this server gave (send back a page's nextCursor as it came)");
+  return { createdAt: parseInt(match[1]!, 36), added: parseInt(match[2]!, 36) };
 }

@@ -46,6 +46,8 @@ export interface AppDeps {
   isClosing: () => boolean;
   /** Where unexpected errors go, stack included; clients only ever see a plain 500. */
   logError: (error: unknown) => void;
+  /** Keys in a page of the list (docs/contract.md §A5), unless `--page-size` said otherwise. */
+  pageSize?: number;
 }
 
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -90,7 +92,7 @@ function unauthorized(): HttpError {
  */
 export function createApp(deps: AppDeps): RequestListener {
   const { store, clock, limiter, save, whenDurable, adminToken, faults, requestLog } = deps;
-  const api = apiRouter({ store, now: () => clock.now(), save, whenDurable });
+  const api = apiRouter({ store, now: () => clock.now(), save, whenDurable, pageSize: deps.pageSize });
   const admin = adminRouter({ store, clock, save, faults, requestLog, reset: deps.reset });
 
   /**
@@ -133,7 +135,7 @@ export function createApp(deps: AppDeps): RequestListener {
     const { handler, params } = routed(api.match(req.method ?? '', path));
     const body = await requestBody(req, raw);
     stillHeld(key);
-    return handler({ key, user: store.user(key.userId)!, params, body });
+    return handler({ key, user: store.user(key.userId)!, params, query: requestQuery(req.url), body });
   }
 
   /**
@@ -196,8 +198,8 @@ export function createApp(deps: AppDeps): RequestListener {
       });
     };
     void (async () => {
-      // Headers every answer to this request carries, whatever it turns out to be: the server's clock, rate-limit headers.
-      const headers: Headers = { date: clock.httpDate() };
+      // Headers every answer to this request carries, whatever it turns out to be: rate-limit headers, and the Date below.
+      const headers: Headers = {};
       let reply: Outcome;
       try {
         if (isUnder(path, API_PREFIX)) reply = await serveApi(req, path.slice(API_PREFIX.length), headers, seen);
@@ -215,7 +217,9 @@ export function createApp(deps: AppDeps): RequestListener {
         return;
       }
       // An unread body must not be drained (it may be huge), so the connection cannot be reused.
-      const answer: Reply = { status: reply.status, body: reply.body, headers: Object.assign({}, reply.headers, headers) };
+      // Date is the server's clock as it answers, not as the request came: after a delay or a slow save the
+      // arrival time would put the client's reading of the server's clock behind by that long (docs/contract.md §B).
+      const answer: Reply = { status: reply.status, body: reply.body, headers: Object.assign({}, reply.headers, headers, { date: clock.httpDate() }) };
       send(res, answer, deps.isClosing() || hasUnreadBody(req));
       log(res.headersSent ? reply.status : null);
     })().catch((error: unknown) => {

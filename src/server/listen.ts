@@ -49,6 +49,8 @@ export interface ServerOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** Standing faults for every API request (`--latency`, `--fail-rate`); rules come and go through /_local/faults. */
   faults?: AmbientFaults;
+  /** Keys in a page of the list (`--page-size`); 1,000 when absent. */
+  pageSize?: number;
   /** What latency and the fail rate draw from; Math.random by default. */
   random?: () => number;
   /** Unexpected errors, stack included; stderr by default. */
@@ -172,6 +174,7 @@ async function start(options: ServerOptions, lock: DataFileLock | null, logWarni
       },
       isClosing: () => closing,
       logError,
+      pageSize: options.pageSize,
     }),
   );
   // By default node ends its side as soon as the client half-closes, and an answer still being

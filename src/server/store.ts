@@ -49,12 +49,27 @@ const KEY_FIELDS = [
   'lastUsedAt',
 ] as const satisfies readonly (keyof StoredKey)[];
 
+/** A key's place in its user's list: what a page cursor names (docs/contract.md §A5). */
+export interface KeyPlace {
+  createdAt: number;
+  /** The order the key was added to this server's memory in; meaningless to another process. */
+  added: number;
+}
+
 export class Store {
   private readonly users = new Map<string, UserState>();
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly keys = new Map<string, StoredKey>();
   private readonly keysByHash = new Map<string, StoredKey>();
-  private readonly keyIdsByUser = new Map<string, Set<string>>();
+  /**
+   * Each user's keys oldest first, by creation time and then by the order
+   * they were added: a page of the newest-first list is a binary search and
+   * a slice, never a sort of every key on every request.
+   */
+  private readonly keysByUser = new Map<string, StoredKey[]>();
+  /** The order keys were added in, telling apart keys created in the same millisecond; kept off StoredKey, which is saved field by field. */
+  private readonly addedAt = new WeakMap<StoredKey, number>();
+  private added = 0;
   /** Each key's line in the state file, with the field values it was made from (see stateFileParts). */
   private readonly savedLines = new WeakMap<StoredKey, { fields: StoredKey; line: Buffer }>();
   /** Bumped by every change, lastUsedAt included, so persistence can tell when state is unsaved. */
@@ -86,14 +101,14 @@ export class Store {
     this.users.clear();
     this.keys.clear();
     this.keysByHash.clear();
-    this.keyIdsByUser.clear();
+    this.keysByUser.clear();
     for (const w of snapshot.workspaces) {
       this.workspaces.set(w.id, Object.assign(workspaces.get(w.id) ?? ({} as WorkspaceState), w));
     }
     for (const u of snapshot.users) {
       const user = Object.assign(users.get(u.id) ?? ({} as UserState), u, { workspaceIds: [...u.workspaceIds] });
       this.users.set(u.id, user);
-      this.keyIdsByUser.set(u.id, new Set());
+      this.keysByUser.set(u.id, []);
     }
     for (const k of snapshot.keys) {
       const live = keys.get(k.id);
@@ -110,8 +125,14 @@ export class Store {
         expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt),
         lastUsedAt: live ? live.lastUsedAt : k.lastUsedAt === null ? null : Date.parse(k.lastUsedAt),
       };
-      this.addKey(live ? Object.assign(live, key) : key);
+      const stored = live ? Object.assign(live, key) : key;
+      this.keys.set(stored.id, stored);
+      this.keysByHash.set(stored.hash, stored);
+      this.keysByUser.get(stored.userId)!.push(stored);
+      if (!this.addedAt.has(stored)) this.addedAt.set(stored, this.added++);
     }
+    // One sort per user, not an insertion per key: a file's keys need not come in creation order.
+    for (const keys of this.keysByUser.values()) keys.sort((a, b) => this.compare(a, b));
     this.version++;
   }
 
@@ -161,7 +182,7 @@ export class Store {
     this.users.clear();
     this.keys.clear();
     this.keysByHash.clear();
-    this.keyIdsByUser.clear();
+    this.keysByUser.clear();
     const { user } = this.createUser('Local user', plan);
     return { user, secret: this.createKey(user, 'bootstrap', null).secret };
   }
@@ -188,7 +209,7 @@ export class Store {
     const user: UserState = { id, name, activeWorkspaceId: workspace.id, workspaceIds: [workspace.id] };
     this.workspaces.set(workspace.id, workspace);
     this.users.set(id, user);
-    this.keyIdsByUser.set(id, new Set());
+    this.keysByUser.set(id, []);
     this.version++;
     return { user, workspace };
   }
@@ -248,8 +269,38 @@ export class Store {
 
   /** Newest first; keys created within the same millisecond keep reverse creation order. */
   userKeys(user: UserState): StoredKey[] {
-    const ids = [...(this.keyIdsByUser.get(user.id) ?? [])].reverse();
-    return ids.map((id) => this.keys.get(id)!).sort((a, b) => b.createdAt - a.createdAt);
+    return [...(this.keysByUser.get(user.id) ?? [])].reverse();
+  }
+
+  /**
+   * Up to `limit` of the user's keys, newest first, starting after the
+   * position `after` (a key's place in that order, from the previous page's
+   * last key); `next` is the last key's place when more follow. A key made
+   * or revoked between pages neither repeats nor hides another.
+   */
+  keyPage(user: UserState, limit: number, after: KeyPlace | null): { keys: StoredKey[]; next: KeyPlace | null } {
+    const keys = this.keysByUser.get(user.id) ?? [];
+    // Index of the newest key older than `after`, walking the oldest-first array backwards.
+    let from = keys.length - 1;
+    if (after !== null) {
+      let low = 0;
+      let high = keys.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (this.comparePlace(keys[mid]!, after) < 0) low = mid + 1;
+        else high = mid;
+      }
+      from = low - 1;
+    }
+    const to = Math.max(-1, from - limit);
+    const page: StoredKey[] = [];
+    for (let i = from; i > to; i--) page.push(keys[i]!);
+    const last = page.at(-1);
+    return { keys: page, next: to >= 0 && last ? this.placeOf(last) : null };
+  }
+
+  private placeOf(key: StoredKey): KeyPlace {
+    return { createdAt: key.createdAt, added: this.addedAt.get(key)! };
   }
 
   setEnabled(key: StoredKey, enabled: boolean): void {
@@ -260,7 +311,9 @@ export class Store {
   deleteKey(key: StoredKey): void {
     this.keys.delete(key.id);
     this.keysByHash.delete(key.hash);
-    this.keyIdsByUser.get(key.userId)?.delete(key.id);
+    const keys = this.keysByUser.get(key.userId);
+    const at = keys ? this.indexOf(keys, key) : -1;
+    if (at !== -1) keys!.splice(at, 1);
     this.version++;
   }
 
@@ -294,7 +347,33 @@ export class Store {
   private addKey(key: StoredKey): void {
     this.keys.set(key.id, key);
     this.keysByHash.set(key.hash, key);
-    this.keyIdsByUser.get(key.userId)!.add(key.id);
+    this.addedAt.set(key, this.added++);
+    const keys = this.keysByUser.get(key.userId)!;
+    // A new key is almost always the newest; a clock set back puts it earlier.
+    let at = keys.length;
+    while (at > 0 && this.compare(keys[at - 1]!, key) > 0) at--;
+    keys.splice(at, 0, key);
+  }
+
+  private compare(a: StoredKey, b: StoredKey): number {
+    return this.comparePlace(a, this.placeOf(b));
+  }
+
+  private comparePlace(key: StoredKey, place: KeyPlace): number {
+    return key.createdAt - place.createdAt || this.addedAt.get(key)! - place.added;
+  }
+
+  /** Where `key` is in its user's oldest-first array, by binary search on its place. */
+  private indexOf(keys: StoredKey[], key: StoredKey): number {
+    const place = this.placeOf(key);
+    let low = 0;
+    let high = keys.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.comparePlace(keys[mid]!, place) < 0) low = mid + 1;
+      else high = mid;
+    }
+    return keys[low] === key ? low : -1;
   }
 
   private newId(prefix: string, taken: Map<string, unknown>): string {

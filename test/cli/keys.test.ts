@@ -81,13 +81,13 @@ describe('keys enable / disable / revoke', () => {
     secret = created.secret;
   });
 
-  it('disables, says "already" on a repeat, and the key stops working', async () => {
+  it('disables, says so again on a repeat (a 204 is done as asked), and the key stops working', async () => {
     const first = await svc(['keys', 'disable', id], local.env);
     expect(first.exitCode).toBe(0);
     expect(first.stderr).toContain(`Disabled ${id}`);
     const again = await svc(['keys', 'disable', id], local.env);
     expect(again.exitCode).toBe(0);
-    expect(again.stderr).toContain('already disabled');
+    expect(again.stderr).toContain(`${id} (toggle) is disabled.`);
     const json = await svc(['keys', 'disable', id, '--json'], local.env);
     expect(JSON.parse(json.stdout)).toMatchObject({ id, enabled: false, status: 'disabled' });
     const dead = await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: secret });
@@ -98,7 +98,7 @@ describe('keys enable / disable / revoke', () => {
     const result = await svc(['keys', 'enable', id, '--json'], local.env);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ id, enabled: true });
-    expect((await svc(['keys', 'enable', id], local.env)).stderr).toContain('already enabled');
+    expect((await svc(['keys', 'enable', id], local.env)).stderr).toContain(`${id} (toggle) is enabled.`);
   });
 
   it('answers 4 for an unknown id of any shape (ids are opaque), and 2 for one no URL can carry', async () => {

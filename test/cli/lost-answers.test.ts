@@ -103,7 +103,8 @@ describe('a create that may have made a key nobody saw', () => {
     server.rules.push({ method: 'POST', times: 1, then: { status: 502, body: '' }, work: false });
     const result = await svc(['keys', 'create', 'ci'], e);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("No key named 'ci' has appeared");
+    expect(result.stderr).toContain("No key named 'ci' made since the request began is in the list yet");
+    expect(result.stderr).toContain('check `svc keys list --name ci` in a minute');
     expect([...server.keys.values()].some((k) => k.name === 'ci')).toBe(false);
   });
 

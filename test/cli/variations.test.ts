@@ -72,11 +72,11 @@ describe.each(variations)('against a service with %s', (_, variation) => {
     expect(JSON.parse(json.stdout).keys).toHaveLength(server.keys.size);
   });
 
-  it('disables, says "already" on a repeat, and enables again', async () => {
+  it('disables, says it is disabled on a repeat, and enables again', async () => {
     const { id } = keyByName('plain');
     expect((await run(['keys', 'disable', id])).stderr).toContain(`Disabled ${id}`);
     expect(keyByName('plain').enabled).toBe(false);
-    expect((await run(['keys', 'disable', id])).stderr).toContain('already disabled');
+    expect((await run(['keys', 'disable', id])).stderr).toContain(`${id} (plain) is disabled.`);
     expect((await run(['keys', 'enable', id])).stderr).toContain(`Enabled ${id}`);
     expect(keyByName('plain').enabled).toBe(true);
   });

@@ -1,7 +1,7 @@
 // tier: in-process
 /**
  * src/client/transport.ts loads undici's private files instead of its entry
- * point (half the code, half the load time): two always, three more when a
+ * point (half the code, half the load time): two always, four more when a
  * proxy is configured. Private files may move or
  * change in any release, so undici is pinned exactly and this test fails,
  * naming the file, when an upgrade moves one or changes what transport.ts
@@ -23,6 +23,7 @@ const REQUEST = 'undici/lib/api/api-request.js';
 const PROXY_AGENT = 'undici/lib/dispatcher/env-http-proxy-agent.js';
 const DISPATCHER = 'undici/lib/dispatcher/dispatcher.js';
 const CONNECT = 'undici/lib/api/api-connect.js';
+const POOL = 'undici/lib/dispatcher/pool.js';
 
 function load(file: string): unknown {
   try {
@@ -108,5 +109,17 @@ describe('the undici files transport.ts imports', () => {
     expect(Object.getPrototypeOf(Object.getPrototypeOf(agent)), `${DISPATCHER} is not the proxy agent's base class`).toBeDefined();
     expect(agent instanceof (Dispatcher as unknown as new () => object), `${DISPATCHER} is not the class proxy agents derive from`).toBe(true);
     expect(typeof load(CONNECT), `${CONNECT} no longer exports connect()`).toBe('function');
+  });
+
+  it(`${POOL} still exports the Pool whose connect() the proxy agent's tunnel calls, and the agent takes a clientFactory`, async () => {
+    const Pool = load(POOL) as new (origin: string, options: object) => { close(): Promise<void> };
+    expect(typeof Pool, `${POOL} no longer exports a class`).toBe('function');
+    const pool = new Pool('http://127.0.0.1:9', {});
+    // connect() comes from Dispatcher.prototype, where transport.ts attaches it.
+    expect(pool instanceof (load(DISPATCHER) as new () => object), `${POOL}: a Pool is no Dispatcher`).toBe(true);
+    await pool.close();
+    // proxy-agent.js makes its client for the proxy with opts.clientFactory; transport.ts wraps that client's connect().
+    const source = readFileSync(requireFromRepo.resolve('undici/lib/dispatcher/proxy-agent.js'), 'utf8');
+    expect(source, 'proxy-agent.js no longer takes a clientFactory for its client to the proxy').toMatch(/clientFactory\(url, \{ connect \}\)/);
   });
 });

@@ -383,7 +383,7 @@ function plan(step: Exclude<Step, { kind: 'clock' }>, model: Model, now: number,
           if (stopped(exitCode)) return expect(made).toEqual([]);
           if (step.fault === '503') {
             expect(exitCode).toBe(1);
-            expect(stderr).toContain(`No key named '${name}' has appeared since the request began`);
+            expect(stderr).toContain(`No key named '${name}' made since the request began is in the list yet`);
             return expect(made).toEqual([]);
           }
           expect(made).toHaveLength(1);

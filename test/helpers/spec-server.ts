@@ -46,8 +46,23 @@ export interface Variation {
   tls?: { cert: string; key: string };
   /** Compress every answer so, whatever the client asked for (as some proxies do). */
   encoding?: 'gzip' | 'deflate' | 'br';
-  /** List keys in pages of `size`, the next one named the way `style` says (the spec shows no paging; services do page). */
-  pages?: { size: number; style: 'cursor' | 'has-more' | 'link' };
+  /**
+   * List keys in pages of `size`, the next one named the way `style` says (the spec shows no paging; services do page):
+   * `next_cursor`; `has_more` with `?page=`; a Link header; JSON:API's `links.next`; or, ways svc cannot follow,
+   * a `next_page_token`, a `total` and nothing else, and `has_more` with a server that ignores `?page=`.
+   */
+  pages?: { size: number; style: 'cursor' | 'has-more' | 'link' | 'links-next' | 'token' | 'total-only' | 'has-more-ignored' };
+  /** The list's order; the spec does not say. Default newest first. */
+  order?: 'newest-first' | 'oldest-first';
+  /** PATCH answers 204 to every change it makes, as some services do, not only to one that changes nothing. */
+  patchNoContent?: boolean;
+  /** A create is answered (or its answer lost) before the key is in the list: it appears there only on commitPending(). */
+  lateCommit?: boolean;
+  /**
+   * A connection that already carried a request is closed as the next one arrives, unanswered: what a
+   * client meets when a server drops an idle keep-alive connection just as the client reuses it.
+   */
+  dropReusedConnections?: boolean;
 }
 
 /** Record shapes a service may choose. */
@@ -78,6 +93,17 @@ export const records = {
     lastUsedAt: k.lastUsedAt,
     scopes: ['media:write'],
   }),
+  /** Other words for the same fields: a label, `active`, `created`, `expires`, `last_used`. */
+  labelled: (k: SpecKey): Record<string, unknown> => ({
+    id: k.idValue,
+    label: k.name,
+    active: k.enabled,
+    created: new Date(k.createdAt).toISOString(),
+    expires: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+    last_used: k.lastUsedAt === null ? null : new Date(k.lastUsedAt).toISOString(),
+  }),
+  /** Names and ids only: nothing a filter on time or state can read. */
+  bare: (k: SpecKey): Record<string, unknown> => ({ id: k.idValue, name: k.name }),
   /** Our own reading of the spec (docs/contract.md §A4), for comparison. */
   full: (k: SpecKey, nowMs: number): Record<string, unknown> => ({
     id: k.idValue,
@@ -114,7 +140,13 @@ export interface SpecServer {
   keys: Map<string, SpecKey>;
   /** Requests seen, as "METHOD /path". */
   seen: string[];
+  /** The headers of each request seen, in the same order. */
+  seenHeaders: Record<string, string | string[] | undefined>[];
   rules: AnswerRule[];
+  /** With `lateCommit`: puts the keys made so far into the list. */
+  commitPending(): void;
+  /** Connections closed unanswered by `dropReusedConnections`. */
+  dropped: number;
   close(): Promise<void>;
 }
 
@@ -135,7 +167,11 @@ type Answer = { status: number; body?: unknown; headers?: Record<string, string>
 export async function startSpecServer(variation: Variation = {}): Promise<SpecServer> {
   const keys = new Map<string, SpecKey>();
   const byHash = new Map<string, SpecKey>();
+  const pending = new Set<string>();
   const seen: string[] = [];
+  const seenHeaders: Record<string, string | string[] | undefined>[] = [];
+  const used = new WeakSet<object>();
+  let dropped = 0;
   const rules: AnswerRule[] = [];
   const now = () => Date.now() + (variation.clockOffsetMs ?? 0);
   const newId = variation.newId ?? (() => randomUUID().replace(/-/g, '').slice(0, 16));
@@ -159,22 +195,38 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
       if (!(expiresAt > now())) return { status: 400, body: { error: 'expiresAt must be in the future' } };
     }
     const key = add(body.name, expiresAt);
+    if (variation.lateCommit) pending.add(key.id);
     const shape = variation.created ?? ((r, secret) => ({ ...r, secret }));
     return { status: variation.createdStatus ?? 201, body: shape(record(key), key.secret) };
   };
 
-  /** One page of the list, newest first; the whole list when the variation does not page. */
+  /** One page of the list, newest first unless `order` says otherwise; the whole list when the variation does not page. */
   const list = (query: URLSearchParams): Answer => {
-    const all = [...keys.values()].reverse().map(record);
+    const listed = [...keys.values()].filter((k) => !pending.has(k.id));
+    const all = (variation.order === 'oldest-first' ? listed : listed.reverse()).map(record);
     const paging = variation.pages;
     if (!paging) return { status: 200, body: { keys: all } };
     const { size, style } = paging;
-    const page = style === 'cursor' ? Number(query.get('cursor') ?? 0) / size + 1 : Number(query.get('page') ?? 1);
+    const asked = style === 'has-more-ignored' ? 1 : Number(query.get('page') ?? 1);
+    const page = style === 'cursor' ? Number(query.get('cursor') ?? 0) / size + 1 : asked;
     const slice = all.slice((page - 1) * size, page * size);
     const more = page * size < all.length;
-    if (style === 'cursor') return { status: 200, body: { keys: slice, next_cursor: more ? String(page * size) : null } };
-    if (style === 'has-more') return { status: 200, body: { keys: slice, has_more: more, page } };
-    return { status: 200, body: { keys: slice }, headers: more ? { link: `<${PREFIX}${COLLECTION}?page=${page + 1}>; rel="next"` } : {} };
+    const next = `${PREFIX}${COLLECTION}?page=${page + 1}`;
+    switch (style) {
+      case 'cursor':
+        return { status: 200, body: { keys: slice, next_cursor: more ? String(page * size) : null } };
+      case 'has-more':
+      case 'has-more-ignored':
+        return { status: 200, body: { keys: slice, has_more: more, ...(style === 'has-more' ? { page } : {}) } };
+      case 'links-next':
+        return { status: 200, body: { keys: slice, links: { self: `${PREFIX}${COLLECTION}?page=${page}`, next: more ? next : null } } };
+      case 'token':
+        return { status: 200, body: { keys: slice, next_page_token: more ? `t${page + 1}` : null } };
+      case 'total-only':
+        return { status: 200, body: { keys: slice, total: all.length } };
+      case 'link':
+        return { status: 200, body: { keys: slice }, headers: more ? { link: `<${next}>; rel="next"` } : {} };
+    }
   };
 
   const route = (method: string, path: string, body: Record<string, unknown>, query: URLSearchParams): Answer => {
@@ -197,7 +249,7 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
       if (typeof body.enabled !== 'boolean') return { status: 400, body: { error: 'enabled must be a boolean' } };
       if (key.enabled === body.enabled) return { status: 204 };
       key.enabled = body.enabled;
-      return { status: 200, body: record(key) };
+      return variation.patchNoContent ? { status: 204 } : { status: 200, body: record(key) };
     }
     return { status: 405, body: { error: 'Method not allowed' } };
   };
@@ -207,7 +259,15 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     res.setHeader('date', new Date(now()).toUTCString());
     const [path = '', search = ''] = (req.url ?? '').split('?', 2);
     const method = req.method ?? '';
+    if (variation.dropReusedConnections && req.socket) {
+      if (used.has(req.socket)) {
+        dropped++;
+        return req.socket.destroy();
+      }
+      used.add(req.socket);
+    }
     seen.push(`${method} ${path}`);
+    seenHeaders.push({ ...req.headers });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const send = (status: number, body?: unknown) => reply(res, status, body, variation.encoding);
@@ -253,7 +313,12 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     addKey: (name, expiresAt = null) => add(name, expiresAt),
     keys,
     seen,
+    seenHeaders,
     rules,
+    commitPending: () => pending.clear(),
+    get dropped() {
+      return dropped;
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -199,7 +199,7 @@ describe('unexpected failures', () => {
     const store = new Store(clock);
     const { user } = store.createUser('u', 'free');
     secret = store.createKey(user, 'k', null).secret;
-    store.userKeys = () => {
+    store.keyPage = () => {
       throw new Error('listing exploded');
     };
     server = createServer(

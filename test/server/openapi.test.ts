@@ -52,8 +52,9 @@ function validatorAt(pointer: string): ValidateFunction {
 }
 
 function templateOf(path: string): string {
-  if (path.startsWith('/user/api-keys/')) return '/user/api-keys/{id}';
-  return path;
+  const bare = path.split('?', 1)[0]!;
+  if (bare.startsWith('/user/api-keys/')) return '/user/api-keys/{id}';
+  return bare;
 }
 
 /** Checks one answer against the document's response for its operation and status. */
@@ -111,6 +112,12 @@ describe('docs/openapi.yaml against the reference server', () => {
     const list = await t.api('GET', '/user/api-keys');
     conforms('GET', '/user/api-keys', list);
     expect(list.json.keys.length).toBeGreaterThan(0);
+    await t.api('POST', '/user/api-keys', { body: { name: 'a second page' } });
+    const first = await t.api('GET', '/user/api-keys?limit=1');
+    conforms('GET', '/user/api-keys?limit=1', first);
+    expect(first.json.nextCursor).toEqual(expect.any(String));
+    const second = await t.api('GET', `/user/api-keys?limit=1&cursor=${encodeURIComponent(first.json.nextCursor)}`);
+    conforms('GET', '/user/api-keys', second);
 
     const created = await t.api('POST', '/user/api-keys', { body: { name: 'openapi', expiresAt: '2999-01-01T00:00:00+02:00' } });
     conforms('POST', '/user/api-keys', created);
@@ -138,6 +145,8 @@ describe('docs/openapi.yaml against the reference server', () => {
   it('documents every client error of the key operations', async () => {
     const id = (await t.api('POST', '/user/api-keys', { body: { name: 'target' } })).json.id as string;
     const cases: [string, string, Parameters<TestServer['api']>[2], number][] = [
+      ['GET', '/user/api-keys?limit=0', {}, 400],
+      ['GET', '/user/api-keys?cursor=not-given', {}, 400],
       ['POST', '/user/api-keys', { body: {} }, 400],
       ['POST', '/user/api-keys', { raw: '{"name":', headers: { 'content-type': 'application/json' } }, 400],
       ['POST', '/user/api-keys', { body: { name: 'x', expiresAt: '2000-01-01T00:00:00Z' } }, 400],

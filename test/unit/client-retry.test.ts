@@ -13,7 +13,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return { status, headers, text: body === undefined ? '' : JSON.stringify(body) };
 }
 
-function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}, deadlineMs?: number) {
+function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}, deadlineMs?: number, clock: { waitUntilMs?: number; requestMs?: number } = {}) {
   const requests: HttpRequest[] = [];
   const waits: WaitEvent[] = [];
   const log: string[] = [];
@@ -21,6 +21,7 @@ function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}, deadline
   let nowMs = 1_000_000;
   const client = new ApiClient({
     deadlineMs: deadlineMs === undefined ? undefined : 1_000_000 + deadlineMs,
+    waitUntilMs: clock.waitUntilMs === undefined ? undefined : 1_000_000 + clock.waitUntilMs,
     now: () => nowMs,
     baseUrl: 'http://svc.test/',
     apiKey: KEY,
@@ -29,6 +30,7 @@ function harness(script: Scripted[], policy: Partial<RetryPolicy> = {}, deadline
     userAgent: 'svc/test',
     transport: async (req) => {
       requests.push(req);
+      nowMs += clock.requestMs ?? 0;
       const next = script.shift();
       if (!next) throw new Error('transport called more often than scripted');
       if (next instanceof TransportError) throw next;
@@ -98,11 +100,21 @@ describe('ApiClient under the §C4 policies', () => {
   it('gives up when the next wait would pass --max-wait', async () => {
     const { client, waits } = harness([rateLimited('40'), rateLimited('40')], { maxWaitSeconds: 60 });
     const error = await client.probeKeyList().catch((e) => e);
-    expect(error).toMatchObject({ reason: 'budget', waitedSeconds: 40 });
+    // 40 s asked, and the 500 ms of jitter on top.
+    expect(error).toMatchObject({ reason: 'budget', waitedSeconds: 41 });
     expect(waits).toHaveLength(1);
   });
 
-  it('treats a 429 without RATE_LIMITED as an ordinary error', async () => {
+  it('waits out a 429 whose body has no code, or is no JSON at all, as a rate limit', async () => {
+    for (const body of [{ error: 'Too many requests' }, undefined]) {
+      const limited: HttpResponse = { status: 429, headers: { 'retry-after': '2' }, text: body === undefined ? '<html>slow down</html>' : JSON.stringify(body) };
+      const { client, waits } = harness([limited, json(200, { keys: [] })]);
+      expect((await client.probeKeyList()).status).toBe(200);
+      expect(waits).toEqual([{ reason: 'rate-limit', ms: 2_500, cause: '429' }]);
+    }
+  });
+
+  it('treats a 429 with another code than RATE_LIMITED as an ordinary error', async () => {
     const { client, waits } = harness([json(429, { error: 'Too many', code: 'QUOTA' }, { 'retry-after': '1' })]);
     const error = await client.probeKeyList().catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
@@ -164,6 +176,43 @@ describe('ApiClient under the §C4 policies', () => {
 
 describe('one deadline for the whole command', () => {
   const unavailable = () => json(503, { error: 'busy', code: 'UNAVAILABLE' });
+
+  it('bounds every wait by --max-wait on the wall clock, jitter and the requests between them counted', async () => {
+    // Each request takes 3 s; each 429 asks 2 s, plus 500 ms of jitter. After 3 + 2.5 + 3 s, another 2.5 s would end at 11 s.
+    const { client, waits, requests } = harness([rateLimited('2'), rateLimited('2'), rateLimited('2'), rateLimited('2')], {}, 20_000, {
+      waitUntilMs: 10_000,
+      requestMs: 3_000,
+    });
+    const error = await client.probeKeyList().catch((e) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.reason).toBe('budget');
+    expect(waits.map((w) => w.ms)).toEqual([2_500]);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('honours a 503\'s Retry-After within the budget, and gives up rather than retry sooner than asked', async () => {
+    const soon = harness([json(503, { error: 'busy' }, { 'retry-after': '5' }), json(200, { keys: [] })], {}, 20_000, { waitUntilMs: 10_000 });
+    expect((await soon.client.probeKeyList()).status).toBe(200);
+    expect(soon.waits.map((w) => w.ms)).toEqual([5_000]);
+    const late = harness([json(503, { error: 'busy' }, { 'retry-after': '30' })], {}, 20_000, { waitUntilMs: 10_000 });
+    const error = await late.client.probeKeyList().catch((e) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(503);
+    expect(late.waits).toEqual([]);
+  });
+
+  it('sends every POST with an Idempotency-Key, the same on each attempt', async () => {
+    const { client, requests } = harness([new TransportError('connection refused', false), json(201, { id: 'key_1', secret: KEY })]);
+    await client.createKey({ name: 'ci' });
+    const keys = requests.map((r) => r.headers['idempotency-key']);
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const other = harness([json(201, { id: 'key_2', secret: KEY }), json(200, { keys: [] })]);
+    await other.client.createKey({ name: 'ci' });
+    await other.client.probeKeyList();
+    expect(other.requests[0]!.headers['idempotency-key']).not.toBe(keys[0]);
+    expect(other.requests[1]!.headers).not.toHaveProperty('idempotency-key');
+  });
 
   it('takes no wait that would end past it, and fails with the last answer instead', async () => {
     // Backoffs of 500, 1000, 2000 ms fit in 4 s; the next, 4000 ms, would not.

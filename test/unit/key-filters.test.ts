@@ -1,7 +1,7 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
 import { readKey } from '../../src/client/key-view.js';
-import { matchesFilter, matchesPrune } from '../../src/cli/key-filters.js';
+import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune } from '../../src/cli/key-filters.js';
 
 const now = Date.parse('2026-11-22T12:00:00.000Z');
 const DAY = 86_400_000;
@@ -44,5 +44,22 @@ describe('keys prune criteria (docs/contract.md §C8)', () => {
     expect(matchesPrune(key({ enabled: false }), { disabled: true }, now)).toBe(true);
     expect(matchesPrune(key({ enabled: false }), { disabled: true, expired: true }, now)).toBe(false);
     expect(matchesPrune(key({ enabled: false, expiresAt: now - 1 }), { disabled: true, expired: true }, now)).toBe(true);
+  });
+});
+
+describe('what a filter could not judge', () => {
+  it('counts, per filter given, the keys that show no value for the field it reads', () => {
+    const keys = [key({ expiresAt: null }), readKey({ id: 'a' }), readKey({ id: 'b', status: 'enabled' }), readKey({ id: 'c', enabled: true, lastUsedAt: null })];
+    expect(unjudgedByFilter(keys, { expiringWithinMs: DAY, status: 'enabled', name: 'x' }, now)).toEqual([
+      { flag: '--expiring', field: 'expiry time', count: 3 },
+      { flag: '--status', field: 'state', count: 1 },
+      { flag: '--name', field: 'name', count: 3 },
+    ]);
+    expect(unjudgedByFilter(keys, {}, now)).toEqual([]);
+    expect(unjudgedByPrune(keys, { expired: true, disabled: true, unusedForMs: DAY })).toEqual([
+      { flag: '--expired', field: 'expiry time or state', count: 2 },
+      { flag: '--disabled', field: 'on/off state', count: 1 },
+      { flag: '--unused-for', field: 'last use', count: 4 },
+    ]);
   });
 });

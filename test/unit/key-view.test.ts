@@ -50,6 +50,16 @@ describe('readKey', () => {
     expect(view).toMatchObject({ id: '42', name: 'ci', workspaceId: 'w1', createdAt: 1_700_000_000_000, expiresAt: null, expiresKnown: true });
   });
 
+  it('reads the other words services use: label, active, created, expires, last_used', () => {
+    const key = readKey({ key_id: 'k9', label: 'deploy', active: false, state: 'revoked', created: '2026-01-02T03:04:05Z', expires: null, last_used: 1_767_225_600 });
+    expect(key).toMatchObject({ id: 'k9', name: 'deploy', enabled: false, status: 'revoked', createdAt: Date.parse('2026-01-02T03:04:05Z'), expiresAt: null, expiresKnown: true, lastUsedAt: 1_767_225_600_000 });
+    for (const field of ['creation_time', 'creationTime', 'createTime', 'inserted_at', 'issued_at']) {
+      expect(readKey({ [field]: '2026-01-02T03:04:05Z' }).createdAt, field).toBe(Date.parse('2026-01-02T03:04:05Z'));
+    }
+    // Our own spelling wins where a record has both.
+    expect(readKey({ name: 'ours', label: 'theirs' }).name).toBe('ours');
+  });
+
   it('leaves what is missing or odd as null, and says when expiry is not known', () => {
     expect(readKey({ name: ['x'], expiresAt: 'never' })).toMatchObject({
       id: null,

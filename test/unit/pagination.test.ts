@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api.js';
 import { UnexpectedResponseError } from '../../src/client/errors.js';
 import { DEFAULT_POLICY } from '../../src/client/policy.js';
-import { nextPage } from '../../src/client/pagination.js';
+import { nextPage, unfollowedMore } from '../../src/client/pagination.js';
 import type { HttpRequest, HttpResponse } from '../../src/client/transport.js';
 
 const BASE = 'https://svc.test/base';
@@ -21,6 +21,24 @@ describe('nextPage: where the next page of a key list is', () => {
     expect(nextPage(path, { has_more: true }, null, BASE)).toEqual({ path: '/user/api-keys?page=2' });
     expect(nextPage('/user/api-keys?page=2', { hasMore: true }, null, BASE)).toEqual({ path: '/user/api-keys?page=3' });
     expect(nextPage(path, { has_more: true, page: 4 }, null, BASE)).toEqual({ path: '/user/api-keys?page=5' });
+  });
+
+  it("follows JSON:API's links.next, HAL's _links.next.href and next_page_url", () => {
+    const path = '/user/api-keys';
+    expect(nextPage(path, { links: { next: '/base/api/service/user/api-keys?page[number]=2' } }, null, BASE)).toEqual({ path: '/user/api-keys?page[number]=2' });
+    expect(nextPage(path, { links: { next: { href: '?page=2' } } }, null, BASE)).toEqual({ path: '/user/api-keys?page=2' });
+    expect(nextPage(path, { _links: { next: { href: 'https://svc.test/base/api/service/user/api-keys?p=3' } } }, null, BASE)).toEqual({ path: '/user/api-keys?p=3' });
+    expect(nextPage(path, { next_page_url: 'https://svc.test/base/api/service/user/api-keys?page=2' }, null, BASE)).toEqual({ path: '/user/api-keys?page=2' });
+    expect(nextPage(path, { links: { next: 'https://evil.test/keys' } }, null, BASE)).toHaveProperty('foreign');
+    expect(nextPage(path, { links: { next: null } }, null, BASE)).toBeNull();
+  });
+
+  it('tells a sign of more it cannot follow from the end of the list', () => {
+    expect(unfollowedMore({ keys: [], next_page_token: 'abc' }, 20)).toMatch(/`next_page_token`, which svc does not know how to send back/);
+    expect(unfollowedMore({ nextToken: 'x' }, 20)).toMatch(/`nextToken`/);
+    expect(unfollowedMore({ total: 75 }, 20)).toBe('it says it holds 75 keys, but its pages held 20 and named no next page');
+    expect(unfollowedMore({ total_count: 20 }, 20)).toBeNull();
+    for (const body of [{}, { next_page_token: null }, { next_page_token: '' }, null, 'keys']) expect(unfollowedMore(body, 3), JSON.stringify(body)).toBeNull();
   });
 
   it('ends where nothing says there is more', () => {

@@ -11,7 +11,7 @@ import {
 } from '../../src/client/policy.js';
 
 const env = { nowMs: Date.parse('2026-11-21T10:00:00Z'), random: () => 0.5 };
-const fresh = (method = 'GET'): RetryState => ({ method, retries: 0, waitedSeconds: 0 });
+const fresh = (method = 'GET'): RetryState => ({ method, retries: 0, waitedMs: 0 });
 const response = (status: number, extra: Partial<Extract<Attempt, { kind: 'response' }>> = {}): Attempt => ({
   kind: 'response',
   status,
@@ -111,14 +111,29 @@ describe('nextStep', () => {
     });
   });
 
-  it('gives up once the total wait would pass --max-wait', () => {
+  it('gives up once the total wait, jitter included, would pass --max-wait', () => {
     const policy = { ...DEFAULT_POLICY, maxWaitSeconds: 60 };
     const attempt = response(429, { code: 'RATE_LIMITED', retryAfter: '30' });
-    expect(nextStep(attempt, { ...fresh(), waitedSeconds: 30 }, policy, env).action).toBe('wait-rate-limit');
-    expect(nextStep(attempt, { ...fresh(), waitedSeconds: 31 }, policy, env)).toEqual({
+    // The jitter here is 500 ms: 29.5 s waited, 30.5 s more, is 60 s.
+    expect(nextStep(attempt, { ...fresh(), waitedMs: 29_500 }, policy, env).action).toBe('wait-rate-limit');
+    expect(nextStep(attempt, { ...fresh(), waitedMs: 29_501 }, policy, env)).toEqual({
       action: 'give-up',
       reason: 'wait-budget',
     });
+  });
+
+  it('waits out a 429 without a code like a rate limit: the spec makes the code optional', () => {
+    for (const code of [undefined, null]) {
+      expect(nextStep(response(429, { code, retryAfter: '3' }), fresh(), DEFAULT_POLICY, env)).toEqual({ action: 'wait-rate-limit', seconds: 3, jitterMs: 500 });
+    }
+  });
+
+  it('honours Retry-After on a 503, never retrying sooner than asked', () => {
+    expect(nextStep(response(503, { retryAfter: '5' }), fresh(), DEFAULT_POLICY, env)).toEqual({ action: 'backoff', delayMs: 5_000 });
+    expect(nextStep(response(503, { retryAfter: 'Sat, 21 Nov 2026 10:00:09 GMT' }), fresh(), DEFAULT_POLICY, env)).toEqual({ action: 'backoff', delayMs: 9_000 });
+    // A shorter ask than the backoff's own delay changes nothing.
+    expect(nextStep(response(503, { retryAfter: '1' }), { ...fresh(), retries: 3 }, DEFAULT_POLICY, env)).toEqual({ action: 'backoff', delayMs: 4_000 });
+    expect(nextStep(response(503, { retryAfter: 'soon' }), fresh(), DEFAULT_POLICY, env)).toEqual({ action: 'backoff', delayMs: 500 });
   });
 
   it('backs off on 5xx and network errors for reads, with growing delays', () => {

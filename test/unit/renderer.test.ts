@@ -238,6 +238,36 @@ describe('table on a terminal', () => {
   });
 });
 
+describe('a table drawn as its rows arrive', () => {
+  it('on a terminal: the first batch fixes the columns and widths, a longer cell later is cut with …, one header', () => {
+    const { r, stdout } = renderer({ stdoutIsTTY: true, columns: 80 });
+    const table = r.tableStream(keyColumns.slice(0, 2));
+    const [first, second] = keys(2);
+    table.rows([first!]);
+    const atFirst = stdout();
+    table.rows([{ ...second!, name: 'a-much-longer-name-than-before' }]);
+    table.end();
+    expect(atFirst).toBe('ID                        NAME\nkey_00000000000000000000  laptop-00000\n');
+    expect(stdout()).toBe(`${atFirst}key_00000000000000000001  a-much-long…\n`);
+  });
+
+  it('piped: the header once, each batch written as it comes; with no rows, the header alone at the end', () => {
+    const { r, stdout } = renderer({ columns: 20 });
+    const table = r.tableStream(keyColumns.slice(0, 2));
+    table.rows([]);
+    expect(stdout()).toBe('');
+    table.rows(keys(1));
+    expect(stdout()).toBe('ID\tNAME\nkey_00000000000000000000\tlaptop-00000\n');
+    table.rows(keys(2).slice(1));
+    table.end();
+    expect(stdout()).toBe('ID\tNAME\nkey_00000000000000000000\tlaptop-00000\nkey_00000000000000000001\tlaptop-00001\n');
+    const empty = renderer({ columns: 20 });
+    const none = empty.r.tableStream(keyColumns.slice(0, 2));
+    none.end();
+    expect(empty.stdout()).toBe('ID\tNAME\n');
+  });
+});
+
 describe('table piped', () => {
   it('is a header line and tab-separated plain values of every column, sanitised', () => {
     const { r, stdout } = renderer({ columns: 20 });

@@ -71,10 +71,18 @@ describe('the 401 report names the key, its source and the server from the error
 
   it("cuts the server's Content-Type of an answer that is not JSON at 200 characters, as other server text", () => {
     const contentType = `text/html; ${'x'.repeat(1_000)}`;
-    const error = new ApiError(502, null, 'GET', '/user/api-keys', { foreignBody: contentType, origin: origin() });
+    const error = new ApiError(404, null, 'GET', '/user/api-keys', { foreignBody: contentType, origin: origin() });
     const [line] = report(error).lines;
     expect(line).toContain(`with ${contentType.slice(0, 199)}…, not the service's JSON.`);
     expect(line!.length).toBeLessThan(300);
+  });
+
+  it('reports a 5xx page that is not JSON as a server error, its Content-Type cut too, not as a wrong address', () => {
+    const contentType = `text/html; ${'x'.repeat(1_000)}`;
+    const lines = report(new ApiError(502, null, 'GET', '/user/api-keys', { foreignBody: contentType, origin: origin() })).lines;
+    expect(lines[0]).toContain(`failed with a server error (502), answered with ${contentType.slice(0, 199)}… rather than the service's JSON`);
+    expect(lines[0]!.length).toBeLessThan(400);
+    expect(lines.join('\n')).not.toContain("the service's address?");
   });
 });
 

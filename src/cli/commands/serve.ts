@@ -22,6 +22,7 @@ interface ServeOptions {
   adminToken?: string;
   latency?: Latency;
   failRate?: number;
+  pageSize?: number;
 }
 
 interface Latency {
@@ -43,6 +44,11 @@ export function register(program: Command, app: App): void {
     .option('--admin-token <token>', 'bearer token of the /_local admin area (env SVC_LOCAL_ADMIN_TOKEN; random otherwise)')
     .addOption(new Option('--latency <ms|min-max>', 'delay every API request by ms, or by a random span min-max (e.g. 50-400)').argParser(parseLatency))
     .addOption(new Option('--fail-rate <share>', 'answer this share (0 to 1) of API requests 502 or 503 instead').argParser(parseFailRate))
+    .addOption(
+      new Option('--page-size <keys>', `keys in a page of GET /user/api-keys, and the most a client's limit gets (1 to ${MAX_PAGE_SIZE}; default 1000)`).argParser(
+        parsePageSize,
+      ),
+    )
     .addHelpText(
       'after',
       `
@@ -54,7 +60,8 @@ Examples:
   $ svc serve --local
   $ svc serve --local --port 0 --json
   $ svc serve --local --data ./svc-state.json --plan pro
-  $ svc serve --local --latency 50-400 --fail-rate 0.1`,
+  $ svc serve --local --latency 50-400 --fail-rate 0.1
+  $ svc serve --local --page-size 20`,
     )
     .action(app.action('nothing', run));
 }
@@ -77,6 +84,15 @@ function parseLatency(value: string): Latency {
     throw new InvalidArgumentError(`expected milliseconds (250) or a range min-max (50-400), at most ${MAX_LATENCY_MS}.`);
   }
   return { minMs, maxMs };
+}
+
+/** A page this large is still served in a few milliseconds; much larger ones would hold up every other request. */
+const MAX_PAGE_SIZE = 10_000;
+
+function parsePageSize(value: string): number {
+  const size = integerAtLeast(1)(value);
+  if (size > MAX_PAGE_SIZE) throw new InvalidArgumentError(`expected a number of keys from 1 to ${MAX_PAGE_SIZE}.`);
+  return size;
 }
 
 /** A plain decimal: Number() alone would also take 0x1, 1e0 or 0b1, each a surprising way to say "every request". */
@@ -116,6 +132,7 @@ export async function run(session: Session, options: ServeOptions): Promise<void
       dataFile: options.data,
       adminToken,
       faults: { latency: options.latency, failRate: options.failRate },
+      pageSize: options.pageSize,
       logError: (error) => log.info(...`svc serve: unexpected error: ${error instanceof Error ? error.stack : String(error)}`.split('\n')),
       logWarning: (message) => log.info(`svc serve: ${message}`),
     });

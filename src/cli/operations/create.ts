@@ -118,18 +118,33 @@ function serverSince(beganMs: number, serverNowMs: number, localNow: number): nu
   return beganMs + (serverNowMs - localNow) - 1_500;
 }
 
-export type OrphanLookup = { state: 'found'; keys: (KeyView & { id: string; createdAt: number })[] } | { state: 'none' } | { state: 'failed'; message: string };
+export type OrphanLookup =
+  | { state: 'found'; keys: (KeyView & { id: string; createdAt: number })[] }
+  | {
+      state: 'none';
+      /** Keys of that name whose creation time svc cannot read: any of them may be the one. */
+      undated: (KeyView & { id: string })[];
+      /** Keys whose name svc cannot read at all. */
+      unnamed: number;
+      /** Why the list may lack keys the server has, when it may. */
+      incomplete: string | null;
+    }
+  | { state: 'failed'; message: string };
 
 async function lookForOrphans(client: ApiClient, name: string, beganMs: number, now: () => number, existing: readonly string[]): Promise<OrphanLookup> {
   try {
     // One look, each page once: after a failed create, minutes of backoff would help nobody.
     const list = await client.listAllKeys({ maxRetries: 0 });
     const since = serverSince(beganMs, list.nowMs, now());
-    const keys = list.keys.filter(
-      (k): k is KeyView & { id: string; createdAt: number } =>
-        k.name === name && k.id !== null && !existing.includes(k.id) && k.createdAt !== null && k.createdAt >= since,
-    );
-    return keys.length === 0 ? { state: 'none' } : { state: 'found', keys };
+    const named = list.keys.filter((k): k is KeyView & { id: string } => k.name === name && k.id !== null && !existing.includes(k.id));
+    const keys = named.filter((k): k is KeyView & { id: string; createdAt: number } => k.createdAt !== null && k.createdAt >= since);
+    if (keys.length > 0) return { state: 'found', keys };
+    return {
+      state: 'none',
+      undated: named.filter((k) => k.createdAt === null),
+      unnamed: list.keys.filter((k) => k.name === null).length,
+      incomplete: list.incomplete,
+    };
   } catch (error) {
     return { state: 'failed', message: (error as Error).message };
   }
@@ -177,9 +192,23 @@ function outcome(lookup: OrphanLookup, revoked: ReadonlySet<string>): string[] {
 }
 
 function findings(name: string, lookup: OrphanLookup, revoked: ReadonlySet<string>): string[] {
-  if (lookup.state === 'failed') return [`svc could not look for it (${lookup.message}): run \`svc keys list\` before you try again.`];
+  if (lookup.state === 'failed') return [`svc could not look for it (${clip(lookup.message, 200)}): run \`svc keys list\` before you try again.`];
   const quoted = `'${clip(name, 200)}'`;
-  if (lookup.state === 'none') return [`No key named ${quoted} has appeared since the request began: it most likely did not take effect.`];
+  if (lookup.state === 'none') {
+    // Not finding it proves little: a server may commit a create after answering, or list it later.
+    const lines = [
+      `No key named ${quoted} made since the request began is in the list yet. It may not have been made, or the server may still be creating it:`,
+      `check \`svc keys list --name ${shellWord(name)}\` in a minute before you try again.`,
+    ];
+    if (lookup.undated.length > 0) {
+      const one = lookup.undated.length === 1;
+      lines.push(`${one ? 'A key' : `${lookup.undated.length} keys`} named ${quoted} ${one ? 'shows' : 'show'} no creation time svc can read; ${one ? 'it' : 'any of them'} may be the one:`);
+      lines.push(...lookup.undated.map((key) => `  ${clip(key.id, 200)}  ${revokeCommand(key.id)}`));
+    }
+    if (lookup.unnamed > 0) lines.push(`${lookup.unnamed === 1 ? 'A key shows' : `${lookup.unnamed} keys show`} no name svc can read, so svc could not tell whether one of them is it.`);
+    if (lookup.incomplete !== null) lines.push(`The list may lack keys: ${clip(lookup.incomplete, 200)}.`);
+    return lines;
+  }
   const one = lookup.keys.length === 1;
   return [
     `It did take effect: ${one ? 'a key' : `${lookup.keys.length} keys`} named ${quoted} appeared since the request began, and no one has seen ${one ? 'its secret' : 'their secrets'}.`,

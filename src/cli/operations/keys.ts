@@ -6,7 +6,7 @@
 import { PROBE, type ApiClient, type KeyList } from '../../client/api.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
-import { matchesFilter, matchesPrune, type ListFilter, type PruneCriteria } from '../key-filters.js';
+import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../key-filters.js';
 import { isKeyInUse, isNotFound, keyNotFound } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
 
@@ -16,12 +16,24 @@ export interface KeyRecord {
   view: KeyView;
 }
 
-/** Every key, and those that match `filter` (all when it is empty). */
-export async function listKeys(client: ApiClient, filter: ListFilter): Promise<{ list: KeyList; matching: KeyRecord[] }> {
-  const list = await client.listAllKeys();
-  const records = list.documents.map((document, i) => ({ document, view: list.keys[i]! }));
+/** Every key, those that match `filter` (all when it is empty), and how many keys a filter could not judge. */
+export async function listKeys(
+  client: ApiClient,
+  filter: ListFilter,
+  /** Told each page's matching keys as the page comes, so they can be shown while the next is read. */
+  onMatching?: (records: KeyRecord[], nowMs: number) => void,
+): Promise<{ list: KeyList; matching: KeyRecord[]; unjudged: Unjudged[] }> {
   const filtered = Object.values(filter).some((value) => value !== undefined);
-  return { list, matching: filtered ? records.filter(({ view }) => matchesFilter(view, filter, list.nowMs)) : records };
+  const matching: KeyRecord[] = [];
+  const list = await client.listAllKeys({
+    onPage: (page) => {
+      const records = page.documents.map((document, i) => ({ document, view: page.keys[i]! }));
+      const matched = filtered ? records.filter(({ view }) => matchesFilter(view, filter, page.nowMs)) : records;
+      for (const record of matched) matching.push(record);
+      onMatching?.(matched, page.nowMs);
+    },
+  });
+  return { list, matching, unjudged: unjudgedByFilter(list.keys, filter, list.nowMs) };
 }
 
 /**
@@ -83,11 +95,16 @@ export async function keyNotFoundAmong(client: ApiClient, ids: readonly string[]
 }
 
 export interface Switched extends KeyRecord {
-  /** False when the key already had that state (204). */
+  /**
+   * True when the server answered with the changed record (200), or with a
+   * 204 to a retry whose first attempt may have made the change. A 204
+   * otherwise says only that the key is in that state now: the reference
+   * server means "already", other servers answer every change so.
+   */
   changed: boolean;
 }
 
-/** One PATCH; 204 means "already". --json owes a document, so a 204's record is read. */
+/** One PATCH. --json owes a document, so a 204's record is read. */
 export async function setEnabled(client: ApiClient, id: string, enabled: boolean): Promise<Switched> {
   let result;
   try {
@@ -164,12 +181,14 @@ export interface PrunePlan {
   targets: KeyRecord[];
   /** Matched, but left alone: the key in use, or one that might be. */
   spared: { record: KeyRecord; reason: 'in-use' | 'unknowable' }[];
+  /** Keys a criterion could not judge for want of its field: left alone too. */
+  unjudged: Unjudged[];
 }
 
 /** The keys prune would revoke (docs/contract.md §C8), never the key in use. */
 export async function planPrune(client: ApiClient, criteria: PruneCriteria): Promise<PrunePlan> {
   const list = await client.listAllKeys();
-  const plan: PrunePlan = { list, targets: [], spared: [] };
+  const plan: PrunePlan = { list, targets: [], spared: [], unjudged: unjudgedByPrune(list.keys, criteria) };
   list.documents.forEach((document, i) => {
     const view = list.keys[i]!;
     if (view.id === null || !matchesPrune(view, criteria, list.nowMs)) return;

@@ -22,6 +22,12 @@ export interface Field {
   plain: string;
 }
 
+/** A table whose rows come in batches: `end` once they are all in. */
+export interface TableStream<T> {
+  rows(rows: readonly T[]): void;
+  end(): void;
+}
+
 /** Text already sanitised, with the tone it is to be painted in. */
 interface Run {
   text: string;
@@ -141,11 +147,53 @@ export class Renderer {
    * forge a column or a row.
    */
   table<T>(columns: readonly Column<T>[], rows: readonly T[]): void {
-    if (!this.#io.stdoutIsTTY) {
-      const lines = [columns.map((c) => sanitize(c.header)), ...rows.map((row) => columns.map((c) => sanitize(c.plain(row))))];
-      this.#io.stdout.write(`${lines.map((cells) => cells.join('\t')).join('\n')}\n`);
-      return;
-    }
+    const table = this.tableStream(columns);
+    table.rows(rows);
+    table.end();
+  }
+
+  /**
+   * A table drawn as its rows arrive (a list read page by page). Piped, each
+   * batch is written as it comes. On a terminal the first batch decides
+   * which columns fit and how wide each is; a later cell wider than its
+   * column is cut with …, so what is on screen never has to be redrawn.
+   * The header comes with the first batch, or at the end when none came.
+   */
+  tableStream<T>(columns: readonly Column<T>[]): TableStream<T> {
+    let layout: { shown: LaidColumn<T>[]; widths: number[] } | null = null;
+    let begun = false;
+    const piped = !this.#io.stdoutIsTTY;
+    const header = () => (piped ? [`${columns.map((c) => sanitize(c.header)).join('\t')}\n`] : []);
+    return {
+      rows: (rows) => {
+        if (rows.length === 0) return;
+        if (piped) {
+          const lines = rows.map((row) => columns.map((c) => sanitize(c.plain(row))).join('\t'));
+          this.#io.stdout.write(`${[...(begun ? [] : header()), ...lines.map((line) => `${line}\n`)].join('')}`);
+          begun = true;
+          return;
+        }
+        layout ??= this.#layOut(columns, rows);
+        const { shown, widths } = layout;
+        const laid = begun ? shown.map((c, i) => layColumn(c.column, rows, widths[i]!)) : shown;
+        this.#drawChunks(laid, widths, rows.length, !begun);
+        begun = true;
+      },
+      end: () => {
+        if (begun) return;
+        begun = true;
+        if (piped) {
+          this.#io.stdout.write(header().join(''));
+          return;
+        }
+        const empty = this.#layOut(columns, []);
+        this.#drawChunks(empty.shown, empty.widths, 0, true);
+      },
+    };
+  }
+
+  /** Which columns fit the terminal, laid out for `rows`, and their widths. */
+  #layOut<T>(columns: readonly Column<T>[], rows: readonly T[]): { shown: LaidColumn<T>[]; widths: number[] } {
     const laid = columns.map((column) => layColumn(column, rows));
     const droppable = laid.filter((c) => c.column.dropRank !== undefined).sort((a, b) => a.column.dropRank! - b.column.dropRank!);
     let shown = laid;
@@ -155,12 +203,15 @@ export class Renderer {
       const drop = droppable.shift();
       shown = shown.filter((c) => c !== drop);
     }
-    const colWidths = shown.map((c) => c.width);
-    const head = shown.map((c) => this.#out.bold(c.header));
-    for (let start = 0; start === 0 || start < rows.length; start += CHUNK_ROWS) {
-      const table = new Table({ head: start === 0 ? head : [], colWidths, chars: BORDERLESS, style: UNSTYLED, wordWrap: false });
-      const end = Math.min(rows.length, start + CHUNK_ROWS);
-      for (let row = start; row < end; row++) table.push(shown.map((c) => paint([c.cells[row]!], this.#out)));
+    return { shown, widths: shown.map((c) => c.width) };
+  }
+
+  #drawChunks<T>(laid: readonly LaidColumn<T>[], colWidths: number[], count: number, withHead: boolean): void {
+    const head = laid.map((c) => this.#out.bold(c.header));
+    for (let start = 0; start === 0 || start < count; start += CHUNK_ROWS) {
+      const table = new Table({ head: withHead && start === 0 ? head : [], colWidths, chars: BORDERLESS, style: UNSTYLED, wordWrap: false });
+      const end = Math.min(count, start + CHUNK_ROWS);
+      for (let row = start; row < end; row++) table.push(laid.map((c) => paint([c.cells[row]!], this.#out)));
       // The last column is padded to its width like the others.
       this.#io.stdout.write(`${table.toString().replace(/ +$/gm, '')}\n`);
     }
@@ -298,17 +349,24 @@ function wrap(runs: readonly Run[], width: number): Run[][] {
   return lines;
 }
 
-/** A column's cells sanitised and cut once, and its width: the widest of them and the header. */
-function layColumn<T>(column: Column<T>, rows: readonly T[]) {
-  const cap = column.maxWidth ?? Infinity;
+interface LaidColumn<T> {
+  column: Column<T>;
+  header: string;
+  cells: Run[];
+  width: number;
+}
+
+/** A column's cells sanitised and cut once (to `width` when given), and its width: the widest of them and the header. */
+function layColumn<T>(column: Column<T>, rows: readonly T[], width?: number): LaidColumn<T> {
+  const cap = Math.min(column.maxWidth ?? Infinity, width ?? Infinity);
   const header = fit(column.header, cap);
-  let width = Math.max(1, header.width);
+  let widest = Math.max(1, header.width);
   const cells = rows.map((row): Run => {
     const segment = column.human(row);
     const raw = typeof segment === 'string' ? segment : segment.text;
     const shown = fit(raw, cap);
-    if (shown.width > width) width = shown.width;
+    if (shown.width > widest) widest = shown.width;
     return { text: shown.text, tone: typeof segment === 'string' ? undefined : segment.tone, raw };
   });
-  return { column, header: header.text, cells, width };
+  return { column, header: header.text, cells, width: widest };
 }

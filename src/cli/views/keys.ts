@@ -7,6 +7,7 @@ import { keyStatus, type KeyView } from '../../client/key-view.js';
 import type { Column, Field } from '../render/renderer.js';
 import { clip, shellWord, tone, type Line, type Segment } from '../render/text.js';
 import { isKeyInUse, revokeCommand } from '../keys.js';
+import type { Unjudged } from '../key-filters.js';
 import { expiresSoon, type KeyHealth } from '../operations/key-health.js';
 import type { NewKey } from '../operations/create.js';
 import { relativeTime } from './time.js';
@@ -122,4 +123,17 @@ export function healthWarnings(health: KeyHealth, days: number, profileName: str
 export function describeKey(key: KeyView, inUse: string | undefined, nowMs: number): string {
   const parts = [key.id, key.name, key.hint, keyStatus(key, nowMs)].filter((p): p is string => p !== null).map(shown);
   return `${parts.join('  ')}${isKeyInUse(key, inUse) ? '  (the key in use)' : ''}`;
+}
+
+/**
+ * What a filter could not judge for want of its field, and why the list
+ * may lack keys, one line each: what tells "no match" from "could not tell".
+ * `fate` is what became of the keys not judged.
+ */
+export function listCaveats(unjudged: readonly Unjudged[], incomplete: string | null, fate: string): string[] {
+  const lines = unjudged.map(({ flag, field, count }) =>
+    `${count === 1 ? '1 key shows' : `${count} keys show`} no ${field} svc can read: ${flag} could not judge ${count === 1 ? 'it' : 'them'}, and ${fate}.`,
+  );
+  if (incomplete !== null) lines.push(`The key list may be incomplete: ${clip(incomplete, 200)}.`);
+  return lines;
 }

@@ -12,8 +12,9 @@ export function showSwitched(session: KeySession, id: string, enabled: boolean, 
   const { render, options, client } = session;
   if (options.json && printDocument) render.json(result.document);
   const label = `${shown(id)}${result.view.name === null ? '' : ` (${shown(result.view.name)})`}`;
+  // A 204 is done as asked; whether it was done just now or before, svc cannot tell (docs/contract.md §C3).
   if (result.changed) render.success(`${enabled ? 'Enabled' : 'Disabled'} ${label}.`);
-  else render.info(`${label} is already ${enabled ? 'enabled' : 'disabled'}.`);
+  else render.success(`${label} is ${enabled ? 'enabled' : 'disabled'}.`);
   if (enabled) return;
   const inUse = isKeyInUse(result.view, client.keyHint);
   if (inUse) render.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');

@@ -4,7 +4,9 @@ import { parseDuration } from '../../duration.js';
 import { listKeys } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
-import { keyColumns } from '../../views/keys.js';
+import type { KeyView } from '../../../client/key-view.js';
+import type { TableStream } from '../../render/renderer.js';
+import { keyColumns, listCaveats } from '../../views/keys.js';
 
 export interface ListOptions {
   expiring?: string;
@@ -33,18 +35,30 @@ export async function run(session: KeySession, opts: ListOptions = {}): Promise<
     status: opts.status,
     name: opts.name,
   };
-  const { list, matching } = await listKeys(session.client, filter);
-  const { render, io, options } = session;
+  const { render, io, options, client } = session;
+  const inUse = client.keyHint;
+  // Rows go out as their page comes; --json waits for every page, to print one document.
+  let table: TableStream<KeyView> | undefined;
+  const { list, matching, unjudged } = await listKeys(
+    client,
+    filter,
+    options.json
+      ? undefined
+      : (records, nowMs) => {
+          if (records.length === 0) return;
+          table ??= render.tableStream(keyColumns(inUse, nowMs, render.columns));
+          table.rows(records.map((record) => record.view));
+        },
+  );
   if (options.json) {
     render.json({ ...list.body, keys: matching.map((record) => record.document) });
-    return { list };
-  }
-  const inUse = session.client.keyHint;
-  if (matching.length === 0 && io.stdoutIsTTY) {
+  } else if (matching.length === 0 && io.stdoutIsTTY) {
     render.info(matching.length === list.keys.length ? 'No keys yet. Create one with `svc keys create <name>`.' : 'No key matches.');
-    return { list };
+  } else {
+    (table ?? render.tableStream(keyColumns(inUse, list.nowMs, render.columns))).end();
+    if (io.stdoutIsTTY && matching.some((record) => record.view.hint === inUse)) render.info('* the key svc is using');
   }
-  render.table(keyColumns(inUse, list.nowMs, render.columns), matching.map((record) => record.view));
-  if (io.stdoutIsTTY && matching.some((record) => record.view.hint === inUse)) render.info('* the key svc is using');
+  const caveats = listCaveats(unjudged, list.incomplete, 'left them out');
+  if (caveats.length > 0) render.warn(...caveats);
   return { list };
 }

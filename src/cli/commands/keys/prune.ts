@@ -6,7 +6,7 @@ import type { PruneCriteria } from '../../key-filters.js';
 import { planPrune, revokeKeys } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
-import { keyColumns, shown } from '../../views/keys.js';
+import { keyColumns, listCaveats, shown } from '../../views/keys.js';
 
 export interface PruneOptions {
   expired?: boolean;
@@ -52,18 +52,26 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
         : `Leaving ${shown(record.view.id)} alone: this server shows no key hints, so svc cannot tell whether it is the key in use.`,
     );
   }
+  const caveats = listCaveats(plan.unjudged, list.incomplete, 'left them alone');
+  if (caveats.length > 0) render.warn(...caveats);
+  // A list that may lack keys may lack some that match: prune does what it can, then says it could not do all.
+  const partial = () => {
+    if (list.incomplete !== null) throw new CliError('Not every key could be read, so keys that match may remain: prune again once the server lists them all.', ExitCode.failure);
+  };
   const report = (revoked: string[], failed: { id: string; error: string }[]) => {
     if (options.json) render.json({ keys: targets.map((t) => t.document), revoked, failed });
   };
   if (targets.length === 0) {
     render.info('No key matches: nothing to prune.');
     report([], []);
+    partial();
     return { list };
   }
   if (!options.json) render.table(keyColumns(client.keyHint, list.nowMs, render.columns), targets.map((t) => t.view));
   if (opts.dryRun) {
     render.info(`${targets.length === 1 ? 'This key' : `These ${targets.length} keys`} would be revoked (--dry-run: nothing was).`);
     report([], []);
+    partial();
     return { list };
   }
   await confirm(session, targets.length, opts.yes === true);
@@ -88,6 +96,7 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
       ExitCode.failure,
     );
   }
+  partial();
   return { list };
 }
 

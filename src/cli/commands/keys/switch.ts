@@ -1,4 +1,4 @@
-/** `keys enable` and `keys disable`: one PATCH a key, 204 meaning "already". */
+/** `keys enable` and `keys disable`: one PATCH a key; a 204 is reported as done. */
 import type { Command } from 'commander';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { keyNotFoundAmong, switchKeys } from '../../operations/keys.js';
