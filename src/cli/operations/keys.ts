@@ -106,74 +106,57 @@ export interface Switched extends KeyRecord {
 
 /** One PATCH. --json owes a document, so a 204's record is read. */
 export async function setEnabled(client: ApiClient, id: string, enabled: boolean): Promise<Switched> {
-  let result;
   try {
-    result = await client.setEnabled(id, enabled);
+    return await switchOne(client, id, enabled);
   } catch (error) {
     throw isNotFound(error) ? keyNotFound(id) : error;
   }
-  const document = result.document ?? (await client.getKey(id)).document;
-  return { document, view: readKey(document), changed: result.changed };
 }
 
-export type SwitchOutcome =
-  | { id: string; state: 'switched'; result: Switched }
-  | { id: string; state: 'gone' }
-  | { id: string; state: 'failed'; error: unknown };
+async function switchOne(client: ApiClient, id: string, enabled: boolean): Promise<Switched> {
+  const answer = await client.setEnabled(id, enabled);
+  const document = answer.document ?? (await client.getKey(id)).document;
+  return { document, view: readKey(document), changed: answer.changed };
+}
+
+/** What became of one id of several: done (with the answer), already gone, or failed. */
+export type KeyOutcome<T> = { id: string; state: 'done'; value: T } | { id: string; state: 'gone' } | { id: string; state: 'failed'; error: unknown };
 
 /**
- * Switches each id on or off in turn, as revokeKeys revokes: a key that is
- * not there is `gone` and the others are still tried; any other failure
- * ends the run, and the ids after it are returned as not tried.
+ * Acts on each id in turn. A key that is not there is `gone` and the others
+ * are still tried; any other failure is `failed` and, unless `keepGoing`,
+ * ends the run: the ids after it come back as not tried, so nothing is
+ * reported done that was not.
  */
-export async function switchKeys(
-  client: ApiClient,
+async function eachKey<T>(
   ids: readonly string[],
-  enabled: boolean,
-): Promise<{ outcomes: SwitchOutcome[]; notTried: string[] }> {
-  const outcomes: SwitchOutcome[] = [];
+  act: (id: string) => Promise<T>,
+  keepGoing: boolean,
+): Promise<{ outcomes: KeyOutcome<T>[]; notTried: string[] }> {
+  const outcomes: KeyOutcome<T>[] = [];
   for (const [index, id] of ids.entries()) {
     try {
-      const answer = await client.setEnabled(id, enabled);
-      const document = answer.document ?? (await client.getKey(id)).document;
-      outcomes.push({ id, state: 'switched', result: { document, view: readKey(document), changed: answer.changed } });
+      outcomes.push({ id, state: 'done', value: await act(id) });
     } catch (error) {
       if (isNotFound(error)) {
         outcomes.push({ id, state: 'gone' });
         continue;
       }
       outcomes.push({ id, state: 'failed', error });
-      return { outcomes, notTried: ids.slice(index + 1) };
+      if (!keepGoing) return { outcomes, notTried: ids.slice(index + 1) };
     }
   }
   return { outcomes, notTried: [] };
 }
 
-export type RevokeOutcome =
-  | { id: string; state: 'revoked'; answer: unknown }
-  | { id: string; state: 'gone' }
-  | { id: string; state: 'failed'; error: unknown };
+/** Switches each id on or off, as revokeKeys revokes. */
+export function switchKeys(client: ApiClient, ids: readonly string[], enabled: boolean): Promise<{ outcomes: KeyOutcome<Switched>[]; notTried: string[] }> {
+  return eachKey(ids, (id) => switchOne(client, id, enabled), false);
+}
 
-/**
- * Revokes each id in turn. A key already gone is `gone`; any other failure
- * is `failed` and, unless `keepGoing`, ends the run: the ids after it are
- * returned as not tried, so nothing is reported done that was not.
- */
-export async function revokeKeys(
-  client: ApiClient,
-  ids: readonly string[],
-  keepGoing: boolean,
-): Promise<{ outcomes: RevokeOutcome[]; notTried: string[] }> {
-  const outcomes: RevokeOutcome[] = [];
-  for (const [index, id] of ids.entries()) {
-    try {
-      outcomes.push({ id, state: 'revoked', answer: await client.revokeKey(id) });
-    } catch (error) {
-      outcomes.push(isNotFound(error) ? { id, state: 'gone' } : { id, state: 'failed', error });
-      if (!keepGoing && !isNotFound(error)) return { outcomes, notTried: ids.slice(index + 1) };
-    }
-  }
-  return { outcomes, notTried: [] };
+/** Revokes each id; the value of each done one is the server's answer. */
+export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing: boolean): Promise<{ outcomes: KeyOutcome<unknown>[]; notTried: string[] }> {
+  return eachKey(ids, (id) => client.revokeKey(id), keepGoing);
 }
 
 export interface PrunePlan {

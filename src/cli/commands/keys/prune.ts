@@ -86,7 +86,7 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
     }
     // Gone already is what prune wanted.
     revoked.push(outcome.id);
-    if (outcome.state === 'revoked') render.success(`Revoked ${shown(outcome.id)}.`);
+    if (outcome.state === 'done') render.success(`Revoked ${shown(outcome.id)}.`);
     else render.info(`${shown(outcome.id)} was already gone.`);
   }
   report(revoked, failed);

@@ -51,8 +51,8 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
   let failure: unknown;
   for (const outcome of outcomes) {
     const { id } = outcome;
-    if (outcome.state === 'revoked') {
-      answers.push(outcome.answer);
+    if (outcome.state === 'done') {
+      answers.push(outcome.value);
       const name = names.get(id);
       render.success(`Revoked ${name ? `'${shown(name)}' (${shown(id)})` : shown(id)}.`);
     } else if (outcome.state === 'gone' && opts.ifExists) {

@@ -42,10 +42,10 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
   const missing: string[] = [];
   let failure: unknown;
   for (const outcome of outcomes) {
-    if (outcome.state === 'switched') {
-      documents.push(outcome.result.document);
+    if (outcome.state === 'done') {
+      documents.push(outcome.value.document);
       // --json prints one document for all of them, below.
-      showSwitched(session, outcome.id, enabled, outcome.result, false);
+      showSwitched(session, outcome.id, enabled, outcome.value, false);
     } else if (outcome.state === 'gone') {
       missing.push(outcome.id);
     } else {
