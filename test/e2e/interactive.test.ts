@@ -419,11 +419,13 @@ describe('svc with no command and nobody to ask', () => {
   });
 
   it('does the same on a terminal with CI set or --no-input', async () => {
-    term = await Terminal.start(['node', SVC_BIN], { ...env(), CI: 'true' });
+    // Rows enough for the whole help, its first line included.
+    const size = { columns: 100, rows: 60 };
+    term = await Terminal.start(['node', SVC_BIN], { ...env(), CI: 'true' }, size);
     await term.waitFor('Usage: svc');
     expect(await term.exitCode()).toBe(2);
     await term.close();
-    term = await Terminal.start(['node', SVC_BIN, '--no-input'], env());
+    term = await Terminal.start(['node', SVC_BIN, '--no-input'], env(), size);
     await term.waitFor('Usage: svc');
     expect(await term.exitCode()).toBe(2);
   });
