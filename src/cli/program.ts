@@ -17,7 +17,7 @@ export interface App {
     needs: N,
     run: (session: SessionFor<N>, ...args: A) => Promise<Outcome | void>,
   ): (...args: unknown[]) => Promise<void>;
-  /** The session for a command that resolves its own (the interactive manager). */
+  /** The program-wide options as given, for a command that resolves its own sessions (the interactive manager). */
   options(command: Command): GlobalOptions;
   deps: Deps;
 }
