@@ -16,9 +16,9 @@ const COMPLETION_TIMEOUT_MS = 1_500;
 /**
  * `svc __complete key-ids|profiles`, hidden: the words a completion script
  * offers, one a line, with a tab and a description (fish and zsh show it;
- * bash keeps the word). One request, no retries, no waiting on a rate
- * limit; nothing at all on any failure, since whatever it printed would
- * land in the person's command line.
+ * bash keeps the word). Every page of the list within one 1.5 s deadline,
+ * no retries, no waiting on a rate limit; nothing at all on any failure,
+ * since whatever it printed would land in the person's command line.
  */
 export function register(program: Command, app: App): void {
   program
@@ -31,7 +31,9 @@ export async function run(base: Session, kind: string): Promise<void> {
   let lines: string[] = [];
   try {
     // Resolved here, not before: a profile or address that cannot be read is one more reason to offer nothing.
-    const session = await resolveSession(base.io, base.options, base.deps, 'profile');
+    // One deadline of 1.5 s for everything, every page of the list included: a person is waiting on a Tab key.
+    const options = { ...base.options, timeout: base.options.timeout ?? COMPLETION_TIMEOUT_MS, maxWait: 0 };
+    const session = await resolveSession(base.io, options, base.deps, 'profile');
     lines = kind === 'profiles' ? profiles(session) : kind === 'key-ids' ? await keyIds(session) : [];
   } catch {
     return;
@@ -51,7 +53,7 @@ function profiles(session: ProfileSession): string[] {
 async function keyIds(session: ProfileSession): Promise<string[]> {
   if (!session.credentials) return [];
   const { client } = await withKey(session, session.credentials);
-  const { keys, nowMs } = await client.listAllKeys({ ...PROBE, timeoutMs: session.options.timeout ?? COMPLETION_TIMEOUT_MS });
+  const { keys, nowMs } = await client.listAllKeys(PROBE);
   return keys.flatMap((key) => {
     if (key.id === null || oneLine(key.id) !== key.id || /\s/.test(key.id)) return [];
     const about = [key.name, keyStatus(key, nowMs)].filter((p): p is string => p !== null).map(oneLine);
