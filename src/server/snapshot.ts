@@ -81,7 +81,8 @@ type Obj = Record<string, unknown>;
 
 const WORKSPACE_FIELDS = ['id', 'name', 'plan'] as const satisfies readonly (keyof SavedWorkspace)[];
 const USER_FIELDS = ['id', 'name', 'activeWorkspaceId', 'workspaceIds'] as const satisfies readonly (keyof SavedUser)[];
-const KEY_FIELDS = [
+/** A key's fields in the file; the store keeps the same ones, in memory (StoredKey). */
+export const KEY_FIELDS = [
   'id',
   'userId',
   'workspaceId',

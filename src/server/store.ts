@@ -6,7 +6,7 @@ import type { CreatedKey, KeyRecord, User, Workspace } from '../contract/types.j
 import { isoTime, type Clock } from './clock.js';
 import { ID_ALPHABET, ID_LENGTH, ID_PREFIX } from './ids.js';
 import { hashKey } from './key-hash.js';
-import { encodeRecord, encodeState, FORMAT, VERSION, type SavedKey, type SavedUser, type Snapshot } from './snapshot.js';
+import { encodeRecord, encodeState, FORMAT, KEY_FIELDS, VERSION, type SavedKey, type SavedUser, type Snapshot } from './snapshot.js';
 
 export interface UserState {
   id: string;
@@ -35,19 +35,6 @@ export interface StoredKey {
   lastUsedAt: number | null;
 }
 
-/** Every field of a key: a saved line is reused only while all of them are as they were. */
-const KEY_FIELDS = [
-  'id',
-  'userId',
-  'workspaceId',
-  'name',
-  'hash',
-  'hint',
-  'enabled',
-  'createdAt',
-  'expiresAt',
-  'lastUsedAt',
-] as const satisfies readonly (keyof StoredKey)[];
 
 /** A key's place in its user's list: what a page cursor names (docs/contract.md §A5). */
 export interface KeyPlace {
@@ -162,6 +149,7 @@ export class Store {
   private *keyLines(): Generator<Buffer> {
     for (const key of this.keys.values()) {
       const saved = this.savedLines.get(key);
+      // The saved format has every field of a key: a saved line is reused only while all of them are as they were.
       if (saved && KEY_FIELDS.every((field) => saved.fields[field] === key[field])) {
         yield saved.line;
         continue;
@@ -281,17 +269,7 @@ export class Store {
   keyPage(user: UserState, limit: number, after: KeyPlace | null): { keys: StoredKey[]; next: KeyPlace | null } {
     const keys = this.keysByUser.get(user.id) ?? [];
     // Index of the newest key older than `after`, walking the oldest-first array backwards.
-    let from = keys.length - 1;
-    if (after !== null) {
-      let low = 0;
-      let high = keys.length;
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        if (this.comparePlace(keys[mid]!, after) < 0) low = mid + 1;
-        else high = mid;
-      }
-      from = low - 1;
-    }
+    const from = after === null ? keys.length - 1 : this.lowerBound(keys, after) - 1;
     const to = Math.max(-1, from - limit);
     const page: StoredKey[] = [];
     for (let i = from; i > to; i--) page.push(keys[i]!);
@@ -365,7 +343,12 @@ export class Store {
 
   /** Where `key` is in its user's oldest-first array, by binary search on its place. */
   private indexOf(keys: StoredKey[], key: StoredKey): number {
-    const place = this.placeOf(key);
+    const at = this.lowerBound(keys, this.placeOf(key));
+    return keys[at] === key ? at : -1;
+  }
+
+  /** The first index of the oldest-first array whose key is not before `place`. */
+  private lowerBound(keys: StoredKey[], place: KeyPlace): number {
     let low = 0;
     let high = keys.length;
     while (low < high) {
@@ -373,7 +356,7 @@ export class Store {
       if (this.comparePlace(keys[mid]!, place) < 0) low = mid + 1;
       else high = mid;
     }
-    return keys[low] === key ? low : -1;
+    return low;
   }
 
   private newId(prefix: string, taken: Map<string, unknown>): string {
