@@ -6,22 +6,14 @@
 // (src/server/snapshot.ts): minting 100,000 keys through the API would take
 // longer than the whole benchmark may, and loading the file is itself one
 // of the things measured.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { BASE36, BASE62, symbols } from '../test/helpers/many-keys.mjs';
 import { elapsedMs, median, memoryOf, quantile, startSvcServer } from './lib.mjs';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
-
-/** Random symbols; the slight modulo bias does not matter for test data. */
-function symbols(alphabet, length) {
-  let out = '';
-  for (const byte of randomBytes(length)) out += alphabet[byte % alphabet.length];
-  return out;
-}
 
 /**
  * A state file of `users` users, each with a Pro workspace of its own. The

@@ -6,11 +6,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /** Random symbols; the slight modulo bias does not matter for test data. */
-function symbols(alphabet, length) {
+export function symbols(alphabet, length) {
   let out = '';
   for (const byte of randomBytes(length)) out += alphabet[byte % alphabet.length];
   return out;
