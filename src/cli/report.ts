@@ -23,15 +23,6 @@ interface Report {
   lines: string[];
 }
 
-/**
- * The client's words for a connection the server's machine refused (a
- * TransportError's message, carried on into a NetworkError's): nothing
- * listens on that port. The one place the CLI reads them.
- */
-export function isConnectionRefused(message: string): boolean {
-  return message === 'connection refused';
-}
-
 /** Said after a create that may have reached the server, unless svc has looked itself (MaybeCreatedError). */
 const LOOK_AT_LIST = 'Run `svc keys list` to see whether it took effect before trying again.';
 
@@ -63,7 +54,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
     const where = error.origin ? ` ${error.origin.baseUrl}` : '';
     const lines = [`Could not get an answer from${where}: ${error.message}.`];
     const here = error.origin ? new URL(error.origin.baseUrl) : null;
-    if (!error.mayHaveReachedServer && isConnectionRefused(error.message) && here && isLoopbackHost(here.hostname)) {
+    if (!error.mayHaveReachedServer && error.refused && here && isLoopbackHost(here.hostname)) {
       const port = here.port || (here.protocol === 'https:' ? '443' : '80');
       lines.push(
         'Is the server running? Nothing listens at that address on this machine (not retried: it would answer the same).',

@@ -7,7 +7,6 @@ import { InterruptedError } from './errors.js';
 import type { IO } from './io.js';
 import type { Renderer } from './render/renderer.js';
 import { tone } from './render/text.js';
-import { isConnectionRefused } from './report.js';
 import { readEnv } from './environment.js';
 
 /**
@@ -118,8 +117,8 @@ export function refusedHereIsFinal(transport: Transport): Transport {
     try {
       return await transport(req);
     } catch (error) {
-      if (error instanceof TransportError && !error.final && isConnectionRefused(error.message) && isLoopbackHost(new URL(req.url).hostname)) {
-        throw new TransportError(error.message, false, true);
+      if (error instanceof TransportError && !error.final && error.refused && isLoopbackHost(new URL(req.url).hostname)) {
+        throw new TransportError(error.message, false, true, true);
       }
       throw error;
     }

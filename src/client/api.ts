@@ -363,7 +363,7 @@ export class ApiClient {
             );
           }
           if (res) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin);
-          throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt, failure!.final, this.origin);
+          throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt, failure!.final, this.origin, failure!.refused);
       }
     }
   }

@@ -89,6 +89,8 @@ export class NetworkError extends Error {
     /** Not retried: trying again cannot help, and the message names the fix. */
     readonly final = false,
     readonly origin: RequestOrigin | null = null,
+    /** The server's machine refused the connection: nothing listens on that port. */
+    readonly refused = false,
   ) {
     super(message);
     this.name = 'NetworkError';
@@ -126,6 +128,8 @@ export class TransportError extends Error {
     readonly reachedServerMaybe: boolean,
     /** Trying again cannot help: a certificate not trusted, a host that does not exist, an answer too large (docs/contract.md §C4). */
     readonly final = false,
+    /** The server's machine refused the connection (ECONNREFUSED): nothing listens on that port. */
+    readonly refused = false,
   ) {
     super(message);
     this.name = 'TransportError';

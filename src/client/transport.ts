@@ -119,7 +119,7 @@ export function classifyTransportError(error: unknown, timeoutMs: number, url?: 
     const plain = url === undefined ? 'the same address with http://' : new URL(url).origin.replace(/^https:/, 'http:');
     return new TransportError(`the server speaks plain http, not TLS: try ${plain} as the base URL`, false, true);
   }
-  if (code && code in NEVER_CONNECTED) return new TransportError(NEVER_CONNECTED[code]!, false);
+  if (code && code in NEVER_CONNECTED) return new TransportError(NEVER_CONNECTED[code]!, false, false, code === 'ECONNREFUSED');
   if (code && code in FINAL) {
     const certificate = code !== 'ENOTFOUND' && code !== 'UND_ERR_INVALID_ARG';
     const message = code === 'UND_ERR_INVALID_ARG' ? `${FINAL[code]} (${detail})` : FINAL[code]!;

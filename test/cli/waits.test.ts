@@ -175,7 +175,7 @@ describe('a refused connection', () => {
     const urls: string[] = [];
     const transport: Transport = async (req) => {
       urls.push(req.url);
-      throw new TransportError('connection refused', false);
+      throw new TransportError('connection refused', false, false, true);
     };
     const result = await svc(['keys', 'create', 'ci'], { SVC_CONFIG_DIR: config.dir, SVC_API_KEY: KEY }, { deps: { transport } });
     expect(result.exitCode).toBe(1);
@@ -188,7 +188,7 @@ describe('a refused connection', () => {
     let attempts = 0;
     const transport: Transport = async () => {
       attempts++;
-      throw new TransportError('connection refused', false);
+      throw new TransportError('connection refused', false, false, true);
     };
     const result = await svc(['keys', 'list'], env({ SVC_BASE_URL: 'https://api.example.test' }), { deps: { transport } });
     expect(result.exitCode).toBe(1);
