@@ -133,6 +133,7 @@ export class ApiClient {
     const keys: KeyView[] = [];
     const seen = new Set<string>();
     const seenIds = new Set<string>();
+    let repeated = 0;
     let first: Record<string, unknown> | undefined;
     let path: string = apiPaths.keys;
     for (let pages = 1; ; pages++) {
@@ -146,18 +147,36 @@ export class ApiClient {
       if (pages > 1 && ids.length > 0 && ids.every((id) => seenIds.has(id))) {
         throw this.cutShort(path, `its page ${pages} (${path}) holds only keys of earlier pages, as if it ignored the page asked for`);
       }
-      for (const id of ids) seenIds.add(id);
-      // One by one: a spread of a page as large as 16 MiB allows would pass the engine's limit on arguments.
+      // A key on two pages means the list moved under svc while it read (a key made or revoked
+      // between pages of an offset list): shown once, and the list is not called complete.
+      const pageDocuments: unknown[] = [];
+      const pageKeys: KeyView[] = [];
       for (let i = 0; i < page.length; i++) {
-        documents.push(page[i]);
-        keys.push(views[i]!);
+        const id = views[i]!.id;
+        if (id !== null && seenIds.has(id)) {
+          repeated++;
+          continue;
+        }
+        if (id !== null) seenIds.add(id);
+        pageDocuments.push(page[i]);
+        pageKeys.push(views[i]!);
       }
-      opts.onPage?.({ documents: page, keys: views, nowMs: this.serverNow() });
+      // One by one: a spread of a page as large as 16 MiB allows would pass the engine's limit on arguments.
+      for (let i = 0; i < pageDocuments.length; i++) {
+        documents.push(pageDocuments[i]);
+        keys.push(pageKeys[i]!);
+      }
+      opts.onPage?.({ documents: pageDocuments, keys: pageKeys, nowMs: this.serverNow() });
       const next = page.length === 0 ? null : nextPage(path, res.body, header(res, 'link'), this.options.baseUrl);
       if (next === null) {
         const body: Record<string, unknown> = { ...first, keys: documents };
         for (const field of PAGE_FIELDS) delete body[field];
-        const incomplete = page.length === 0 ? null : unfollowedMore(res.body, documents.length);
+        const incomplete =
+          repeated > 0
+            ? `${repeated === 1 ? 'a key' : `${repeated} keys`} came on two pages, so the list changed while svc read it and keys may have moved past unread; list again`
+            : page.length === 0
+              ? null
+              : unfollowedMore(res.body, documents.length);
         return { documents, keys, body, pages, nowMs: this.serverNow(), incomplete };
       }
       const problem =

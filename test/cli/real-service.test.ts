@@ -119,6 +119,34 @@ describe('pages svc cannot follow', () => {
   });
 });
 
+describe('a list that moves while svc reads it', () => {
+  it('a key made between two pages of an offset list is listed once, and the list is not called complete', async () => {
+    let made = false;
+    const env = await start({
+      pages: { size: 20, style: 'has-more' },
+      onRequest: (method, _path, query) => {
+        // Newest first: a key made before page 2 pushes page 1's last key onto page 2.
+        if (method === 'GET' && query.get('page') === '2' && !made) {
+          made = true;
+          server!.addKey('made-meanwhile');
+        }
+      },
+    });
+    fill(44);
+    const list = await svc(['keys', 'list', '--json'], env);
+    expect(list.exitCode, list.stderr).toBe(0);
+    const ids: string[] = JSON.parse(list.stdout).keys.map((k: { id: string }) => k.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(45);
+    expect(list.stderr).toContain('The key list may be incomplete: a key came on two pages, so the list changed while svc read it');
+
+    made = false;
+    const prune = await svc(['keys', 'prune', '--expired', '--yes'], env);
+    expect(prune.exitCode).toBe(1);
+    expect(prune.stderr).toContain('Not every key could be read');
+  });
+});
+
 describe('the look for a lost create', () => {
   it('finds the key on the last page of an oldest-first list, named `label` and dated `created`', async () => {
     const env = await start({ pages: { size: 20, style: 'cursor' }, order: 'oldest-first', record: records.labelled });

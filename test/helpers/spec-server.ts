@@ -63,6 +63,8 @@ export interface Variation {
    * client meets when a server drops an idle keep-alive connection just as the client reuses it.
    */
   dropReusedConnections?: boolean;
+  /** Called as each request arrives, before it is answered: another client changing the keys between two pages. */
+  onRequest?: (method: string, path: string, query: URLSearchParams) => void;
 }
 
 /** Record shapes a service may choose. */
@@ -268,6 +270,7 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     }
     seen.push(`${method} ${path}`);
     seenHeaders.push({ ...req.headers });
+    variation.onRequest?.(method, path, new URLSearchParams(search));
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const send = (status: number, body?: unknown) => reply(res, status, body, variation.encoding);
