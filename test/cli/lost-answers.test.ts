@@ -43,6 +43,18 @@ describe('a retried request whose first answer was lost', () => {
     expect(result.stderr).toContain(`Revoked ${key.id}`);
   });
 
+  it('revoke of the key svc uses, its answer lost: the 401 to the retry says the key stopped working and may be the one revoked, exit 3', async () => {
+    const e = await env();
+    const own = [...server.keys.values()].find((k) => k.secret === server.apiKey)!;
+    server.rules.push({ method: 'DELETE', times: 1, then: 'drop' });
+    const result = await svc(['keys', 'revoke', own.id, '--yes'], e);
+    expect(result.exitCode).toBe(3);
+    expect(server.keys.has(own.id)).toBe(false);
+    expect(result.stderr).toContain(`The revoke of ${own.id} was sent, its answer was lost, and the retry was refused as unauthenticated (401)`);
+    expect(result.stderr).toContain(`If ${own.id} is that key, it is revoked.`);
+    expect(result.stderr).not.toContain('run svc login');
+  });
+
   it('a 404 on the first attempt is still "not found", exit 4', async () => {
     const e = await env();
     const result = await svc(['keys', 'revoke', 'nosuchkey', '--yes'], e);

@@ -4,6 +4,7 @@
  * person sees.
  */
 import { PROBE, type ApiClient, type KeyList } from '../../client/api.js';
+import { ApiError } from '../../client/errors.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../key-filters.js';
@@ -156,7 +157,28 @@ export function switchKeys(client: ApiClient, ids: readonly string[], enabled: b
 
 /** Revokes each id; the value of each done one is the server's answer. */
 export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing: boolean): Promise<{ outcomes: KeyOutcome<unknown>[]; notTried: string[] }> {
-  return eachKey(ids, (id) => client.revokeKey(id), keepGoing);
+  return eachKey(ids, (id) => revokeOne(client, id), keepGoing);
+}
+
+/**
+ * A 401 to the retry of a revoke whose answer was lost: the key svc sends
+ * stopped working in between, most likely because the revoke was of that
+ * very key and took effect. svc cannot list keys to tell, so it says both
+ * what it knows and what it cannot, rather than the generic 401.
+ */
+async function revokeOne(client: ApiClient, id: string): Promise<unknown> {
+  try {
+    return await client.revokeKey(id);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401 && error.afterLostAnswer)) throw error;
+    throw new CliError(
+      [
+        `The revoke of ${clip(id, 80)} was sent, its answer was lost, and the retry was refused as unauthenticated (401): the key svc uses (${client.keyHint}) stopped working in between.`,
+        `If ${clip(id, 80)} is that key, it is revoked. If not, log in with a working key and run \`svc keys revoke ${shellWord(id)} --if-exists\`.`,
+      ],
+      ExitCode.unauthenticated,
+    );
+  }
 }
 
 export interface PrunePlan {
