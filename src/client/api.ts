@@ -157,10 +157,11 @@ export class ApiClient {
           repeated++;
           continue;
         }
-        if (id !== null) seenIds.add(id);
         pageDocuments.push(page[i]);
         pageKeys.push(views[i]!);
       }
+      // Two records with one id on the same page are the server's to explain: both are shown as they came.
+      for (const id of ids) seenIds.add(id);
       // One by one: a spread of a page as large as 16 MiB allows would pass the engine's limit on arguments.
       for (let i = 0; i < pageDocuments.length; i++) {
         documents.push(pageDocuments[i]);

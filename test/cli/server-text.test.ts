@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PromptCancelledError } from '../../src/cli/errors.js';
 import type { Choice, Prompter } from '../../src/cli/prompt.js';
+import { readKey } from '../../src/client/key-view.js';
 import type { HttpResponse, Transport } from '../../src/client/transport.js';
 import { keyHint } from '../../src/contract/key-format.js';
 import { freshSeedNote, hostileString, SEEDS, UNSAFE_OUTPUT } from '../helpers/hostile-text.js';
@@ -100,7 +101,8 @@ type Endpoint = keyof World['fails'];
 
 /**
  * A server that puts `w`'s strings in every answer, and its headers on
- * every answer; `keyCount` is how many keys its last list read served.
+ * every answer; `keyCount` is how many keys its last list read served (a
+ * record on page 2 whose id page 1 already had is the same key, listed once).
  */
 function hostileServer(w: World): { transport: Transport; keyCount: () => number } {
   let listed = 0;
@@ -134,7 +136,8 @@ function hostileServer(w: World): { transport: Transport; keyCount: () => number
         listed = keys.length;
         return firstPage();
       }
-      listed = keys.length + w.page2.length;
+      const firstIds = new Set(keys.map((k) => readKey(k).id).filter((id): id is string => id !== null));
+      listed = keys.length + w.page2.filter((k) => { const id = readKey(k).id; return id === null || !firstIds.has(id); }).length;
       return json(200, { keys: w.page2 });
     }
     if (path === '/workspace' && req.method === 'GET') return fails.workspace ? failure() : json(200, w.workspace);
