@@ -137,7 +137,11 @@ function hostileServer(w: World): { transport: Transport; keyCount: () => number
         return firstPage();
       }
       const firstIds = new Set(keys.map((k) => readKey(k).id).filter((id): id is string => id !== null));
-      listed = keys.length + w.page2.filter((k) => { const id = readKey(k).id; return id === null || !firstIds.has(id); }).length;
+      const again = (k: unknown) => {
+        const id = readKey(k).id;
+        return id !== null && firstIds.has(id);
+      };
+      listed = keys.length + w.page2.filter((k) => !again(k)).length;
       return json(200, { keys: w.page2 });
     }
     if (path === '/workspace' && req.method === 'GET') return fails.workspace ? failure() : json(200, w.workspace);
