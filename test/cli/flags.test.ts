@@ -33,3 +33,25 @@ describe('svc api -X', () => {
     expect(JSON.parse(result.stdout).id).toBe(local.server.workspaceId);
   });
 });
+
+describe('svc login --with-key with nothing on stdin', () => {
+  it('says stdin was empty and how to pass the key, not that it is no key', async () => {
+    for (const input of [undefined, '', ' \n']) {
+      const result = await svc(['login', '--with-key'], local.env, input === undefined ? {} : { input });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(/^error: stdin was empty: --with-key reads the key from stdin\. Pipe it in \(`printenv KEY \| svc login --with-key`/);
+      expect(result.stderr).not.toContain('That is not an API key');
+    }
+  });
+});
+
+describe('a bare word that names an option', () => {
+  it.each([
+    [['version'], "Did you mean 'svc --version'?"],
+    [['keys', 'json'], "Did you mean 'svc keys --json'?"],
+  ])('svc %j is pointed at the option (exit 2)', async (args, hint) => {
+    const result = await svc(args, {});
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(`error: unknown command '${args.at(-1)}'\n${hint}\nSee '${['svc', ...args.slice(0, -1)].join(' ')} --help'.`);
+  });
+});
