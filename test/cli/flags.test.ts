@@ -55,3 +55,18 @@ describe('a bare word that names an option', () => {
     expect(result.stderr).toBe(`error: unknown command '${args.at(-1)}'\n${hint}\nSee '${['svc', ...args.slice(0, -1)].join(' ')} --help'.`);
   });
 });
+
+describe("help's defaults", () => {
+  const paths = [[], ['keys', 'list'], ['keys', 'create'], ['keys', 'rotate'], ['keys', 'prune'], ['api'], ['serve'], ['login'], ['status']];
+
+  it('are written one way, as commander writes them: (default: value), unquoted', async () => {
+    for (const path of paths) {
+      const help = (await svc([...path, '--help'], {})).stdout.replace(/\s+/g, ' ');
+      expect(help, path.join(' ')).not.toMatch(/\bdefault\s+["\d]|default: "/);
+      expect(help).toContain('(default: 300)');
+    }
+    expect((await svc(['--help'], {})).stdout.replace(/\s+/g, ' ')).toContain('in milliseconds (default: 10000;');
+    const serve = (await svc(['serve', '--help'], {})).stdout.replace(/\s+/g, ' ');
+    for (const shown of ['(default: 127.0.0.1)', '(default: 8787)', '(default: free)', '(default: 1000)']) expect(serve).toContain(shown);
+  });
+});
