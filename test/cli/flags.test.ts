@@ -70,3 +70,35 @@ describe("help's defaults", () => {
     for (const shown of ['(default: 127.0.0.1)', '(default: 8787)', '(default: free)', '(default: 1000)']) expect(serve).toContain(shown);
   });
 });
+
+describe('--quiet on a new key: the data alone', () => {
+  const SECRET = /^sk_[A-Za-z0-9]{64}$/;
+
+  it('keys create --quiet prints the secret alone, piped or on a terminal, and no warning', async () => {
+    for (const tty of [false, true]) {
+      const result = await svc(['keys', 'create', `quiet-${tty}`, '--quiet'], local.env, { tty });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(SECRET);
+      expect(result.stderr).toBe('');
+    }
+    // Without it, the warning stays.
+    const loud = await svc(['keys', 'create', 'loud'], local.env);
+    expect(loud.stderr).toContain('This is the only time this secret is shown');
+  });
+
+  it('keys rotate --quiet prints the new secret alone', async () => {
+    const created = await svc(['keys', 'create', 'to-rotate', '--json'], local.env);
+    const { id } = JSON.parse(created.stdout);
+    const result = await svc(['keys', 'rotate', id, '--quiet'], local.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(SECRET);
+    expect(result.stderr).toBe('');
+  });
+
+  it('svc api --quiet prints the answer alone', async () => {
+    const result = await svc(['api', '/user/api-keys', '-f', 'name=quiet-api', '--quiet'], local.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).secret).toMatch(SECRET);
+    expect(result.stderr).toBe('');
+  });
+});
