@@ -5,7 +5,7 @@
  * bare word that is an option's name.
  */
 import { describe, expect, it } from 'vitest';
-import { svc, useLocalServer } from '../helpers/in-process.js';
+import { svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
 
 const local = useLocalServer();
 /** Nothing listens here: a request that went out would fail with exit 1, not a usage error. */
@@ -100,5 +100,26 @@ describe('--quiet on a new key: the data alone', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).secret).toMatch(SECRET);
     expect(result.stderr).toBe('');
+  });
+});
+
+describe('one wording for a profile with no key', () => {
+  it('an error, status and logout say the same sentence', async () => {
+    const config = tempConfigDir();
+    try {
+      const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, SVC_PROFILE: 'p3' };
+      await svc(['login', '--with-key'], env, { input: local.server.apiKey! });
+      await svc(['logout'], env);
+      const sentence = "Not logged in: no API key for profile 'p3'";
+      const list = await svc(['keys', 'list'], env);
+      expect(list.exitCode).toBe(3);
+      expect(list.stderr.split('\n')[0]).toBe(`error: ${sentence}.`);
+      const status = await svc(['status'], env);
+      expect(status.stdout).toMatch(new RegExp(`^Key: +✗ ${sentence}$`, 'm'));
+      const logout = await svc(['logout'], env);
+      expect(logout.stderr).toBe(`${sentence}; nothing to remove.`);
+    } finally {
+      config.remove();
+    }
   });
 });
