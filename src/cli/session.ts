@@ -211,6 +211,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     keyHint: keyHint(credentials.apiKey),
     keySource: credentials.source,
     profile: profileName,
+    savedInstance: credentials.source === 'profile' ? (profile.serverInstance ?? null) : null,
   };
   const base =
     deps.transport ??
