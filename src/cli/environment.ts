@@ -51,7 +51,11 @@ export const ENVIRONMENT = [
     names: ['SVC_LOCAL_ADMIN_TOKEN'],
     description: "the reference server's admin token (else `--admin-token`, else random)",
   },
-  { names: ['NO_COLOR'], description: 'set and non-empty: no colour, even on a terminal' },
+  { names: ['NO_COLOR'], description: 'set and non-empty: no colour, even on a terminal, whatever `FORCE_COLOR` says' },
+  {
+    names: ['FORCE_COLOR'],
+    description: 'as chalk reads it: `1`, `2` or `3` (or empty, or `true`) colour messages and tables even when piped; `0` or `false` never colour, even on a terminal',
+  },
   {
     names: ['SVC_EXPIRY_WARNING_DAYS'],
     description: 'warn when the key in use expires within this many days (default 7; `0` never)',

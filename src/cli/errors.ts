@@ -1,4 +1,4 @@
-import { shellWord } from './render/text.js';
+import { clip, shellWord } from './render/text.js';
 
 /** Exit codes of docs/contract.md §C5. */
 export const ExitCode = {
@@ -63,10 +63,19 @@ export class PromptCancelledError extends InterruptedError {
   }
 }
 
+/**
+ * The one wording of a profile that holds no key, wherever svc says so (an
+ * error, `status`, `logout`): one state, one sentence, so that a person who
+ * meets it twice knows it is the same thing.
+ */
+export function notLoggedIn(profile: string): string {
+  return `Not logged in: no API key for profile '${clip(profile, 200)}'`;
+}
+
 /** No key at all: says how to get one, for the profile in question. */
 export class NotAuthenticatedError extends CliError {
-  constructor(message: string, profile: string) {
-    super([message, `Run \`${loginCommand(profile)}\` to save a key, or set SVC_API_KEY.`], ExitCode.unauthenticated);
+  constructor(profile: string) {
+    super([`${notLoggedIn(profile)}.`, `Run \`${loginCommand(profile)}\` to save a key, or set SVC_API_KEY.`], ExitCode.unauthenticated);
     this.name = 'NotAuthenticatedError';
   }
 }

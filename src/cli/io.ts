@@ -1,6 +1,7 @@
 import { basename, isAbsolute, relative } from 'node:path';
 import { isatty } from 'node:tty';
 import { readEnv } from './environment.js';
+import { colourLevel, type ColourLevel } from './render/colour.js';
 
 /**
  * Everything a command may touch of the outside terminal. Commands receive
@@ -14,9 +15,11 @@ export interface IO {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
-  /** Colour allowed on each stream: a TTY and no NO_COLOR. */
+  /** Colour allowed on each stream: a TTY, or FORCE_COLOR; never with NO_COLOR (render/colour.ts). */
   colorStdout: boolean;
   colorStderr: boolean;
+  /** The colour level where colour is allowed (FORCE_COLOR=2 or 3); 1 when unset. */
+  colorLevel?: ColourLevel;
   /** Terminal width for tables; 80 when unknown. */
   columns: number;
   /** Terminal height, for what fits on one screen; 24 when unknown. */
@@ -43,9 +46,11 @@ export interface ProcessIO {
  * when the reader has gone), and only those built need flushing.
  */
 export function processIO(onError: (error: NodeJS.ErrnoException) => void): ProcessIO {
-  const noColor = Boolean(readEnv(process.env, 'NO_COLOR'));
   const stdoutIsTTY = isatty(1);
   const stderrIsTTY = isatty(2);
+  const level = (isTTY: boolean) => colourLevel(readEnv(process.env, 'NO_COLOR'), readEnv(process.env, 'FORCE_COLOR'), isTTY);
+  const stdoutLevel = level(stdoutIsTTY);
+  const stderrLevel = level(stderrIsTTY);
   const opened: NodeJS.WriteStream[] = [];
   const open = (stream: () => NodeJS.WriteStream) => {
     let built: NodeJS.WriteStream | undefined;
@@ -74,8 +79,9 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     stdinIsTTY: isatty(0),
     stdoutIsTTY,
     stderrIsTTY,
-    colorStdout: stdoutIsTTY && !noColor,
-    colorStderr: stderrIsTTY && !noColor,
+    colorStdout: stdoutLevel > 0,
+    colorStderr: stderrLevel > 0,
+    colorLevel: (Math.max(stdoutLevel, stderrLevel) || 1) as ColourLevel,
     get columns() {
       return (stdoutIsTTY && process.stdout.columns) || (stderrIsTTY && process.stderr.columns) || 80;
     },

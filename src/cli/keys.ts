@@ -4,7 +4,7 @@
  * replacement's expiry. Pure: no I/O.
  */
 import { ApiError } from '../client/errors.js';
-import type { KeyView } from '../client/key-view.js';
+import { keyStatus, type KeyView } from '../client/key-view.js';
 import { asciiDecoded, keyHint, keyIn } from '../contract/key-format.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
 import { clip, shellWord } from './render/text.js';
@@ -73,6 +73,42 @@ function keyWithin(value: string): string | null {
 
 function notAKey(key: string, what: string): string {
   return `${keyHint(key)}: that is an API key, not ${what}; svc sends a key only as the Authorization header.`;
+}
+
+/** What a key argument names, read against the whole key list. */
+export type KeyArgument =
+  | { kind: 'id'; id: string }
+  | { kind: 'name'; key: KeyView & { id: string } }
+  | { kind: 'ambiguous'; keys: (KeyView & { id: string })[] }
+  | { kind: 'unknown' };
+
+/**
+ * An argument (already trimmed) that is a key's id names that key, whatever
+ * any name says; else one that is exactly the trimmed name of one key names
+ * that key; the name of several names none of them (the caller lists
+ * them); anything else is left to the server's 404.
+ */
+export function resolveKeyArgument(keys: readonly KeyView[], arg: string): KeyArgument {
+  if (keys.some((k) => k.id === arg)) return { kind: 'id', id: arg };
+  const named = keys.filter((k): k is KeyView & { id: string } => k.id !== null && isAddressable(k.id) && k.name?.trim() === arg);
+  if (named.length === 1) return { kind: 'name', key: named[0]! };
+  if (named.length > 1) return { kind: 'ambiguous', keys: named };
+  return { kind: 'unknown' };
+}
+
+/**
+ * A name that several keys share names none of them (exit 2): each is
+ * listed, aligned, with what tells them apart (id, state, when created),
+ * so that the person can give the id they mean.
+ */
+export function sharedName(name: string, keys: readonly (KeyView & { id: string })[], nowMs: number): string[] {
+  const created = (ms: number | null) => (ms === null ? '-' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+  const rows = keys.map((k) => [clip(k.id, 200), clip(k.name ?? '-', 40), keyStatus(k, nowMs) ?? '-', `created ${created(k.createdAt)}`]);
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...row[column]!].length)));
+  return [
+    `'${clip(name, 200)}' is the name of ${keys.length} keys, so it names none of them: give the id of the one you mean.`,
+    ...rows.map((row) => `  ${row.map((cell, column) => cell + ' '.repeat(widths[column]! - [...cell].length)).join('  ').trimEnd()}`),
+  ];
 }
 
 /** Whether this is the key svc is using; unknowable when the server shows no hints. */

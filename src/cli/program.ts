@@ -115,7 +115,8 @@ Examples:
     .option('--base-url <url>', 'service address (env SVC_BASE_URL)')
     .option('--profile <name>', 'config profile (env SVC_PROFILE)')
     .addOption(
-      new Option('--timeout <ms>', 'per-request timeout in milliseconds (default 10000)').argParser(
+      // Not commander's .default(): `svc api` tells "not given" from 10000, for its longer default on generation paths.
+      new Option('--timeout <ms>', 'per-request timeout in milliseconds (default: 10000; 60000 for `svc api` beyond key management)').argParser(
         integerAtLeast(1),
       ),
     )

@@ -2,6 +2,7 @@ import { ApiError, IncompleteListError, NetworkError, RateLimitedError, Unexpect
 import { CliError, ExitCode, InterruptedError, loginCommand } from './errors.js';
 import type { IO } from './io.js';
 import { isLoopbackHost } from '../client/loopback.js';
+import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
 import { MaybeCreatedError } from './operations/create.js';
 import { Renderer } from './render/renderer.js';
@@ -96,13 +97,24 @@ function describeApiError(error: ApiError): Report {
   const serverText = error.body?.error || `HTTP ${error.status}`;
   const { origin } = error;
   if (error.status === 401) {
+    const run = serverRun(error);
+    if (run === 'restarted-in-memory') {
+      return {
+        exitCode: ExitCode.unauthenticated,
+        lines: [
+          `Authentication failed (401): ${visible(serverText)}.`,
+          `The local server was restarted without --data; its keys are gone: \`${loginCommand(origin!.profile)}\` with the API key its banner printed.`,
+          ...describeOrigin(origin!),
+        ],
+      };
+    }
     return {
       exitCode: ExitCode.unauthenticated,
       lines: [
         `Authentication failed (401): ${visible(serverText)}.`,
         'The key is unknown, disabled, expired or revoked.',
         ...(origin ? describeOrigin(origin) : []),
-        ...(origin && isLoopbackHost(new URL(origin.baseUrl).hostname) ? [FORGETFUL_SERVER] : []),
+        ...(origin && run === 'unknown' && isLoopbackHost(new URL(origin.baseUrl).hostname) ? [FORGETFUL_SERVER] : []),
         origin?.keySource === 'env'
           ? 'Next: put a working key in SVC_API_KEY, or unset it to use the saved profile.'
           : `Next: run \`${loginCommand(origin?.profile ?? 'default')}\` with a working key (create one where you still have access, or re-enable this one).`,
@@ -180,6 +192,23 @@ const COLLECTIONS = new Set<string>([apiPaths.keys, apiPaths.workspace]);
  */
 const FORGETFUL_SERVER =
   'If that is `svc serve --local` and it ran without --data, it forgot every key when it stopped: since its restart only the API key its banner printed works.';
+
+/**
+ * What a 401 says of the server's run (docs/contract.md §B,
+ * Svc-Server-Instance): the run the profile's key was saved with answered
+ * (`same`: the key was not lost to a restart), a run that keeps its keys in
+ * memory replaced it (`restarted-in-memory`: the key is gone with the old
+ * run), or svc cannot tell (no run recorded at login, no header in the
+ * answer, or a --data server whose file changed), when the loopback
+ * heuristic stays.
+ */
+function serverRun(error: ApiError): 'same' | 'restarted-in-memory' | 'unknown' {
+  const saved = error.origin?.keySource === 'profile' ? error.origin.savedInstance : null;
+  const answered = error.serverInstance;
+  if (!saved || !answered) return 'unknown';
+  if (saved === answered) return 'same';
+  return answered.startsWith(IN_MEMORY_INSTANCE) ? 'restarted-in-memory' : 'unknown';
+}
 
 /** The key and server lines of a 401: which key, from where, sent where. */
 function describeOrigin(origin: RequestOrigin): string[] {

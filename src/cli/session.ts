@@ -137,7 +137,7 @@ function clientModules() {
  */
 export function noKeyError(session: ProfileSession): CliError {
   const { profileName, profileExists } = session;
-  if (profileExists) return new NotAuthenticatedError(`No API key is configured for profile '${clip(profileName, 200)}'.`, profileName);
+  if (profileExists) return new NotAuthenticatedError(profileName);
   return new UnknownProfileError([noSuchProfile(session), `Run \`${loginCommand(profileName)}\` to create it with a key, or set SVC_API_KEY.`]);
 }
 
@@ -211,6 +211,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     keyHint: keyHint(credentials.apiKey),
     keySource: credentials.source,
     profile: profileName,
+    savedInstance: credentials.source === 'profile' ? (profile.serverInstance ?? null) : null,
   };
   const base =
     deps.transport ??

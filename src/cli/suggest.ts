@@ -12,9 +12,27 @@ export function unknownCommand(command: Command, words: string[]): never {
   const path = commandPath(command);
   const visible = command.commands.filter((sub) => !(sub as Command & { _hidden?: boolean })._hidden);
   const near = nearest(word, visible.map((sub) => [sub.name(), ...sub.aliases()]));
+  const option = optionNamed(command, word);
   const suggestion =
-    near.length === 0 ? '' : `\nDid you mean ${near.map((name) => `'${[path, name, ...rest].join(' ')}'`).join(' or ')}?`;
+    option !== null
+      ? `\nDid you mean '${[path, option, ...rest].join(' ')}'?`
+      : near.length === 0
+        ? ''
+        : `\nDid you mean ${near.map((name) => `'${[path, name, ...rest].join(' ')}'`).join(' or ')}?`;
   command.error(`error: unknown command '${word}'${suggestion}\nSee '${path} --help'.`, { code: 'commander.unknownCommand' });
+}
+
+/**
+ * The option a bare word names, as `svc version` names `--version`: an
+ * option of the command or of a command above it (the program's options
+ * are taken anywhere on the line).
+ */
+function optionNamed(command: Command, word: string): string | null {
+  for (let c: Command | null = command; c; c = c.parent) {
+    const option = c.options.find((o) => o.long === `--${word.toLowerCase()}`);
+    if (option?.long) return option.long;
+  }
+  return null;
 }
 
 function commandPath(command: Command): string {

@@ -7,7 +7,7 @@ import { header } from './headers.js';
 import { isObject, keyDocuments, readKey, type KeyView } from './key-view.js';
 import { nextPage, PAGE_FIELDS, unfollowedMore } from './pagination.js';
 import { nextStep, rateLimitSeconds, type RetryPolicy, type Step } from './policy.js';
-import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
+import { RATE_LIMIT_HEADERS, SERVER_INSTANCE_HEADER } from '../contract/headers.js';
 import type { HttpResponse, Transport } from './transport.js';
 
 export interface WaitEvent {
@@ -99,6 +99,7 @@ export class ApiClient {
   private readonly now: () => number;
   private readonly random: () => number;
   private clockOffsetMs = 0;
+  private lastInstance: string | null = null;
 
   constructor(private readonly options: ClientOptions) {
     this.now = options.now ?? Date.now;
@@ -116,6 +117,11 @@ export class ApiClient {
 
   get origin(): RequestOrigin {
     return this.options.origin;
+  }
+
+  /** The Svc-Server-Instance of the last answer (a reference server's run; docs/contract.md §B); null when it sent none. */
+  get serverInstance(): string | null {
+    return this.lastInstance;
   }
 
   /** The first page of the key list, one request: whether a key works (ping, login), not what the keys are. */
@@ -336,6 +342,7 @@ export class ApiClient {
       this.options.log?.(res ? `< ${res.status} in ${latencyMs} ms` : `< ${failure!.message} after ${latencyMs} ms`);
 
       const parsed = res ? parseBody(res) : undefined;
+      if (res) this.lastInstance = header(res, SERVER_INSTANCE_HEADER);
       // An HTTP-date Retry-After is read against the same response's Date.
       env.nowMs = (res && this.observeDate(res)) ?? this.now();
       const planned = nextStep(
@@ -422,7 +429,8 @@ function apiError(
   const foreignBody = res.text.trim() !== '' && parsed === undefined ? (header(res, 'content-type') ?? 'no Content-Type') : null;
   const location = res.status >= 300 && res.status < 400 ? header(res, 'location') : null;
   const { body, details } = readErrorBody(parsed);
-  return new ApiError(res.status, body, method, path, { afterLostAnswer, foreignBody, location, origin, details });
+  const serverInstance = header(res, SERVER_INSTANCE_HEADER);
+  return new ApiError(res.status, body, method, path, { afterLostAnswer, foreignBody, location, origin, details, serverInstance });
 }
 
 /**

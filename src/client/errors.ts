@@ -18,6 +18,8 @@ export interface RequestOrigin {
   keyHint: string;
   keySource: KeySource;
   profile: string;
+  /** The Svc-Server-Instance the profile recorded when its key was saved (docs/contract.md §B); null when none was, or the key is not the profile's. */
+  savedInstance?: string | null;
 }
 
 /** What an answer said beyond its status and error body. */
@@ -31,6 +33,8 @@ export interface ApiErrorDetails {
   origin?: RequestOrigin | null;
   /** What the error body said beyond its message (`details`, `errors`), one string each, as it came. */
   details?: readonly string[];
+  /** The answer's Svc-Server-Instance: which run of a reference server answered. */
+  serverInstance?: string | null;
 }
 
 /** The server answered with a status the caller did not ask to handle. */
@@ -40,6 +44,7 @@ export class ApiError extends Error {
   readonly location: string | null;
   readonly origin: RequestOrigin | null;
   readonly details: readonly string[];
+  readonly serverInstance: string | null;
 
   constructor(
     readonly status: number,
@@ -55,6 +60,7 @@ export class ApiError extends Error {
     this.location = details.location ?? null;
     this.origin = details.origin ?? null;
     this.details = details.details ?? [];
+    this.serverInstance = details.serverInstance ?? null;
   }
 
   get code(): string | undefined {

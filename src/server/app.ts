@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { UNAUTHORIZED_MESSAGE } from '../contract/errors.js';
-import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
+import { RATE_LIMIT_HEADERS, SERVER_INSTANCE_HEADER } from '../contract/headers.js';
 import { API_PREFIX, LOCAL_PREFIX } from '../contract/paths.js';
 import { RATE_WINDOW_SECONDS, REQUESTS_PER_MINUTE } from '../contract/plans.js';
 import type { LocalServerReady } from '../contract/types.js';
@@ -48,6 +48,8 @@ export interface AppDeps {
   logError: (error: unknown) => void;
   /** Keys in a page of the list (docs/contract.md §A5), unless `--page-size` said otherwise. */
   pageSize?: number;
+  /** This run's Svc-Server-Instance (listen.ts), fixed for the server's life. */
+  instance: string;
 }
 
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -219,7 +221,11 @@ export function createApp(deps: AppDeps): RequestListener {
       // An unread body must not be drained (it may be huge), so the connection cannot be reused.
       // Date is the server's clock as it answers, not as the request came: after a delay or a slow save the
       // arrival time would put the client's reading of the server's clock behind by that long (docs/contract.md §B).
-      const answer: Reply = { status: reply.status, body: reply.body, headers: Object.assign({}, reply.headers, headers, { date: clock.httpDate() }) };
+      const answer: Reply = {
+        status: reply.status,
+        body: reply.body,
+        headers: Object.assign({}, reply.headers, headers, { date: clock.httpDate(), [SERVER_INSTANCE_HEADER]: deps.instance }),
+      };
       send(res, answer, deps.isClosing() || hasUnreadBody(req));
       log(res.headersSent ? reply.status : null);
     })().catch((error: unknown) => {

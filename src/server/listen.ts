@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIPv6 } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { IN_MEMORY_INSTANCE, PERSISTED_INSTANCE } from '../contract/headers.js';
 import type { Plan } from '../contract/plans.js';
 import type { LocalServerReady } from '../contract/types.js';
 import { createApp } from './app.js';
@@ -126,6 +127,11 @@ async function start(options: ServerOptions, lock: DataFileLock | null, logWarni
     });
   }
 
+  // Svc-Server-Instance (docs/contract.md §B): a server with --data is the same server on every start, since its first user is kept in
+  // the file; one in memory is a new one each time, and the keys saved for the last one are gone.
+  const instance = stateFile
+    ? `${PERSISTED_INSTANCE}${createHash('sha256').update(store.primaryUser().id).digest('hex').slice(0, 16)}`
+    : `${IN_MEMORY_INSTANCE}${randomBytes(8).toString('hex')}`;
   let closing = false;
   let url = '';
   const adminToken = options.adminToken ?? randomBytes(24).toString('base64url');
@@ -173,6 +179,7 @@ async function start(options: ServerOptions, lock: DataFileLock | null, logWarni
         req.socket.once('close', () => hanging.delete(req));
       },
       isClosing: () => closing,
+      instance,
       logError,
       pageSize: options.pageSize,
     }),

@@ -202,7 +202,7 @@ describe('login, status, logout', () => {
     expect(logout.exitCode).toBe(0);
     const status = await svc(['status', '--profile', 'work'], profileEnv());
     expect(status.exitCode).toBe(3);
-    expect(status.stdout).toContain('none');
+    expect(status.stdout).toContain("Not logged in: no API key for profile 'work'");
   });
 });
 

@@ -3,7 +3,7 @@
  * One way to name a key in every command (issue 25, 3): view, enable,
  * disable, rotate and revoke take ids (trimmed), open the same aligned
  * picker on a terminal when none is given, say the same usage line
- * elsewhere, and answer a key's name given for its id with that key's id.
+ * elsewhere, and take the name of exactly one key for its id.
  */
 import { describe, expect, it } from 'vitest';
 import { svc, useLocalServer } from '../helpers/in-process.js';
@@ -101,38 +101,105 @@ describe('what is given for an id', () => {
     expect(off.stderr).toBe(`✓ Disabled ${key.id} (pasted).`);
   });
 
-  it("a key's name is answered with its id and the command to run, and is not acted on (exit 4)", async () => {
+  it('the name of exactly one key, trimmed, names that key in view, disable, enable, revoke and rotate', async () => {
     const key = await create('laptop');
-    for (const command of ['view', 'disable', 'enable', 'rotate']) {
-      const result = await svc(['keys', command, 'laptop'], local.env);
-      expect(result.exitCode).toBe(4);
-      expect(result.stderr).toBe(`error: No key with id laptop; a key named 'laptop' has id ${key.id} (\`svc keys ${command} ${key.id}\`).`);
-    }
-    const revoke = await svc(['keys', 'revoke', 'laptop', '--yes'], local.env);
-    expect(revoke.exitCode).toBe(4);
-    expect(revoke.stderr).toContain(`(\`svc keys revoke ${key.id}\`)`);
+    const view = await svc(['keys', 'view', ' laptop\n'], local.env);
+    expect(view.exitCode, view.stderr).toBe(0);
+    expect(view.stdout).toContain(`id\t${key.id}`);
+    const off = await svc(['keys', 'disable', 'laptop'], local.env);
+    expect(off.stderr).toBe(`✓ Disabled ${key.id} (laptop).`);
+    expect(await statusOf(key.id)).toBe('disabled');
+    const on = await svc(['keys', 'enable', 'laptop', '--json'], local.env);
+    expect(on.exitCode, on.stderr).toBe(0);
+    expect(JSON.parse(on.stdout)).toMatchObject({ id: key.id, enabled: true });
+    const rotated = await svc(['keys', 'rotate', 'laptop', '--yes'], local.env);
+    expect(rotated.exitCode, rotated.stderr).toBe(0);
+    expect(rotated.stderr).toContain(`Revoked the old key ${key.id};`);
+    // The rotation made a new key of that name, the only one now: revoke finds it by name too.
+    const replacement = (await svc(['keys', 'view', 'laptop', '--json'], local.env)).stdout;
+    const { id: newId } = JSON.parse(replacement);
+    const revoked = await svc(['keys', 'revoke', 'laptop', '--yes'], local.env);
+    expect(revoked.exitCode, revoked.stderr).toBe(0);
+    expect(revoked.stderr).toBe(`✓ Revoked 'laptop' (${newId}).`);
+  });
+
+  it('a key named with spaces around its name is found by the name trimmed', async () => {
+    const key = await create('  spaced  ');
+    const view = await svc(['keys', 'view', 'spaced'], local.env);
+    expect(view.exitCode, view.stderr).toBe(0);
+    expect(view.stdout).toContain(`id\t${key.id}`);
+  });
+
+  it("an id always wins over a name: a key named as another key's id does not shadow it", async () => {
+    const real = await create('real');
+    const impostor = await create(real.id);
+    const off = await svc(['keys', 'disable', real.id], local.env);
+    expect(off.stderr).toBe(`✓ Disabled ${real.id} (real).`);
+    expect(await statusOf(real.id)).toBe('disabled');
+    expect(await statusOf(impostor.id)).toBe('enabled');
+  });
+
+  it('a confirmation names the key a name resolved to, by its id', async () => {
+    const key = await create('confirm-me');
+    const revoke = await onTerminal(['keys', 'revoke', 'confirm-me'], [{ confirm: false }]);
+    expect(revoke.exitCode).toBe(1);
+    expect(revoke.stderr).toContain(key.id);
+    expect(revoke.asked).toEqual([`Revoke ${key.id}? This cannot be undone.`]);
+    const rotate = await onTerminal(['keys', 'rotate', 'confirm-me'], [{ confirm: false }]);
+    expect(rotate.asked[0]).toContain(`Rotate 'confirm-me' (${key.id})?`);
     expect(await statusOf(key.id)).toBe('enabled');
   });
 
-  it('a name several keys share lists them all', async () => {
+  it('a name several keys share lists them (id, name, state, created) and does nothing, exit 2', async () => {
     const [a, b] = [await create('twin'), await create('twin')];
-    const result = await svc(['keys', 'view', 'twin'], local.env);
-    expect(result.exitCode).toBe(4);
-    expect(result.stderr).toMatch(/^error: No key with id twin; 2 keys are named 'twin': (\S+), (\S+)\.$/);
-    expect(result.stderr).toContain(a.id);
-    expect(result.stderr).toContain(b.id);
+    await svc(['keys', 'disable', b.id], local.env);
+    const row = (id: string, state: string) => new RegExp(`^  ${id}  twin  ${state} +created \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC$`, 'm');
+    for (const args of [['view', 'twin'], ['disable', 'twin'], ['enable', 'twin'], ['rotate', 'twin', '--yes'], ['revoke', 'twin', '--yes'], ['revoke', 'twin', '--yes', '--if-exists']]) {
+      const result = await svc(['keys', ...args], local.env);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr.split('\n')[0]).toBe("error: 'twin' is the name of 2 keys, so it names none of them: give the id of the one you mean.");
+      expect(result.stderr).toMatch(row(a.id, 'enabled '));
+      expect(result.stderr).toMatch(row(b.id, 'disabled'));
+    }
+    expect(await statusOf(a.id)).toBe('enabled');
+    expect(await statusOf(b.id)).toBe('disabled');
+    // On a terminal, revoke stops before it asks.
+    const asked = await onTerminal(['keys', 'revoke', 'twin'], []);
+    expect(asked.exitCode).toBe(2);
+    expect(asked.asked).toEqual([]);
   });
 
-  it('revoke --if-exists takes a gone id for done, but says when it was the name of a key', async () => {
+  it('neither an id nor a name is the 404 it always was (exit 4), with the keys it most likely meant', async () => {
     const key = await create('workstation');
-    const result = await svc(['keys', 'revoke', 'workstation', '--yes', '--if-exists'], local.env);
-    expect(result.exitCode).toBe(0);
-    expect(result.stderr).toBe(
-      [
-        'workstation was already gone.',
-        `! workstation is no key's id, but the key ${key.id} is named so: \`svc keys revoke ${key.id}\` revokes it.`,
-      ].join('\n'),
+    const typo = await svc(['keys', 'view', 'workstaton'], local.env);
+    expect(typo.exitCode).toBe(4);
+    expect(typo.stderr).toBe(
+      `error: No key with id workstaton: it never existed, belongs to another user, or was already revoked. Did you mean ${key.id} ('workstation') (\`svc keys view ${key.id}\`)?`,
     );
-    expect(await statusOf(key.id)).toBe('enabled');
+    const nothing = await svc(['keys', 'disable', 'zzzzzzzzzzzzzzzzzzzz'], local.env);
+    expect(nothing.exitCode).toBe(4);
+    expect(nothing.stderr).toBe('error: No key with id zzzzzzzzzzzzzzzzzzzz: it never existed, belongs to another user, or was already revoked.');
+  });
+
+  it('revoke --if-exists takes a gone id for done, and revokes a key by its name', async () => {
+    const key = await create('desk');
+    const result = await svc(['keys', 'revoke', 'key_long_gone', 'desk', '--yes', '--if-exists'], local.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toBe(['key_long_gone was already gone.', `✓ Revoked 'desk' (${key.id}).`].join('\n'));
+    expect((await svc(['keys', 'view', key.id], local.env)).exitCode).toBe(4);
+  });
+});
+
+describe('a name on a later page of the list', () => {
+  const paged = useLocalServer({ plan: 'pro', pageSize: 2 });
+
+  it('names its key: every page is read', async () => {
+    const made: string[] = [];
+    for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) made.push(JSON.parse((await svc(['keys', 'create', name, '--json'], paged.env)).stdout).id);
+    for (const [i, name] of ['p1', 'p5'].entries()) {
+      const result = await svc(['keys', 'view', name, '--json'], paged.env);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).id).toBe(made[i === 0 ? 0 : 4]);
+    }
   });
 });

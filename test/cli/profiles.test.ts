@@ -148,7 +148,7 @@ describe('a profile that does not exist', () => {
     // The config's default exists without a key, as `default` does.
     const fromConfig = await svc(['keys', 'list'], env());
     expect(fromConfig.exitCode).toBe(3);
-    expect(fromConfig.stderr).toContain("No API key is configured for profile 'gone'.");
+    expect(fromConfig.stderr).toContain("Not logged in: no API key for profile 'gone'.");
   });
 
   it('status prints its block, the key line saying the profile does not exist (exit 3)', async () => {
@@ -165,7 +165,7 @@ describe('a profile that does not exist', () => {
     expect(result.stderr).toBe(["error: Profile 'nosuch' does not exist; the profiles are: default, work.", 'Nothing was changed (`svc profile list` shows each profile).'].join('\n'));
     const none = await svc(['logout'], env());
     expect(none.exitCode).toBe(0);
-    expect(none.stderr).toBe("Profile 'default' has no saved key.");
+    expect(none.stderr).toBe("Not logged in: no API key for profile 'default'; nothing to remove.");
   });
 
   it('is no matter when SVC_API_KEY gives the key: the profile has nothing to add', async () => {

@@ -74,8 +74,8 @@ describe('svc status prints its block in every state', () => {
   it('no key: the block says so, exit 3', async () => {
     const text = await status({ SVC_API_KEY: undefined });
     expect(text.exitCode).toBe(3);
-    expect(block(text.stdout).Key).toBe('✗ none: not logged in');
-    expect(text.stderr).toContain("No API key is configured for profile 'default'.");
+    expect(block(text.stdout).Key).toBe("✗ Not logged in: no API key for profile 'default'");
+    expect(text.stderr).toContain("Not logged in: no API key for profile 'default'.");
     const json = await status({ SVC_API_KEY: undefined }, true);
     expect(json.exitCode).toBe(3);
     expect(JSON.parse(json.stdout)).toMatchObject({ key: null, workspace: null, error: { exitCode: 3 } });

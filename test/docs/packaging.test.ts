@@ -155,6 +155,6 @@ describe('start-up', () => {
       for (const at of offsetsOf(marker)) expect(countAt(at), marker).toBe(0);
     }
     // And the check sees code that does run: the report of the missing key.
-    for (const at of offsetsOf('No API key is configured for profile')) expect(countAt(at)).toBeGreaterThan(0);
+    for (const at of offsetsOf('Not logged in: no API key for profile')) expect(countAt(at)).toBeGreaterThan(0);
   });
 });

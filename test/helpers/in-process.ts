@@ -102,6 +102,6 @@ export async function startLocalServer(options: { plan?: Plan } & Partial<Server
 }
 
 /** A reference server in this process and a config dir for one test file (env.ts's useServer). */
-export function useLocalServer(options: { plan?: Plan } = {}) {
+export function useLocalServer(options: { plan?: Plan } & Partial<ServerOptions> = {}) {
   return useServer(() => startLocalServer(options));
 }

@@ -51,6 +51,11 @@ export class Terminal {
     return this.tmux('capture-pane', '-p', '-J');
   }
 
+  /** The visible screen with its colours, as the SGR escapes tmux writes for them. */
+  screenWithColour(): Promise<string> {
+    return this.tmux('capture-pane', '-p', '-J', '-e');
+  }
+
   /** Keys as tmux names them: literal text, or 'Enter', 'Down', 'Space', 'C-c', 'Escape'. */
   async send(...keys: string[]): Promise<void> {
     for (const key of keys) {

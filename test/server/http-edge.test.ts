@@ -212,6 +212,7 @@ describe('unexpected failures', () => {
         adminToken: 'admin',
         faults: new FaultTable(),
         requestLog: new RequestLog(),
+        instance: 'mem-test',
         reset: () => Promise.reject(new Error('no reset here')),
         hang: () => {},
         isClosing: () => false,

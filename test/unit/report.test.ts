@@ -91,6 +91,6 @@ describe('loginCommand', () => {
     expect(loginCommand('default')).toBe('svc login');
     expect(loginCommand('ci-2.prod')).toBe('svc login --profile ci-2.prod');
     expect(loginCommand("it's mine")).toBe("svc login --profile 'it'\\''s mine'");
-    expect(new NotAuthenticatedError('No API key is configured for profile \'ci\'.', 'ci').message).toContain('Run `svc login --profile ci` to save a key');
+    expect(new NotAuthenticatedError('ci').message).toContain('Run `svc login --profile ci` to save a key');
   });
 });

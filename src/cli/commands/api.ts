@@ -4,6 +4,7 @@ import { ApiError } from '../../client/errors.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
 import { findSecret, readKey } from '../../client/key-view.js';
 import { UsageError } from '../errors.js';
+import { nearest } from '../suggest.js';
 import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
@@ -28,7 +29,7 @@ export function register(program: Command, app: App): void {
     .command('api')
     .description('make an authenticated request to any path under /api/service and print the JSON answer')
     .argument('<path>', 'path below /api/service, e.g. /user/api-keys')
-    .option('-X, --method <method>', 'HTTP method (default GET, or POST when a body is given)')
+    .option('-X, --method <method>', 'HTTP method: GET, POST, PUT, PATCH or DELETE (default: GET, or POST when a body is given)')
     .option('-f, --raw-field <key=value>', 'add a string field to the JSON body (repeatable)', collect)
     .option('-F, --field <key=value>', 'add a typed field: true, false, null and numbers as JSON, @file for a file\'s text (repeatable)', collect)
     .option('--input <file>', "read the JSON body from a file ('-' for stdin)")
@@ -53,9 +54,9 @@ const GENERATION_TIMEOUT_MS = 60_000;
 
 export async function run(session: KeySession, pathArg: string, opts: ApiOptions): Promise<void> {
   const path = normalisePath(pathArg);
+  const given = opts.method === undefined ? undefined : knownMethod(opts.method);
   const body = await buildBody(session, opts);
-  const method = (opts.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase();
-  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`'${clip(opts.method ?? '', 40)}' is not an HTTP method.`);
+  const method = given ?? (body === undefined ? 'GET' : 'POST');
   const timeoutMs = session.options.timeout ?? (isManagementPath(path) ? MANAGEMENT_TIMEOUT_MS : GENERATION_TIMEOUT_MS);
   const { client, render } = session;
   try {
@@ -63,13 +64,29 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
     if (opts.include) printHead(session, res.status, res.headers);
     if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
-    if (findSecret(res.body) !== null) render.warn(onlyTimeWarning(readKey(res.body).id));
+    if (findSecret(res.body) !== null && !session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));
   } catch (error) {
     // The server's own error document is the answer a script asked for; the
     // exit code still tells failure apart.
     if (error instanceof ApiError && error.body && error.status !== 401) render.json(error.body);
     throw error;
   }
+}
+
+/**
+ * The methods of a JSON API (HEAD and OPTIONS answer with no JSON to
+ * print). Anything else is most likely a typo, which the server would
+ * answer with a 404 or 405 that hides it: it is refused before any
+ * request, with the nearest method.
+ */
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+function knownMethod(given: string): string {
+  const method = given.trim().toUpperCase();
+  if (METHODS.includes(method)) return method;
+  const near = nearest(method, METHODS.map((m) => [m]));
+  const guess = near.length === 0 ? '' : ` Did you mean ${near.join(' or ')}?`;
+  throw new UsageError([`'${clip(given, 40)}' is not an HTTP method.${guess}`, `-X takes one of ${METHODS.join(', ')}.`]);
 }
 
 export function normalisePath(raw: string): string {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Outcome } from '../after-command.js';
 import { askKey, logInWith } from '../dialogs/login.js';
+import { UsageError } from '../errors.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
 import type { ProfileSession } from '../session.js';
@@ -21,8 +22,17 @@ export function register(program: Command, app: App): void {
     .action(app.action('profile', run));
 }
 
+/** Nothing on stdin is no malformed key: it is a key that was never passed, and says how to pass one. */
+function readKeyFromStdin(text: string): string {
+  const key = text.trim();
+  if (key === '') {
+    throw new UsageError('stdin was empty: --with-key reads the key from stdin. Pipe it in (`printenv KEY | svc login --with-key`, `svc login --with-key < key.txt`), or run `svc login` on a terminal to be asked for it.');
+  }
+  return key;
+}
+
 export async function run(session: ProfileSession, opts: LoginOptions): Promise<Outcome> {
-  const apiKey = opts.withKey ? (await readAll(session.io.stdin)).trim() : await askKey(session);
+  const apiKey = opts.withKey ? readKeyFromStdin(await readAll(session.io.stdin)) : await askKey(session);
   const list = await logInWith(session, apiKey);
   return { list, keyInUse: { apiKey, source: 'profile' } };
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { logOut } from '../operations/profile.js';
 import type { App } from '../program.js';
 import { noSuchProfile, type ProfileSession } from '../session.js';
-import { UnknownProfileError } from '../errors.js';
+import { notLoggedIn, UnknownProfileError } from '../errors.js';
 import { readEnv } from '../environment.js';
 
 export function register(program: Command, app: App): void {
@@ -18,7 +18,7 @@ export async function run(session: ProfileSession): Promise<void> {
   // A profile that is not there was not logged out of: most likely a typo in its name.
   if (!session.profileExists) throw new UnknownProfileError([noSuchProfile(session), 'Nothing was changed (`svc profile list` shows each profile).']);
   const removed = await logOut(session);
-  if (removed === null) render.info(`Profile '${profileName}' has no saved key.`);
+  if (removed === null) render.info(`${notLoggedIn(profileName)}; nothing to remove.`);
   else render.success(`Removed ${removed} from profile '${profileName}'. The key still works until revoked.`);
   if (session.options.json) render.json({ profile: profileName, removed: removed === null ? null : { hint: removed } });
   if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is still set in this environment; svc keeps using it.');

@@ -35,17 +35,17 @@ export function register(program: Command, app: App): void {
     .command('serve')
     .description('run the embedded reference server (offline; state in memory unless --data)')
     .option('--local', 'run the embedded reference server (required: the only kind there is)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1', '127.0.0.1'))
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default(8787).argParser(parsePort))
     .addOption(
-      new Option('--plan <plan>', `plan of the first workspace (default: ${DEFAULT_PLAN}; ignored with an existing --data file)`).choices(PLANS),
+      new Option('--plan <plan>', `plan of the first workspace, ignored with an existing --data file (default: ${DEFAULT_PLAN})`).choices(PLANS),
     )
     .option('--data <file>', 'keep state in this file (key hashes only, never a plaintext key)')
     .option('--admin-token <token>', 'bearer token of the /_local admin area (env SVC_LOCAL_ADMIN_TOKEN; random otherwise)')
     .addOption(new Option('--latency <ms|min-max>', 'delay every API request by ms, or by a random span min-max (e.g. 50-400)').argParser(parseLatency))
     .addOption(new Option('--fail-rate <share>', 'answer this share (0 to 1) of API requests 502 or 503 instead').argParser(parseFailRate))
     .addOption(
-      new Option('--page-size <keys>', `keys in a page of GET /user/api-keys, and the most a client's limit gets (1 to ${MAX_PAGE_SIZE}; default 1000)`).argParser(
+      new Option('--page-size <keys>', `keys in a page of GET /user/api-keys, and the most a client's limit gets, 1 to ${MAX_PAGE_SIZE} (default: 1000)`).argParser(
         parsePageSize,
       ),
     )

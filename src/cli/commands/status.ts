@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { readWorkspace } from '../../client/key-view.js';
 import type { Outcome } from '../after-command.js';
-import { NotAuthenticatedError, UnknownProfileError } from '../errors.js';
+import { NotAuthenticatedError, notLoggedIn, UnknownProfileError } from '../errors.js';
 import { readStatus, type StatusReport } from '../operations/status.js';
 import type { App } from '../program.js';
 import { describeRateLimit } from '../rate-limit.js';
@@ -56,7 +56,7 @@ function statusFields(report: StatusReport, failure: unknown, workspaceOffered: 
       failure instanceof UnknownProfileError
         ? `none: profile '${shown(report.profile)}' does not exist`
         : failure instanceof NotAuthenticatedError
-          ? 'none: not logged in'
+          ? notLoggedIn(report.profile)
           : firstLine(report);
     field('Key', bad(none));
     return fields;

@@ -7,6 +7,8 @@ export interface Profile {
   keyExpiry?: { hint: string; id: string; expiresAt: string | null };
   /** A `keys rotate --overlap` not yet finished or cancelled (docs/contract.md §C8). */
   pendingRotation?: PendingRotation;
+  /** The reference server's Svc-Server-Instance when the key was saved (docs/contract.md §B): a 401 from another run can say why. */
+  serverInstance?: string;
 }
 
 export interface PendingRotation {
@@ -86,6 +88,7 @@ const PROFILE_FIELDS: Record<string, FieldType> = {
   baseUrl: 'string',
   keyExpiry: { hint: 'string', id: 'string', expiresAt: 'string or null' },
   pendingRotation: { oldId: 'string', newId: 'string', since: 'string' },
+  serverInstance: 'string',
 };
 
 function checkProfile(name: string, profile: unknown): void {

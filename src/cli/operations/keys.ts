@@ -8,8 +8,9 @@ import { ApiError } from '../../client/errors.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../key-filters.js';
-import { isKeyInUse, isNotFound, keyNotFound } from '../keys.js';
+import { isKeyInUse, isNotFound, keyNotFound, resolveKeyArgument, sharedName } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
+import { nearest } from '../suggest.js';
 
 export interface KeyRecord {
   /** The server's document as it came: what --json prints. */
@@ -49,50 +50,93 @@ export async function viewKey(client: ApiClient, id: string, command = 'view'): 
   }
 }
 
+/** Keys whose id or name `id` most likely misspells; none when too many are as near to mean anything. */
+const MOST_SUGGESTED = 3;
+
+type NamedKey = KeyView & { id: string };
+
 /**
- * The keys named exactly as each of `ids`, from one look at the list (one
- * attempt, no waiting: it only adds a hint to a failure, so a list that
- * cannot be read adds none).
+ * The failure for ids the server answered 404 (exit 4), each with the keys
+ * it most likely meant: a near miss (a typo in an id or a name) gets the
+ * nearest keys and the command to run (`svc keys <command> <id>`). The
+ * keys are those given, else from one look at the list (one attempt, no
+ * waiting: it only adds a hint to a failure, so a list that cannot be read
+ * adds none).
  */
-export async function keysNamed(client: ApiClient, ids: readonly string[]): Promise<Map<string, (KeyView & { id: string })[]>> {
-  const named = new Map<string, (KeyView & { id: string })[]>();
-  let keys: KeyView[];
+export async function keyNotFoundAmong(client: ApiClient, ids: readonly string[], command: string, given?: readonly KeyView[]): Promise<CliError> {
+  let keys: NamedKey[];
   try {
-    keys = (await client.listAllKeys(PROBE)).keys;
+    keys = (given ?? (await client.listAllKeys(PROBE)).keys).filter((k): k is NamedKey => k.id !== null);
   } catch (error) {
     if (error instanceof InterruptedError) throw error;
-    return named;
+    return keyNotFound(ids.join(', '));
   }
-  for (const id of ids) {
-    const found = keys.filter((k): k is KeyView & { id: string } => k.id !== null && k.name === id);
-    if (found.length > 0) named.set(id, found);
-  }
-  return named;
+  const lines = ids.map((id) => {
+    const near = nearest(id, keys.map((k) => (k.name === null ? [k.id] : [k.id, k.name])));
+    if (near.length === 0 || near.length > MOST_SUGGESTED) return keyNotFound(id).lines[0]!;
+    const byId = new Map(keys.map((k) => [k.id, k]));
+    const meant = near.map((found) => `${clip(found, 200)}${byId.get(found)?.name ? ` ('${clip(byId.get(found)!.name!, 200)}')` : ''}`);
+    return `${keyNotFound(id).lines[0]!.replace(/\.$/, '')}. Did you mean ${meant.join(' or ')} (\`svc keys ${command} ${shellWord(near[0]!)}\`)?`;
+  });
+  return new CliError(lines, ExitCode.notFound);
+}
+
+/** Arguments the server did not know as ids, read as names against the whole list. */
+export interface ByName {
+  /** Each argument that is the trimmed name of exactly one key, with that key's id. */
+  ids: Map<string, string>;
+  /** Each argument that several keys are named, with those keys. */
+  shared: Map<string, NamedKey[]>;
+  list: KeyList;
 }
 
 /**
- * The failure for ids the server answered 404 (exit 4). A person often
- * gives a key's name where its id belongs, so an id that is exactly the
- * name of a key is answered with that key's id and the command to run
- * (`svc keys <command> <id>`). The name is not acted on: names are neither
- * unique nor stable (a rotation makes a second key of the same name, and
- * anyone may create one), so the key a name meant yesterday may not be the
- * one it finds today; an id always is.
+ * Names for keys (docs/contract.md §C2): asked only once the server has
+ * answered 404 to an argument as an id, so an id always wins and naming a
+ * key by id costs no extra request; then every page of the list is read,
+ * since a name on a later page names its key as well as one on the first.
  */
-export async function keyNotFoundAmong(client: ApiClient, ids: readonly string[], command: string): Promise<CliError> {
-  const named = await keysNamed(client, ids);
-  if (named.size === 0) return keyNotFound(ids.join(', '));
-  const lines = ids.map((id) => {
-    const keys = named.get(id);
-    const given = clip(id, 200);
-    if (keys === undefined) return keyNotFound(id).lines[0]!;
-    if (keys.length === 1) {
-      const found = keys[0]!.id;
-      return `No key with id ${given}; a key named '${given}' has id ${clip(found, 200)} (\`svc keys ${command} ${shellWord(found)}\`).`;
-    }
-    return `No key with id ${given}; ${keys.length} keys are named '${given}': ${keys.map((k) => clip(k.id, 200)).join(', ')}.`;
-  });
-  return new CliError(lines, ExitCode.notFound);
+export async function keysByName(client: ApiClient, args: readonly string[]): Promise<ByName> {
+  return namedIn(await client.listAllKeys(), args);
+}
+
+/** The same, against a list already read (one a confirmation shows): an argument that is an id in it stays as it is. */
+export function namedIn(list: KeyList, args: readonly string[]): ByName {
+  const found: ByName = { ids: new Map(), shared: new Map(), list };
+  for (const arg of args) {
+    const named = resolveKeyArgument(list.keys, arg);
+    if (named.kind === 'name') found.ids.set(arg, named.key.id);
+    if (named.kind === 'ambiguous') found.shared.set(arg, named.keys);
+  }
+  return found;
+}
+
+/**
+ * What is left of arguments that named no key to act on: the names several
+ * keys share, listed (exit 2, as a usage error: the person must choose),
+ * then those that name nothing, with the nearest keys (exit 4).
+ */
+export async function unresolved(client: ApiClient, missing: readonly string[], byName: ByName | null, command: string): Promise<CliError> {
+  const shared = byName === null ? [] : [...byName.shared].flatMap(([name, keys]) => sharedName(name, keys, byName.list.nowMs));
+  const notFound = missing.length === 0 ? [] : (await keyNotFoundAmong(client, missing, command, byName?.list.keys)).lines;
+  return new CliError([...shared, ...notFound], shared.length > 0 ? ExitCode.usage : ExitCode.notFound);
+}
+
+/**
+ * One key by id, or by the name of exactly one key when the server knows no
+ * such id (docs/contract.md §C2), with the id it was found by; a name
+ * several keys share is exit 2, nothing by that id or name exit 4.
+ */
+export async function viewKeyOrNamed(client: ApiClient, arg: string, command = 'view'): Promise<KeyRecord & { id: string }> {
+  try {
+    return { ...(await client.getKey(arg)), id: arg };
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  const byName = await keysByName(client, [arg]);
+  const id = byName.ids.get(arg);
+  if (id !== undefined) return { ...(await viewKey(client, id, command)), id };
+  throw await unresolved(client, byName.shared.has(arg) ? [] : [arg], byName, command);
 }
 
 export interface Switched extends KeyRecord {
@@ -150,6 +194,29 @@ async function eachKey<T>(
   return { outcomes, notTried: [] };
 }
 
+export interface KeysActedOn<T> {
+  outcomes: KeyOutcome<T>[];
+  notTried: string[];
+  /** What the arguments the server did not know as ids name, when there were any and svc got as far as asking. */
+  byName: ByName | null;
+}
+
+/**
+ * eachKey on the arguments as ids, stopping at a failure; then, unless one stopped it, those
+ * the server did not know are read as names (keysByName) and the keys that
+ * each names alone are acted on in turn. A name several keys share is left
+ * in `byName.shared`, neither done nor gone.
+ */
+async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act: (id: string) => Promise<T>): Promise<KeysActedOn<T>> {
+  const first = await eachKey(args, act, false);
+  const gone = first.outcomes.flatMap((o) => (o.state === 'gone' ? [o.id] : []));
+  if (gone.length === 0 || first.outcomes.some((o) => o.state === 'failed')) return { ...first, byName: null };
+  const byName = await keysByName(client, gone);
+  const second = await eachKey([...byName.ids.values()], act, false);
+  const named = (id: string) => byName.ids.has(id) || byName.shared.has(id);
+  return { outcomes: [...first.outcomes.filter((o) => o.state !== 'gone' || !named(o.id)), ...second.outcomes], notTried: second.notTried, byName };
+}
+
 /** Switches each id on or off, as revokeKeys revokes. */
 export function switchKeys(client: ApiClient, ids: readonly string[], enabled: boolean): Promise<{ outcomes: KeyOutcome<Switched>[]; notTried: string[] }> {
   return eachKey(ids, (id) => switchOne(client, id, enabled), false);
@@ -179,6 +246,19 @@ async function revokeOne(client: ApiClient, id: string): Promise<unknown> {
       ExitCode.unauthenticated,
     );
   }
+}
+
+/**
+ * For keys a person named on the command line (ids, or names): switchKeys
+ * or revokeKeys, names resolved as eachKeyOrName says. Ids that come from a
+ * list (prune, the manager, orphans) never go through names.
+ */
+export function switchNamedKeys(client: ApiClient, args: readonly string[], enabled: boolean): Promise<KeysActedOn<Switched>> {
+  return eachKeyOrName(client, args, (id) => switchOne(client, id, enabled));
+}
+
+export function revokeNamedKeys(client: ApiClient, args: readonly string[]): Promise<KeysActedOn<unknown>> {
+  return eachKeyOrName(client, args, (id) => client.revokeKey(id));
 }
 
 export interface PrunePlan {

@@ -30,6 +30,7 @@ export async function logIn(session: ProfileSession, apiKey: string): Promise<Lo
     baseUrl: source === 'flag' || source === 'env' ? url : profile.baseUrl,
     // What was remembered about the old key is not about this one.
     keyExpiry: undefined,
+    serverInstance: client.serverInstance ?? undefined,
   }));
   return { list, url, hint: keyHint(apiKey), configPath: session.config.path };
 }
@@ -37,7 +38,7 @@ export async function logIn(session: ProfileSession, apiKey: string): Promise<Lo
 /** Forgets the profile's key; returns its hint, or null when it had none. */
 export async function logOut(session: ProfileSession): Promise<string | null> {
   let removed: string | null = null;
-  await session.config.update(session.profileName, ({ apiKey, keyExpiry: _, ...rest }) => {
+  await session.config.update(session.profileName, ({ apiKey, keyExpiry: _, serverInstance: __, ...rest }) => {
     removed = apiKey ? keyHint(apiKey) : null;
     return rest;
   });

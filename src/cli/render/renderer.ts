@@ -86,8 +86,9 @@ export class Renderer {
   constructor(io: IO, options: { quiet: boolean }) {
     this.#io = io;
     this.#quiet = options.quiet;
-    this.#out = new Chalk({ level: io.colorStdout ? 1 : 0 });
-    this.#err = new Chalk({ level: io.colorStderr ? 1 : 0 });
+    const level = io.colorLevel ?? 1;
+    this.#out = new Chalk({ level: io.colorStdout ? level : 0 });
+    this.#err = new Chalk({ level: io.colorStderr ? level : 0 });
   }
 
   /** Terminal width, read at each use: a terminal can be resized while svc waits. */

@@ -7,7 +7,7 @@ import { describeNewKey, onlyTimeWarning } from './keys.js';
 /**
  * Shows a new key: the one and only time its secret can be seen. The secret
  * (or, when svc cannot tell which part it is, the whole answer) reaches
- * stdout before anything else is said. With --json a caller that prints a
+ * stdout before anything else is said; with --quiet nothing else is. With --json a caller that prints a
  * larger document of its own passes `printDocument: false`.
  */
 export function showNewKey(session: Session, key: NewKey, printDocument = true): void {
@@ -16,14 +16,15 @@ export function showNewKey(session: Session, key: NewKey, printDocument = true):
     if (printDocument) render.json(key.document);
   } else if (key.secret === null) {
     render.json(key.document);
-  } else if (!io.stdoutIsTTY) {
+  } else if (!io.stdoutIsTTY || options.quiet) {
     render.lines([key.secret]);
   } else {
     render.success(`Created ${describeNewKey(key)}.`);
     render.lines(['', ['  ', tone(key.secret, 'bold')], '']);
   }
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
-  render.warn(onlyTimeWarning(key.view.id));
+  // --quiet asks for the data alone: the one-time warning is the one warning it silences (docs/contract.md §C3).
+  if (!options.quiet) render.warn(onlyTimeWarning(key.view.id));
   if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.']);
 }
 

@@ -4,10 +4,9 @@ import type { Outcome } from '../../after-command.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { isKeyInUse } from '../../keys.js';
-import { keyNotFoundAmong, keysNamed, revokeKeys } from '../../operations/keys.js';
+import { namedIn, revokeNamedKeys, unresolved } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
-import { shellWord } from '../../render/text.js';
 import { describeKey, shown } from '../../views/keys.js';
 
 export interface RevokeOptions {
@@ -20,7 +19,7 @@ export function register(keys: Command, app: App): void {
     .command('revoke')
     .alias('rm')
     .description('revoke keys for good (asks first on a terminal; --yes otherwise)')
-    .argument('[ids...]', 'key ids (a pick-list is offered on a terminal when none is given)')
+    .argument('[ids...]', 'key ids, or names each of exactly one key (a pick-list is offered on a terminal when none is given)')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--if-exists', 'treat a key that is already gone as success')
     .addHelpText(
@@ -36,18 +35,20 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
   const { client, render } = session;
   // The pick-list and the confirmation show the same listing; it is read once.
   const picked = await keysToActOn(session, idArgs, { command: 'revoke', many: true, question: 'Keys to revoke (space to select, enter to confirm):' });
-  const { ids } = picked;
-  let { list } = picked;
+  let { ids, list } = picked;
   if (!opts.yes) {
     if (!session.canPrompt) throw new UsageError(NEEDS_YES);
     list ??= await client.listAllKeys();
+    // The question names the keys that will be revoked: a name is resolved to its key's id before it is asked.
+    const byName = namedIn(list, ids);
+    if (byName.shared.size > 0) throw await unresolved(client, [], byName, 'revoke');
+    ids = ids.map((id) => byName.ids.get(id) ?? id);
     await confirm(session, ids, list.keys, list.nowMs);
   }
-  const names = new Map((list?.keys ?? []).map((k) => [k.id, k.name]));
-  const { outcomes, notTried } = await revokeKeys(client, ids, false);
+  const { outcomes, notTried, byName } = await revokeNamedKeys(client, ids);
+  const names = new Map(((byName?.list ?? list)?.keys ?? []).map((k) => [k.id, k.name]));
   const answers: unknown[] = [];
   const missing: string[] = [];
-  const gone: string[] = [];
   let failure: unknown;
   for (const outcome of outcomes) {
     const { id } = outcome;
@@ -58,7 +59,6 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
     } else if (outcome.state === 'gone' && opts.ifExists) {
       answers.push({ id, revoked: false });
       render.info(`${shown(id)} was already gone.`);
-      gone.push(id);
     } else if (outcome.state === 'gone') {
       // Carry on with the other ids, like rm does, and fail at the end.
       missing.push(id);
@@ -71,12 +71,9 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
     if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
     throw failure;
   }
-  if (missing.length > 0) throw await keyNotFoundAmong(client, missing, 'revoke');
-  // --if-exists takes a gone key for done; a name given for an id is not done, and is said so.
-  for (const [name, keys] of await (gone.length > 0 ? keysNamed(client, gone) : new Map<string, never[]>())) {
-    render.warn(`${shown(name)} is no key's id, but ${keys.length === 1 ? `the key ${shown(keys[0]!.id)} is` : `${keys.length} keys are`} named so: \`svc keys revoke ${keys.map((k) => shellWord(k.id)).join(' ')}\` revokes ${keys.length === 1 ? 'it' : 'them'}.`);
-  }
-  return { list };
+  // --if-exists takes a key that is gone for done, but not a name several keys share: which one was meant is for the person to say.
+  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0) throw await unresolved(client, missing, byName, 'revoke');
+  return { list: byName?.list ?? list };
 }
 
 async function confirm(session: KeySession, ids: string[], keys: readonly KeyView[], nowMs: number): Promise<void> {

@@ -3,6 +3,7 @@ import type { Outcome } from '../../after-command.js';
 import { UsageError } from '../../errors.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { finishRotation, rotate } from '../../dialogs/rotate.js';
+import { viewKeyOrNamed } from '../../operations/keys.js';
 import type { RotateOptions } from '../../operations/rotate.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
@@ -17,7 +18,7 @@ export function register(keys: Command, app: App): void {
   keys
     .command('rotate')
     .description('replace a key: create one with the same name and expiry, then revoke (or disable) the old one')
-    .argument('[id]', 'the key to replace (a pick-list is offered on a terminal when none is given; none with --finish or --cancel)')
+    .argument('[id]', 'the key to replace, by id or by the name of exactly one key (a pick-list is offered on a terminal when none is given; none with --finish or --cancel)')
     .addOption(new Option('--disable-old', 'disable the old key instead of revoking it, for a grace period').conflicts('overlap'))
     .option('--save', 'when the old key is the one in use, save the new one to the profile without asking')
     .option('-y, --yes', 'do not ask for confirmation on a terminal')
@@ -37,7 +38,9 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
     return finishRotation(session, opts.finish ? 'finish' : 'cancel');
   }
   const { ids } = await keysToActOn(session, idArg === undefined ? [] : [idArg], { command: 'rotate', many: false, question: 'Key to rotate:' });
-  const { rotation } = await rotate(session, ids[0]!, opts);
+  // A key's name is resolved to its id first: the rotation names the old key by id from its question to its last message.
+  const named = idArg === undefined ? ids[0]! : (await viewKeyOrNamed(session.client, ids[0]!, 'rotate')).id;
+  const { rotation } = await rotate(session, named, opts);
   if (session.options.json) {
     session.render.json({ key: rotation.created.document, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
   }

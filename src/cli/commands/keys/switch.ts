@@ -1,7 +1,7 @@
 /** `keys enable` and `keys disable`: one PATCH a key; a 204 is reported as done. */
 import type { Command } from 'commander';
 import { keysToActOn } from '../../dialogs/pick-key.js';
-import { keyNotFoundAmong, switchKeys } from '../../operations/keys.js';
+import { switchNamedKeys, unresolved } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { shown } from '../../views/keys.js';
@@ -11,13 +11,13 @@ export function register(keys: Command, app: App): void {
   keys
     .command('enable')
     .description('switch disabled keys back on (a no-op for a key that is on)')
-    .argument('[ids...]', 'key ids (a pick-list is offered on a terminal when none is given)')
+    .argument('[ids...]', 'key ids, or names each of exactly one key (a pick-list is offered on a terminal when none is given)')
     .addHelpText('after', '\nExamples:\n  $ svc keys enable key_0123abcd\n  $ svc keys enable key_0123abcd key_4567efgh')
     .action(app.action('key', (session: KeySession, ids: string[]) => run(session, ids, true)));
   keys
     .command('disable')
     .description('switch keys off without revoking them (a no-op for a key that is off)')
-    .argument('[ids...]', 'key ids (a pick-list is offered on a terminal when none is given)')
+    .argument('[ids...]', 'key ids, or names each of exactly one key (a pick-list is offered on a terminal when none is given)')
     .addHelpText('after', '\nExamples:\n  $ svc keys disable key_0123abcd\n  $ svc keys disable key_0123abcd key_4567efgh')
     .action(app.action('key', (session: KeySession, ids: string[]) => run(session, ids, false)));
 }
@@ -37,7 +37,7 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
   });
   const { client, render, options } = session;
-  const { outcomes, notTried } = await switchKeys(client, ids, enabled);
+  const { outcomes, notTried, byName } = await switchNamedKeys(client, ids, enabled);
   const documents: unknown[] = [];
   const missing: string[] = [];
   let failure: unknown;
@@ -57,5 +57,5 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
     throw failure;
   }
-  if (missing.length > 0) throw await keyNotFoundAmong(client, missing, verb);
+  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0) throw await unresolved(client, missing, byName, verb);
 }

@@ -1,0 +1,125 @@
+// tier: in-process
+/**
+ * Issue 25's loose ends: methods `svc api` sends, `--quiet` on a new key,
+ * one wording per state, help's defaults, an empty `login --with-key`, a
+ * bare word that is an option's name.
+ */
+import { describe, expect, it } from 'vitest';
+import { svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
+
+const local = useLocalServer();
+/** Nothing listens here: a request that went out would fail with exit 1, not a usage error. */
+const NOWHERE = { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: `sk_${'a'.repeat(64)}` };
+
+describe('svc api -X', () => {
+  it('refuses a method that is no HTTP method, before any request, with the nearest and the list', async () => {
+    const result = await svc(['api', '-X', 'GETT', '/workspace'], NOWHERE);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe("error: 'GETT' is not an HTTP method. Did you mean GET?\n-X takes one of GET, POST, PUT, PATCH, DELETE.");
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses a word no method is near, and one only shaped like a method', async () => {
+    for (const method of ['FROB', 'TRACE', 'CONNECT']) {
+      const result = await svc(['api', '-X', method, '/workspace'], NOWHERE);
+      expect(result.exitCode, method).toBe(2);
+      expect(result.stderr).toContain(`'${method}' is not an HTTP method.`);
+    }
+  });
+
+  it('sends a known method in any case', async () => {
+    const result = await svc(['api', '-X', 'get', '/workspace'], local.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).id).toBe(local.server.workspaceId);
+  });
+});
+
+describe('svc login --with-key with nothing on stdin', () => {
+  it('says stdin was empty and how to pass the key, not that it is no key', async () => {
+    for (const input of [undefined, '', ' \n']) {
+      const result = await svc(['login', '--with-key'], local.env, input === undefined ? {} : { input });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(/^error: stdin was empty: --with-key reads the key from stdin\. Pipe it in \(`printenv KEY \| svc login --with-key`/);
+      expect(result.stderr).not.toContain('That is not an API key');
+    }
+  });
+});
+
+describe('a bare word that names an option', () => {
+  it.each([
+    [['version'], "Did you mean 'svc --version'?"],
+    [['keys', 'json'], "Did you mean 'svc keys --json'?"],
+  ])('svc %j is pointed at the option (exit 2)', async (args, hint) => {
+    const result = await svc(args, {});
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(`error: unknown command '${args.at(-1)}'\n${hint}\nSee '${['svc', ...args.slice(0, -1)].join(' ')} --help'.`);
+  });
+});
+
+describe("help's defaults", () => {
+  const paths = [[], ['keys', 'list'], ['keys', 'create'], ['keys', 'rotate'], ['keys', 'prune'], ['api'], ['serve'], ['login'], ['status']];
+
+  it('are written one way, as commander writes them: (default: value), unquoted', async () => {
+    for (const path of paths) {
+      const help = (await svc([...path, '--help'], {})).stdout.replace(/\s+/g, ' ');
+      expect(help, path.join(' ')).not.toMatch(/\bdefault\s+["\d]|default: "/);
+      expect(help).toContain('(default: 300)');
+    }
+    expect((await svc(['--help'], {})).stdout.replace(/\s+/g, ' ')).toContain('in milliseconds (default: 10000;');
+    const serve = (await svc(['serve', '--help'], {})).stdout.replace(/\s+/g, ' ');
+    for (const shown of ['(default: 127.0.0.1)', '(default: 8787)', '(default: free)', '(default: 1000)']) expect(serve).toContain(shown);
+  });
+});
+
+describe('--quiet on a new key: the data alone', () => {
+  const SECRET = /^sk_[A-Za-z0-9]{64}$/;
+
+  it('keys create --quiet prints the secret alone, piped or on a terminal, and no warning', async () => {
+    for (const tty of [false, true]) {
+      const result = await svc(['keys', 'create', `quiet-${tty}`, '--quiet'], local.env, { tty });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(SECRET);
+      expect(result.stderr).toBe('');
+    }
+    // Without it, the warning stays.
+    const loud = await svc(['keys', 'create', 'loud'], local.env);
+    expect(loud.stderr).toContain('This is the only time this secret is shown');
+  });
+
+  it('keys rotate --quiet prints the new secret alone', async () => {
+    const created = await svc(['keys', 'create', 'to-rotate', '--json'], local.env);
+    const { id } = JSON.parse(created.stdout);
+    const result = await svc(['keys', 'rotate', id, '--quiet'], local.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(SECRET);
+    expect(result.stderr).toBe('');
+  });
+
+  it('svc api --quiet prints the answer alone', async () => {
+    const result = await svc(['api', '/user/api-keys', '-f', 'name=quiet-api', '--quiet'], local.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).secret).toMatch(SECRET);
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('one wording for a profile with no key', () => {
+  it('an error, status and logout say the same sentence', async () => {
+    const config = tempConfigDir();
+    try {
+      const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, SVC_PROFILE: 'p3' };
+      await svc(['login', '--with-key'], env, { input: local.server.apiKey! });
+      await svc(['logout'], env);
+      const sentence = "Not logged in: no API key for profile 'p3'";
+      const list = await svc(['keys', 'list'], env);
+      expect(list.exitCode).toBe(3);
+      expect(list.stderr.split('\n')[0]).toBe(`error: ${sentence}.`);
+      const status = await svc(['status'], env);
+      expect(status.stdout).toMatch(new RegExp(`^Key: +✗ ${sentence}$`, 'm'));
+      const logout = await svc(['logout'], env);
+      expect(logout.stderr).toBe(`${sentence}; nothing to remove.`);
+    } finally {
+      config.remove();
+    }
+  });
+});
