@@ -258,7 +258,7 @@ export function switchNamedKeys(client: ApiClient, args: readonly string[], enab
 }
 
 export function revokeNamedKeys(client: ApiClient, args: readonly string[]): Promise<KeysActedOn<unknown>> {
-  return eachKeyOrName(client, args, (id) => client.revokeKey(id));
+  return eachKeyOrName(client, args, (id) => revokeOne(client, id));
 }
 
 export interface PrunePlan {
