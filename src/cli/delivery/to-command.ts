@@ -26,6 +26,14 @@ export function deliverToCommand(command: string, secret: string, ctx: CommandCo
   return new Promise<void>((resolve, reject) => {
     const child = spawn(command, [], { shell: true, env: childEnv(ctx.env), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
     let signals = 0;
+    let settled = false;
+    const settle = (error: DeliveryStepError | null) => {
+      if (settled) return;
+      settled = true;
+      off();
+      if (error === null) resolve();
+      else reject(error);
+    };
     const off = ctx.onSignal(['SIGINT', 'SIGTERM'], () => {
       child.kill(++signals === 1 ? 'SIGTERM' : 'SIGKILL');
     });
@@ -34,16 +42,20 @@ export function deliverToCommand(command: string, secret: string, ctx: CommandCo
     // A command that exits without reading its input closes the pipe: its exit status still decides.
     child.stdin.on('error', () => {});
     child.stdin.end(secret);
-    child.on('error', (error) => {
-      off();
-      reject(new DeliveryStepError(`${shown} could not be started: ${error.message}`));
+    child.on('error', (error) => settle(new DeliveryStepError(`${shown} could not be started: ${error.message}`)));
+    child.on('exit', () => {
+      // Stopped: what the shell started may live on and hold its output open; svc stops listening rather than wait for it.
+      if (signals === 0) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      settle(new DeliveryStepError(`${shown} was stopped (interrupted)`, true));
     });
+    // Otherwise the command is done once its output has all arrived.
     child.on('close', (code, signal) => {
-      off();
-      if (signals > 0) reject(new DeliveryStepError(`${shown} was stopped (interrupted)`, true));
-      else if (code === 0) resolve();
-      else if (code !== null) reject(new DeliveryStepError(`${shown} exited with status ${code}`));
-      else reject(new DeliveryStepError(`${shown} was killed by ${signal}`));
+      if (signals > 0) settle(new DeliveryStepError(`${shown} was stopped (interrupted)`, true));
+      else if (code === 0) settle(null);
+      else if (code !== null) settle(new DeliveryStepError(`${shown} exited with status ${code}`));
+      else settle(new DeliveryStepError(`${shown} was killed by ${signal}`));
     });
   });
 }
