@@ -116,6 +116,16 @@ describe('--to-command', () => {
     expect([await ping(secret), await ping(old.secret)]).toEqual([0, 3]);
   });
 
+  it("the command's time is not taken from the requests after it: an hour-long delivery still revokes the old key", async () => {
+    const old = await createKey('slow-delivery');
+    // svc's clock jumps an hour once the command has the secret, as if it had waited that long on a person.
+    const now = () => Date.now() + (existsSync(at('got')) ? 3_600_000 : 0);
+    const result = await svc(['keys', 'rotate', old.id, '--to-command', `cat > ${at('got')}`], local.env, { deps: { now } });
+    expect(result.stderr).toContain(`Revoked the old key ${old.id}`);
+    expect(result.exitCode).toBe(0);
+    expect([await ping(readFileSync(at('got'), 'utf8')), await ping(old.secret)]).toEqual([0, 3]);
+  });
+
   it('with --to-file too, both get the secret, the file first; a command failing after the file says the file has it', async () => {
     const both = await svc(['keys', 'create', 'both', '--to-file', at('.env'), '--to-command', `cat > ${at('got')}`, '--json'], local.env);
     expect(both.exitCode).toBe(0);

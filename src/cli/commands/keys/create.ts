@@ -25,7 +25,7 @@ export function register(keys: Command, app: App): void {
     .option('--force', "with --to-file: replace the file's SVC_API_KEY line if the file exists, keeping its other lines")
     .addHelpText(
       'after',
-      "\nThe secret is printed once and never again; store it at once. With --to-file or --to-command it is not printed\nunless delivery fails (then it is, and svc exits 1).\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout\n  $ svc keys create ci --to-command 'gh secret set SVC_API_KEY'\n  $ svc keys create local --to-file .env",
+      "\nThe secret is printed once and never again; store it at once.\nWith --to-file or --to-command it is delivered instead, not printed;\nif delivery fails, it is printed after all and svc exits 1.\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout\n  $ svc keys create ci --to-command 'gh secret set SVC_API_KEY'\n  $ svc keys create local --to-file .env",
     )
     .action(app.action('key', run));
 }

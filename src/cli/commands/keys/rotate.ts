@@ -33,7 +33,7 @@ export function register(keys: Command, app: App): void {
     .addOption(new Option('--cancel', "revoke the new key of the profile's pending --overlap rotation instead").conflicts(['overlap', 'disableOld', 'toFile', 'toCommand']))
     .addHelpText(
       'after',
-      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\nWith --overlap both keys work until --finish; the profile remembers the rotation, and every command reminds you.\nWith --to-file or --to-command the new secret is delivered, not printed; if delivery fails it is printed, the old key is left as it was, and svc exits 1.\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses\n  $ svc keys rotate key_0123abcd --overlap   # later: svc keys rotate --finish\n  $ svc keys rotate key_0123abcd --overlap --to-command \'gh secret set SVC_API_KEY\'',
+      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\nWith --overlap both keys work until --finish; the profile remembers the rotation, and every command reminds you.\nWith --to-file or --to-command the new secret is delivered, not printed;\nif delivery fails, it is printed, the old key is left alone, and svc exits 1.\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses\n  $ svc keys rotate key_0123abcd --overlap   # later: svc keys rotate --finish\n  $ svc keys rotate key_0123abcd --overlap --to-command \'gh secret set KEY\'',
     )
     .action(app.action('key', run));
 }
