@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/cli/deps.js';
+import { svc as svcProcess } from '../helpers/cli.js';
 import { svc, useLocalServer } from '../helpers/in-process.js';
 import { canMount, mountTmpfs } from '../helpers/tmpfs.js';
 
@@ -159,6 +160,28 @@ describe('--to-command', () => {
       expect(result.stderr).toContain(`The old key ${old.id} was left as it was.`);
       expect(() => process.kill(Number(readFileSync(at('shell'), 'utf8')), 0)).toThrow(/ESRCH/);
       expect([await ping(result.stdout), await ping(old.secret)]).toEqual([0, 0]);
+    } finally {
+      process.kill(Number(readFileSync(at('sleeper'), 'utf8')), 'SIGKILL');
+    }
+  });
+});
+
+describe('the built svc, as a process of its own', () => {
+  it('delivers to a command; a SIGTERM while the command runs prints the secret and exits 130', async () => {
+    const delivered = await svcProcess(['keys', 'create', 'built', '--to-command', `cat > ${at('got')}`], local.env);
+    expect(delivered.exitCode).toBe(0);
+    expect(delivered.stdout).toBe('');
+    expect(await ping(readFileSync(at('got'), 'utf8'))).toBe(0);
+
+    const command = `cat > ${at('stopped')}; sleep 60 & echo $! > ${at('sleeper')}; : > ${at('started')}; wait`;
+    const child = svcProcess(['keys', 'create', 'built-stopped', '--to-command', command], local.env);
+    try {
+      while (!existsSync(at('started'))) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGTERM');
+      const result = await child;
+      expect(result.exitCode).toBe(130);
+      expect(result.stdout).toBe(readFileSync(at('stopped'), 'utf8'));
+      expect(await ping(result.stdout)).toBe(0);
     } finally {
       process.kill(Number(readFileSync(at('sleeper'), 'utf8')), 'SIGKILL');
     }
