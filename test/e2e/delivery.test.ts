@@ -17,7 +17,6 @@ import { svc, useLocalServer } from '../helpers/in-process.js';
 import { canMount, mountTmpfs } from '../helpers/tmpfs.js';
 
 const local = useLocalServer({ plan: 'pro' });
-const SECRET = /sk_[A-Za-z0-9]{64}/;
 
 let dir: string;
 beforeEach(() => {

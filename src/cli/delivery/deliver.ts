@@ -1,6 +1,6 @@
 import { DeliveryFailedError, DeliveryStepError, type Delivered } from './failure.js';
 import type { DeliveryPlan } from './plan.js';
-import { deliverToCommand, type CommandContext } from './to-command.js';
+import type { CommandContext } from './to-command.js';
 import { deliverToFile } from './to-file.js';
 
 /**
@@ -13,6 +13,8 @@ export async function deliver(plan: DeliveryPlan, secret: string, ctx: CommandCo
   try {
     if (plan.file) delivered.push({ file: deliverToFile(plan.file.path, secret, plan.file.force).path });
     if (plan.command !== undefined) {
+      // Loaded only here: child_process costs every other command its start-up time.
+      const { deliverToCommand } = await import('./to-command.js');
       await deliverToCommand(plan.command, secret, ctx);
       delivered.push({ command: plan.command });
     }
