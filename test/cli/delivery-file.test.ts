@@ -4,7 +4,7 @@
  * real files in a temp directory, their modes and contents, and keys on a
  * real reference server.
  */
-import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -139,5 +139,19 @@ describe('--to-file', () => {
     expect(result.stdout).not.toMatch(SECRET);
     expect(JSON.parse(result.stdout)).toMatchObject({ key: { name: 'json-rotate' }, delivered: [{ file: path }], previous: expect.anything() });
     expect(await ping(secretIn(path))).toBe(0);
+  });
+});
+
+describe.skipIf(process.getuid?.() !== 0)('--to-file and a file of another user (needs root to give a file away; skipped when not root)', () => {
+  it('--force does not replace it, and no key is made', async () => {
+    const path = join(dir, '.env');
+    writeFileSync(path, 'THEIRS=1\n', { mode: 0o600 });
+    chownSync(path, 4242, 4242);
+    const result = await svc(['keys', 'create', 'not-mine', '--to-file', path, '--force'], local.env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`${path} belongs to another user, and svc does not replace another user's file; nothing was done.`);
+    expect(readFileSync(path, 'utf8')).toBe('THEIRS=1\n');
+    expect(lstatSync(path).uid).toBe(4242);
+    expect(await keysNamed('not-mine')).toEqual([]);
   });
 });

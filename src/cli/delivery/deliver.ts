@@ -11,7 +11,7 @@ import { deliverToFile } from './to-file.js';
 export async function deliver(plan: DeliveryPlan, secret: string, ctx: CommandContext): Promise<Delivered[]> {
   const delivered: Delivered[] = [];
   try {
-    if (plan.file) delivered.push({ file: deliverToFile(plan.file.path, secret, plan.file.force).path });
+    if (plan.file) delivered.push({ file: deliverToFile(plan.file.path, secret, plan.file.force) });
     if (plan.command !== undefined) {
       // Loaded only here: child_process costs every other command its start-up time.
       const { deliverToCommand } = await import('./to-command.js');

@@ -28,13 +28,6 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { DeliveryStepError } from './failure.js';
 
-export interface FileDelivered {
-  /** The absolute path written. */
-  path: string;
-  /** With --force over an existing file: how many of its other lines were kept. */
-  keptLines: number | null;
-}
-
 /** An existing line for the variable: `SVC_API_KEY=…`, optionally `export`ed, as shells and dotenv loaders read it. */
 const KEY_LINE = /^\s*(export\s+)?SVC_API_KEY\s*=/;
 
@@ -55,7 +48,8 @@ export function fileTargetProblem(path: string, force: boolean): string | null {
   }
   if (stats.isSymbolicLink()) return symlinkRefused(target).reason;
   if (!force) return exists(target);
-  return stats.isFile() ? null : `${target} is not a regular file`;
+  if (!stats.isFile()) return notRegular(target);
+  return isOwn(stats.uid) ? null : othersFile(target);
 }
 
 function isDirectory(path: string): boolean {
@@ -66,10 +60,11 @@ function isDirectory(path: string): boolean {
   }
 }
 
-export function deliverToFile(path: string, secret: string, force: boolean): FileDelivered {
+/** Writes the secret's line to `path`; returns the absolute path written. */
+export function deliverToFile(path: string, secret: string, force: boolean): string {
   const target = resolve(path);
   const existing = force ? readExisting(target) : refuseExisting(target);
-  const { text, keptLines } = existing === null ? { text: `SVC_API_KEY=${secret}\n`, keptLines: null } : withKeyLine(existing.text, secret);
+  const text = existing === null ? `SVC_API_KEY=${secret}\n` : withKeyLine(existing.text, secret);
   const mode = existing === null ? 0o600 : existing.mode & 0o600;
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   writeTemp(temp, text, mode, target);
@@ -83,7 +78,7 @@ export function deliverToFile(path: string, secret: string, force: boolean): Fil
     removeQuietly(temp);
   }
   syncDirectory(dirname(target));
-  return { path: target, keptLines };
+  return target;
 }
 
 function refuseExisting(target: string): null {
@@ -98,6 +93,10 @@ function refuseExisting(target: string): null {
   throw new DeliveryStepError(exists(target));
 }
 
+const notRegular = (target: string) => `${target} is not a regular file`;
+const othersFile = (target: string) => `${target} belongs to another user, and svc does not replace another user's file`;
+/** Windows has no uids to compare. */
+const isOwn = (uid: number) => process.getuid === undefined || uid === process.getuid();
 const exists = (target: string) => `${target} already exists, and svc writes over a file only with --force`;
 const missingDirectory = (target: string) => `the directory ${dirname(target)} does not exist`;
 
@@ -117,10 +116,8 @@ function readExisting(target: string): { text: string; mode: number } | null {
     const stats = fstatSync(fd);
     // Without O_NOFOLLOW (Windows) a link is caught here.
     if (lstatSync(target).isSymbolicLink()) throw symlinkRefused(target);
-    if (!stats.isFile()) throw new DeliveryStepError(`${target} is not a regular file`);
-    if (process.getuid !== undefined && stats.uid !== process.getuid()) {
-      throw new DeliveryStepError(`${target} belongs to another user, and svc does not replace another user's file`);
-    }
+    if (!stats.isFile()) throw new DeliveryStepError(notRegular(target));
+    if (!isOwn(stats.uid)) throw new DeliveryStepError(othersFile(target));
     return { text: readFileSync(fd, 'utf8'), mode: stats.mode };
   } finally {
     closeSync(fd);
@@ -128,7 +125,7 @@ function readExisting(target: string): { text: string; mode: number } | null {
 }
 
 /** The file's lines with the first SVC_API_KEY line holding the new secret (a later one would win in most loaders, so it goes), or one appended. */
-export function withKeyLine(text: string, secret: string): { text: string; keptLines: number } {
+function withKeyLine(text: string, secret: string): string {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = text.split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
@@ -142,9 +139,8 @@ export function withKeyLine(text: string, secret: string): { text: string; keptL
       placed = true;
     }
   }
-  const keptLines = out.length - (placed ? 1 : 0);
   if (!placed) out.push(`SVC_API_KEY=${secret}`);
-  return { text: `${out.join(eol)}${eol}`, keptLines };
+  return `${out.join(eol)}${eol}`;
 }
 
 function writeTemp(temp: string, text: string, mode: number, target: string): void {
