@@ -1,3 +1,6 @@
+import { deliveredDocument, handOverNewKey } from '../delivery/hand-over.js';
+import type { Delivered } from '../delivery/failure.js';
+import type { DeliveryPlan } from '../delivery/plan.js';
 import type { NewKey } from '../operations/create.js';
 import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../operations/rotate.js';
 import type { KeySession } from '../session.js';
@@ -6,13 +9,20 @@ import { rotationMessages, unsavedFailure } from '../views/rotation.js';
 import { createWatch, showNewKey } from '../views/show-new-key.js';
 
 /**
- * Rotates `id`, showing the new key as soon as it exists and saying what
- * became of the old one. Under --json, whatever fails after the create, the
- * new key's document (its secret in it) is printed before the failure.
+ * Rotates `id`, showing the new key as soon as it exists (or, given a
+ * `plan`, delivering it) and saying what became of the old one. Under
+ * --json, whatever fails after the create, the new key's document is
+ * printed before the failure: with its secret, unless that was delivered.
  * Shared by `keys rotate` and the interactive manager.
  */
-export async function rotate(session: KeySession, id: string, opts: RotateOptions & { yes?: boolean }): Promise<{ rotation: Rotation }> {
+export async function rotate(
+  session: KeySession,
+  id: string,
+  opts: RotateOptions & { yes?: boolean },
+  plan: DeliveryPlan | null = null,
+): Promise<{ rotation: Rotation; delivered: readonly Delivered[] | null }> {
   let created: NewKey | undefined;
+  let delivered: Delivered[] | null = null;
   try {
     const rotation = await rotateKey(session, id, opts, {
       watch: createWatch(session),
@@ -27,6 +37,14 @@ export async function rotate(session: KeySession, id: string, opts: RotateOption
         created = key;
         showNewKey(session, key, false);
       },
+      ...(plan === null
+        ? {}
+        : {
+            async deliver(key: NewKey) {
+              created = key;
+              delivered = await handOverNewKey(session, key, plan, false);
+            },
+          }),
       async confirmSave(profiles) {
         const which = profiles.length === 1 ? `profile '${profiles[0]}' uses` : `profiles ${profiles.map((name) => `'${name}'`).join(', ')} use`;
         return (await session.prompts()).confirm(`This is the key ${which}. Save the new key there?`, true);
@@ -34,9 +52,11 @@ export async function rotate(session: KeySession, id: string, opts: RotateOption
     });
     for (const [kind, line] of rotationMessages(session, id, rotation)) session.render[kind](line);
     if (rotation.retired === 'kept-unsaved') throw unsavedFailure(id, rotation.holders);
-    return { rotation };
+    return { rotation, delivered };
   } catch (error) {
-    if (session.options.json && created) session.render.json({ key: created.document, previous: null });
+    if (session.options.json && created) {
+      session.render.json(delivered === null ? { key: created.document, previous: null } : { ...deliveredDocument(created, delivered), previous: null });
+    }
     throw error;
   }
 }

@@ -13,6 +13,7 @@ import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
 import { withKey, type KeySession } from '../session.js';
+import { DeliveryFailedError } from '../delivery/failure.js';
 import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
 import { viewKey } from './keys.js';
 
@@ -29,6 +30,12 @@ export interface RotateHooks {
   proceed(old: KeyView): Promise<boolean>;
   /** Shows the new key, its secret above all; called before the old key is touched. Throws SecretNotFoundError when there is no secret to show. */
   show(created: NewKey): void;
+  /**
+   * Given instead of `show` when the command hands the secret to where it is
+   * used (--to-file, --to-command): delivers it, or prints it and throws
+   * (DeliveryFailedError). Before the old key is touched, as `show`.
+   */
+  deliver?(created: NewKey): Promise<void>;
   /** Asked when profiles hold the old key and --save was not given: save the new one there? */
   confirmSave(profiles: readonly string[]): Promise<boolean>;
 }
@@ -65,10 +72,13 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
   const expiry = replacementExpiry(old, client.serverNow());
   const name = old.name ?? id;
   const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch, [id]);
+  let rest: KeySession;
   try {
-    hooks.show(created);
+    rest = await handOver(session, created, hooks);
   } catch (error) {
-    if (error instanceof SecretNotFoundError) throw new CliError([...error.lines, `The old key ${clip(id, 200)} was left as it was.`]);
+    if (error instanceof SecretNotFoundError || error instanceof DeliveryFailedError) {
+      throw new CliError([...error.lines, `The old key ${clip(id, 200)} was left as it was.`], error.exitCode);
+    }
     throw error;
   }
   const [from, to] = [old.workspaceId, created.view.workspaceId];
@@ -83,17 +93,34 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
   };
 
   // Every profile that holds the old key would be left with a dead one: each gets the new key, or the old key stays.
-  const holders = profilesHolding(session, old);
+  const holders = profilesHolding(rest, old);
   const result = { ...base, holders };
   if (holders.length > 0) {
-    if (!(await decideSave(session, id, created, holders, opts, hooks))) return { ...result, retired: 'kept-unsaved' };
-    await saveNewKey(session, id, old.hint!, holders, created);
+    if (!(await decideSave(rest, id, created, holders, opts, hooks))) return { ...result, retired: 'kept-unsaved' };
+    await saveNewKey(rest, id, old.hint!, holders, created);
   }
-  if (opts.overlap) return { ...result, retired: 'kept-overlap', pending: await recordOverlap(session, id, created) };
+  if (opts.overlap) return { ...result, retired: 'kept-overlap', pending: await recordOverlap(rest, id, created) };
   // The key in use is retired with its replacement: with itself, the retry after a lost answer is refused (the
   // key is already revoked or disabled), and work that was done would be reported as not done.
-  const retiring = replacedKeyInUse ? (await withKey(session, { apiKey: created.secret!, source: session.credentials.source })).client : client;
-  return { ...result, ...(await retireOldKey(retiring, id, created, opts.disableOld === true, session.deps.onSignal)) };
+  const retiring = replacedKeyInUse ? (await withKey(rest, { apiKey: created.secret!, source: rest.credentials.source })).client : rest.client;
+  return { ...result, ...(await retireOldKey(retiring, id, created, opts.disableOld === true, rest.deps.onSignal)) };
+}
+
+/**
+ * Shows or delivers the new key. The time a delivery command took is the
+ * person's, not the server's: the requests after it get that much back on
+ * the command's deadline, so a slow `gh secret set` does not leave the old
+ * key unrevoked for want of time.
+ */
+async function handOver(session: KeySession, created: NewKey, hooks: RotateHooks): Promise<KeySession> {
+  if (hooks.deliver === undefined) {
+    hooks.show(created);
+    return session;
+  }
+  const began = session.deps.now();
+  await hooks.deliver(created);
+  const took = session.deps.now() - began;
+  return withKey({ ...session, deadlineMs: session.deadlineMs + took, waitUntilMs: session.waitUntilMs + took }, session.credentials);
 }
 
 /** The profiles whose saved key is `old`, by its hint; none can be told where the server shows no hints. */

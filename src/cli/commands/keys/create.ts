@@ -1,4 +1,6 @@
 import { Option, type Command } from 'commander';
+import { deliveredDocument, handOverNewKey } from '../../delivery/hand-over.js';
+import { deliveryPlan, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors.js';
 import { checkKeyName, validateKeyName } from '../../keys.js';
 import { createExpiringKey } from '../../operations/create.js';
@@ -6,7 +8,7 @@ import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { createWatch, showNewKey } from '../../views/show-new-key.js';
 
-export interface CreateOptions {
+export interface CreateOptions extends DeliveryOptions {
   expiresIn?: string;
   expiresAt?: string;
 }
@@ -18,16 +20,23 @@ export function register(keys: Command, app: App): void {
     .argument('[name]', 'a label for the key (asked for on a terminal when missing)')
     .addOption(new Option('--expires-in <duration>', 'expire after a duration: 30d, 12h, 90m, 2w').conflicts('expiresAt'))
     .addOption(new Option('--expires-at <time>', 'expire at an RFC 3339 time, e.g. 2027-01-31T00:00:00Z'))
+    .option('--to-file <path>', 'write the secret to a .env file (SVC_API_KEY=…, mode 0600) instead of printing it')
+    .option('--to-command <command>', "run a shell command with the secret on its stdin instead of printing it, e.g. 'gh secret set SVC_API_KEY'")
+    .option('--force', "with --to-file: replace the file's SVC_API_KEY line if the file exists, keeping its other lines")
     .addHelpText(
       'after',
-      '\nThe secret is printed once and never again; store it at once.\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout',
+      "\nThe secret is printed once and never again; store it at once.\nWith --to-file or --to-command it is delivered instead, not printed;\nif delivery fails, it is printed after all and svc exits 1.\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout\n  $ svc keys create ci --to-command 'gh secret set SVC_API_KEY'\n  $ svc keys create local --to-file .env",
     )
     .action(app.action('key', run));
 }
 
 export async function run(session: KeySession, nameArg: string | undefined, opts: CreateOptions): Promise<void> {
+  const plan = deliveryPlan(opts);
   const name = nameArg === undefined ? await askName(session) : checkKeyName(nameArg);
-  showNewKey(session, await createExpiringKey(session.client, name, opts, createWatch(session)));
+  const key = await createExpiringKey(session.client, name, opts, createWatch(session));
+  if (plan === null) return showNewKey(session, key);
+  const delivered = await handOverNewKey(session, key, plan);
+  if (session.options.json) session.render.json(deliveredDocument(key, delivered));
 }
 
 async function askName(session: KeySession): Promise<string> {

@@ -1,5 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Outcome } from '../../after-command.js';
+import { deliveredDocument } from '../../delivery/hand-over.js';
+import { deliveryPlan, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { finishRotation, rotate } from '../../dialogs/rotate.js';
@@ -8,7 +10,7 @@ import type { RotateOptions } from '../../operations/rotate.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 
-export interface RotateCommandOptions extends RotateOptions {
+export interface RotateCommandOptions extends RotateOptions, DeliveryOptions {
   yes?: boolean;
   finish?: boolean;
   cancel?: boolean;
@@ -23,16 +25,22 @@ export function register(keys: Command, app: App): void {
     .option('--save', 'when the old key is the one in use, save the new one to the profile without asking')
     .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .option('--overlap', 'leave the old key working until `svc keys rotate --finish`, so every consumer can move first')
-    .addOption(new Option('--finish', "revoke the old key of the profile's pending --overlap rotation").conflicts(['overlap', 'disableOld', 'cancel']))
-    .addOption(new Option('--cancel', "revoke the new key of the profile's pending --overlap rotation instead").conflicts(['overlap', 'disableOld']))
+    .option('--to-file <path>', 'write the new secret to a .env file (SVC_API_KEY=…, mode 0600) instead of printing it')
+    .option('--to-command <command>', "run a shell command with the new secret on its stdin instead of printing it, e.g. 'gh secret set SVC_API_KEY'")
+    .option('--force', "with --to-file: replace the file's SVC_API_KEY line if the file exists, keeping its other lines")
+    .addOption(
+      new Option('--finish', "revoke the old key of the profile's pending --overlap rotation").conflicts(['overlap', 'disableOld', 'cancel', 'toFile', 'toCommand']),
+    )
+    .addOption(new Option('--cancel', "revoke the new key of the profile's pending --overlap rotation instead").conflicts(['overlap', 'disableOld', 'toFile', 'toCommand']))
     .addHelpText(
       'after',
-      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\nWith --overlap both keys work until --finish; the profile remembers the rotation, and every command reminds you.\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses\n  $ svc keys rotate key_0123abcd --overlap   # later: svc keys rotate --finish',
+      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\nWith --overlap both keys work until --finish; the profile remembers the rotation, and every command reminds you.\nWith --to-file or --to-command the new secret is delivered, not printed;\nif delivery fails, it is printed, the old key is left alone, and svc exits 1.\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses\n  $ svc keys rotate key_0123abcd --overlap   # later: svc keys rotate --finish\n  $ svc keys rotate key_0123abcd --overlap --to-command \'gh secret set KEY\'',
     )
     .action(app.action('key', run));
 }
 
 export async function run(session: KeySession, idArg: string | undefined, opts: RotateCommandOptions): Promise<Outcome | void> {
+  const plan = deliveryPlan(opts);
   if (opts.finish || opts.cancel) {
     if (idArg !== undefined) throw new UsageError('--finish and --cancel take no key id: they act on the pending rotation of the profile.');
     return finishRotation(session, opts.finish ? 'finish' : 'cancel');
@@ -40,9 +48,10 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
   const { ids } = await keysToActOn(session, idArg === undefined ? [] : [idArg], { command: 'rotate', many: false, question: 'Key to rotate:' });
   // A key's name is resolved to its id first: the rotation names the old key by id from its question to its last message.
   const named = idArg === undefined ? ids[0]! : (await viewKeyOrNamed(session.client, ids[0]!, 'rotate')).id;
-  const { rotation } = await rotate(session, named, opts);
+  const { rotation, delivered } = await rotate(session, named, opts, plan);
   if (session.options.json) {
-    session.render.json({ key: rotation.created.document, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
+    const key = delivered === null ? { key: rotation.created.document } : deliveredDocument(rotation.created, delivered);
+    session.render.json({ ...key, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
   }
   // The key-health step is then about the key the profile holds now.
   const savedHere = rotation.holders.includes(session.profileName) && session.credentials.source === 'profile';

@@ -1,0 +1,26 @@
+import { DeliveryFailedError, DeliveryStepError, type Delivered } from './failure.js';
+import type { DeliveryPlan } from './plan.js';
+import type { CommandContext } from './to-command.js';
+import { deliverToFile } from './to-file.js';
+
+/**
+ * Hands `secret` to each destination of the plan, the file first (local,
+ * quick, and undone by nobody), then the command; stops at the first that
+ * fails, with a DeliveryFailedError naming what was done before it.
+ */
+export async function deliver(plan: DeliveryPlan, secret: string, ctx: CommandContext): Promise<Delivered[]> {
+  const delivered: Delivered[] = [];
+  try {
+    if (plan.file) delivered.push({ file: deliverToFile(plan.file.path, secret, plan.file.force) });
+    if (plan.command !== undefined) {
+      // Loaded only here: child_process costs every other command its start-up time.
+      const { deliverToCommand } = await import('./to-command.js');
+      await deliverToCommand(plan.command, secret, ctx);
+      delivered.push({ command: plan.command });
+    }
+  } catch (error) {
+    if (error instanceof DeliveryStepError) throw new DeliveryFailedError(delivered, error.reason, error.interrupted);
+    throw error;
+  }
+  return delivered;
+}

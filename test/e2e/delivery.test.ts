@@ -1,0 +1,207 @@
+// tier: process
+/**
+ * --to-command and --to-file against real components (docs/contract.md
+ * §C9): a real shell command that gets the secret on its stdin (and reads
+ * its own argv and environment from /proc), commands that fail or are
+ * stopped, a file system that refuses the write; keys on a real reference
+ * server. svc runs in this process (main), so a Ctrl-C can be delivered
+ * through its deps at the moment the command is known to be running.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/cli/deps.js';
+import { svc as svcProcess } from '../helpers/cli.js';
+import { svc, useLocalServer } from '../helpers/in-process.js';
+import { canMount, mountTmpfs } from '../helpers/tmpfs.js';
+
+const local = useLocalServer({ plan: 'pro' });
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-delivery-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const at = (name: string) => join(dir, name);
+const ping = async (secret: string) => (await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: secret })).exitCode;
+
+async function createKey(name: string): Promise<{ id: string; secret: string }> {
+  return JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string; secret: string };
+}
+
+async function keyIds(name: string): Promise<string[]> {
+  const { stdout } = await svc(['keys', 'list', '--json'], local.env);
+  return (JSON.parse(stdout) as { keys: { id: string; name: string }[] }).keys.filter((key) => key.name === name).map((key) => key.id);
+}
+
+/** NUL-separated /proc text (argv, environment) as a list. */
+const entries = (path: string) => readFileSync(path, 'utf8').split('\0').filter(Boolean);
+
+describe('--to-command', () => {
+  it("hands the secret to the command's stdin only: not in its argv, not in its environment, not printed", async () => {
+    // $$ is the shell svc started: its argv and environment are what svc gave it.
+    const command = `cat > ${at('got')}; cat /proc/$$/cmdline > ${at('argv')}; cat /proc/$$/environ > ${at('environ')}; echo said-on-stdout; echo said-on-stderr >&2`;
+    const result = await svc(['keys', 'create', 'to-command', '--to-command', command], { ...local.env, DELIVERY_MARK: 'passed-on' });
+    expect(result.exitCode).toBe(0);
+    const secret = readFileSync(at('got'), 'utf8');
+    // Exactly the secret: no newline for a secret store to keep as part of it.
+    expect(secret).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+    expect(await ping(secret)).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain(secret);
+    // The command's own output goes to svc's stderr, so svc's stdout stays data.
+    expect(result.stderr).toContain('said-on-stdout\nsaid-on-stderr\n');
+    const argv = entries(at('argv'));
+    expect(argv).toEqual(['/bin/sh', '-c', command]);
+    expect(argv.join(' ')).not.toContain(secret);
+    const environ = entries(at('environ'));
+    expect(environ.join('\n')).not.toContain(secret);
+    expect(environ).toContain('DELIVERY_MARK=passed-on');
+    // Not even the key svc itself ran with (during a rotation, the one being replaced).
+    expect(environ.filter((entry) => entry.startsWith('SVC_API_KEY='))).toEqual([]);
+    expect(environ.join('\n')).not.toContain(local.env.SVC_API_KEY);
+  });
+
+  it('a command that exits 1: the secret is printed after all, once, and svc exits 1; the key works', async () => {
+    const result = await svc(['keys', 'create', 'failing-command', '--to-command', `cat > ${at('got')}; exit 1`], local.env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+    expect(result.stderr).toContain('The new secret could not be delivered: `cat > ');
+    expect(result.stderr).toContain('exited with status 1. svc printed it instead (on stdout): store it now.');
+    expect(result.stderr).toContain('This is the only time this secret is shown');
+    expect(await ping(result.stdout)).toBe(0);
+  });
+
+  it('with --json, a failed delivery prints the document with its secret', async () => {
+    const result = await svc(['keys', 'create', 'failing-json', '--json', '--to-command', 'exit 7'], local.env);
+    expect(result.exitCode).toBe(1);
+    const document = JSON.parse(result.stdout) as { secret: string };
+    expect(await ping(document.secret)).toBe(0);
+    expect(result.stderr).toContain('`exit 7` exited with status 7');
+  });
+
+  it('a command that cannot be found fails the same way (the shell says 127)', async () => {
+    const result = await svc(['keys', 'create', 'no-such-command', '--to-command', 'svc-no-such-program-here'], local.env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('exited with status 127');
+    expect(await ping(result.stdout)).toBe(0);
+  });
+
+  it('rotate with a failing delivery leaves the old key working, prints the new one, and records no rotation', async () => {
+    const old = await createKey('rotate-failing');
+    const result = await svc(['keys', 'rotate', old.id, '--overlap', '--to-command', 'exit 1'], local.env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`The old key ${old.id} was left as it was.`);
+    expect([await ping(result.stdout), await ping(old.secret)]).toEqual([0, 0]);
+    expect((await svc(['keys', 'rotate', '--finish'], local.env)).stderr).toContain('No rotation is pending');
+    // Without --overlap too: the old key is never revoked for a secret nobody received.
+    const plain = await svc(['keys', 'rotate', old.id, '--to-command', 'exit 1'], local.env);
+    expect(plain.exitCode).toBe(1);
+    expect([await ping(plain.stdout), await ping(old.secret)]).toEqual([0, 0]);
+    expect((await keyIds('rotate-failing')).length).toBe(3);
+  });
+
+  it('rotate --overlap --to-command, then --finish: the zero-downtime path', async () => {
+    const old = await createKey('rotate-ci');
+    const result = await svc(['keys', 'rotate', old.id, '--overlap', '--to-command', `cat > ${at('got')}`], local.env);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('');
+    const secret = readFileSync(at('got'), 'utf8');
+    expect(result.stderr).not.toContain(secret);
+    expect(result.stderr).toContain('keeps working beside');
+    expect([await ping(secret), await ping(old.secret)]).toEqual([0, 0]);
+    expect((await svc(['keys', 'rotate', '--finish'], local.env)).exitCode).toBe(0);
+    expect([await ping(secret), await ping(old.secret)]).toEqual([0, 3]);
+  });
+
+  it("the command's time is not taken from the requests after it: an hour-long delivery still revokes the old key", async () => {
+    const old = await createKey('slow-delivery');
+    // svc's clock jumps an hour once the command has the secret, as if it had waited that long on a person.
+    const now = () => Date.now() + (existsSync(at('got')) ? 3_600_000 : 0);
+    const result = await svc(['keys', 'rotate', old.id, '--to-command', `cat > ${at('got')}`], local.env, { deps: { now } });
+    expect(result.stderr).toContain(`Revoked the old key ${old.id}`);
+    expect(result.exitCode).toBe(0);
+    expect([await ping(readFileSync(at('got'), 'utf8')), await ping(old.secret)]).toEqual([0, 3]);
+  });
+
+  it('with --to-file too, both get the secret, the file first; a command failing after the file says the file has it', async () => {
+    const both = await svc(['keys', 'create', 'both', '--to-file', at('.env'), '--to-command', `cat > ${at('got')}`, '--json'], local.env);
+    expect(both.exitCode).toBe(0);
+    const secret = readFileSync(at('got'), 'utf8');
+    expect(readFileSync(at('.env'), 'utf8')).toBe(`SVC_API_KEY=${secret}\n`);
+    expect(JSON.parse(both.stdout)).toMatchObject({ delivered: [{ file: at('.env') }, { command: `cat > ${at('got')}` }] });
+
+    const half = await svc(['keys', 'create', 'half', '--to-file', at('half.env'), '--to-command', 'exit 1'], local.env);
+    expect(half.exitCode).toBe(1);
+    expect(readFileSync(at('half.env'), 'utf8')).toBe(`SVC_API_KEY=${half.stdout}\n`);
+    expect(half.stderr).toContain(`It did reach the file ${at('half.env')} before that.`);
+  });
+
+  it('Ctrl-C while the command runs stops it, prints the secret and exits 130; a rotation leaves the old key', async () => {
+    const old = await createKey('interrupted');
+    const listeners: ((signal: NodeJS.Signals) => void)[] = [];
+    const onSignal: Deps['onSignal'] = (_signals, listener) => {
+      listeners.push(listener);
+      return () => listeners.splice(listeners.indexOf(listener), 1);
+    };
+    // The shell waits on a child of its own, which outlives it: svc must not wait for that one.
+    const command = `cat > ${at('got')}; echo $$ > ${at('shell')}; sleep 60 & echo $! > ${at('sleeper')}; : > ${at('started')}; wait`;
+    const running = svc(['keys', 'rotate', old.id, '--to-command', command], local.env, { deps: { onSignal } });
+    while (!existsSync(at('started'))) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const listener of [...listeners]) listener('SIGINT');
+    const result = await running;
+    try {
+      expect(result.exitCode).toBe(130);
+      expect(result.stdout).toBe(readFileSync(at('got'), 'utf8'));
+      expect(result.stderr).toContain('was stopped (interrupted)');
+      expect(result.stderr).toContain(`The old key ${old.id} was left as it was.`);
+      expect(() => process.kill(Number(readFileSync(at('shell'), 'utf8')), 0)).toThrow(/ESRCH/);
+      expect([await ping(result.stdout), await ping(old.secret)]).toEqual([0, 0]);
+    } finally {
+      process.kill(Number(readFileSync(at('sleeper'), 'utf8')), 'SIGKILL');
+    }
+  });
+});
+
+describe('the built svc, as a process of its own', () => {
+  it('delivers to a command; a SIGTERM while the command runs prints the secret and exits 130', async () => {
+    const delivered = await svcProcess(['keys', 'create', 'built', '--to-command', `cat > ${at('got')}`], local.env);
+    expect(delivered.exitCode).toBe(0);
+    expect(delivered.stdout).toBe('');
+    expect(await ping(readFileSync(at('got'), 'utf8'))).toBe(0);
+
+    const command = `cat > ${at('stopped')}; sleep 60 & echo $! > ${at('sleeper')}; : > ${at('started')}; wait`;
+    const child = svcProcess(['keys', 'create', 'built-stopped', '--to-command', command], local.env);
+    try {
+      while (!existsSync(at('started'))) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGTERM');
+      const result = await child;
+      expect(result.exitCode).toBe(130);
+      expect(result.stdout).toBe(readFileSync(at('stopped'), 'utf8'));
+      expect(await ping(result.stdout)).toBe(0);
+    } finally {
+      process.kill(Number(readFileSync(at('sleeper'), 'utf8')), 'SIGKILL');
+    }
+  });
+});
+
+describe.skipIf(!canMount)('--to-file on a file system that refuses the write (needs root to mount a tmpfs; skipped when not root)', () => {
+  const mount = canMount ? mountTmpfs('64k') : null;
+  afterAll(() => mount?.unmount());
+
+  it('the create is shown after all (exit 1), and a rotation leaves the old key', async () => {
+    mount!.readOnly();
+    const path = join(mount!.dir, '.env');
+    const created = await svc(['keys', 'create', 'read-only', '--to-file', path], local.env);
+    expect(created.exitCode).toBe(1);
+    expect(created.stderr).toContain(`The new secret could not be delivered: writing ${path} failed`);
+    expect(await ping(created.stdout)).toBe(0);
+    const old = await createKey('read-only-rotate');
+    const rotated = await svc(['keys', 'rotate', old.id, '--to-file', path], local.env);
+    expect(rotated.exitCode).toBe(1);
+    expect([await ping(rotated.stdout), await ping(old.secret)]).toEqual([0, 0]);
+    expect(existsSync(path)).toBe(false);
+  });
+});
