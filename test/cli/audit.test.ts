@@ -96,7 +96,7 @@ describe('keys audit against the reference server', () => {
     const result = await svc(['keys', 'audit', '--require-expiry', '--max-age', '90d'], env(), { tty: true, columns: 160 });
     expect(result.exitCode).toBe(1);
     const line = (name: string) => result.stdout.split('\n').find((l) => l.includes(` ${name} `)) ?? '';
-    expect(line('old-forever')).toMatch(/max-age: created 3 months ago; require-expiry: never expires/);
+    expect(line('old-forever')).toMatch(/ enabled +max-age 3 months, require-expiry +- *$/);
     expect(line('bootstrap')).toMatch(/^\* key_/);
     expect(result.stderr).toContain('* the key svc is using');
   });
@@ -163,8 +163,7 @@ describe('keys audit on a server that does not show every field', () => {
   it('on a terminal, says why each key could not be judged', async () => {
     const result = await svc(['keys', 'audit', '--unused-for', '30d', '--require-expiry'], env(), { tty: true, columns: 200 });
     expect(result.exitCode).toBe(1);
-    expect(result.stdout).toContain('unused-for: the server does not report last use');
-    expect(result.stdout).toContain('require-expiry: never expires');
+    expect(result.stdout).toMatch(/ enabled +require-expiry +unused-for \(no last use\) /);
   });
 
   it('a key with no creation time cannot be judged by --max-age', async () => {

@@ -20,24 +20,17 @@ const FIELD_WORDS: Record<AuditField, string> = { createdAt: 'creation time', ex
 
 const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString());
 
-/** "max-age: created 4 months ago" */
+/** "max-age 4 months", "require-expiry", "unused-for never used": the rule and, in short, what broke it. */
 function breachText(breach: Breach, nowMs: number): string {
-  const when = breach.at === null ? '' : relativeTime(breach.at, nowMs);
-  switch (breach.rule) {
-    case 'max-age':
-      return `max-age: created ${when}`;
-    case 'require-expiry':
-      return 'require-expiry: never expires';
-    case 'expiring-within':
-      return `expiring-within: ${breach.at! <= nowMs ? 'expired' : 'expires'} ${when}`;
-    case 'unused-for':
-      return breach.field === 'createdAt' ? `unused-for: never used, created ${when}` : `unused-for: last used ${when}`;
-  }
+  if (breach.at === null) return breach.rule;
+  if (breach.rule === 'unused-for' && breach.field === 'createdAt') return 'unused-for never used';
+  if (breach.rule === 'expiring-within') return `expiring-within ${breach.at <= nowMs ? 'expired' : relativeTime(breach.at, nowMs)}`;
+  return `${breach.rule} ${relativeTime(breach.at, nowMs).replace(/ ago$/, '')}`;
 }
 
-/** "unused-for: no last use shown" */
+/** "unused-for (no last use)" */
 function notJudgedText(item: NotJudged): string {
-  return item.missing === 'lastUsedAt' ? `${item.rule}: the server does not report last use` : `${item.rule}: no ${FIELD_WORDS[item.missing]} shown`;
+  return `${item.rule} (no ${FIELD_WORDS[item.missing]})`;
 }
 
 /**
@@ -54,12 +47,12 @@ export function auditColumns(nowMs: number, terminalColumns = 80): Column<Findin
     { header: 'STATUS', human: (f) => statusSegment(keyStatus(f.view, nowMs)), plain: (f) => keyStatus(f.view, nowMs) ?? '', dropRank: 3, maxWidth: 12 },
     {
       header: 'BREAKS',
-      human: (f) => (f.breaks.length === 0 ? BLANK : tone(f.breaks.map((b) => breachText(b, nowMs)).join('; '), 'red')),
+      human: (f) => (f.breaks.length === 0 ? BLANK : tone(f.breaks.map((b) => breachText(b, nowMs)).join(', '), 'red')),
       plain: (f) => f.breaks.map((b) => b.rule).join(','),
     },
     {
       header: 'NOT JUDGED',
-      human: (f) => (f.notJudged.length === 0 ? BLANK : tone(f.notJudged.map(notJudgedText).join('; '), 'yellow')),
+      human: (f) => (f.notJudged.length === 0 ? BLANK : tone(f.notJudged.map(notJudgedText).join(', '), 'yellow')),
       plain: (f) => f.notJudged.map((n) => n.rule).join(','),
       dropRank: 5,
     },
