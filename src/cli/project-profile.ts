@@ -24,20 +24,31 @@ export interface ProjectProfile {
 const MAX_BYTES = 1024;
 
 /**
- * The nearest `.svc-profile` at or above `cwd`, up to and including the
+ * The nearest `.svc-profile` at or above `cwd` (the process's when unset), up to and including the
  * home directory (when `cwd` is below it; else up to the root): a file
  * above home belongs to no project of yours. The nearest file decides: one
  * that is refused (said through `warn`) is not passed over for another
  * further up, and the saved default applies instead.
  */
-export function findProjectProfile(cwd: string, warn: (line: string) => void, home = homeDir()): ProjectProfile | null {
-  let dir = resolve(cwd);
+export function findProjectProfile(cwd: string | undefined, warn: (line: string) => void, home = homeDir()): ProjectProfile | null {
+  const start = cwd ?? processCwd();
+  if (start === undefined) return null;
+  let dir = resolve(start);
   for (;;) {
     const path = join(dir, PROJECT_FILE);
     if (exists(path)) return readProjectFile(path, warn);
     const parent = dirname(dir);
     if (dir === home || parent === dir) return null;
     dir = parent;
+  }
+}
+
+/** The process's working directory; undefined once it has been removed, where no project can be. */
+function processCwd(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
   }
 }
 
