@@ -55,6 +55,17 @@ export interface Audit {
   findings: Finding[];
 }
 
+/**
+ * The audit's outcome: `broken` when a key breaks a rule (or, `strict`,
+ * could not be judged); `unsure` when none does but the list may lack keys,
+ * which could; else `passed`.
+ */
+export function auditVerdict(audit: Audit, strict: boolean): 'passed' | 'broken' | 'unsure' {
+  const broken = audit.findings.some((f) => f.breaks.length > 0 || (strict && f.notJudged.length > 0));
+  if (broken) return 'broken';
+  return audit.list.incomplete === null ? 'passed' : 'unsure';
+}
+
 /** Reads every page and judges each key that could authenticate (or, disabled, could again after one `keys enable`). */
 export async function auditKeys(client: ApiClient, policy: AuditPolicy): Promise<Audit> {
   const list = await client.listAllKeys();

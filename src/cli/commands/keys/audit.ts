@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Outcome } from '../../after-command.js';
 import { parseDuration } from '../../duration.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { auditKeys, type AuditPolicy } from '../../operations/audit.js';
+import { auditKeys, auditVerdict, type AuditPolicy } from '../../operations/audit.js';
 import type { App } from '../../program.js';
 import { describeFailure } from '../../report.js';
 import type { KeySession } from '../../session.js';
@@ -87,11 +87,9 @@ export async function run(session: KeySession, opts: AuditOptions): Promise<Outc
   const { findings, list } = audit;
   const breaking = findings.filter((f) => f.breaks.length > 0);
   const unjudged = findings.filter((f) => f.notJudged.length > 0);
-  const failed = breaking.length > 0 || (given.strict && unjudged.length > 0);
-  // A list that may lack keys cannot show that every key passes; a key that breaks the policy is broken however many more there are.
-  const unsure = !failed && list.incomplete !== null;
+  const verdict = auditVerdict(audit, given.strict);
 
-  if (options.json) render.json(auditDocument(audit, given, !failed && !unsure));
+  if (options.json) render.json(auditDocument(audit, given, verdict === 'passed'));
   else if (findings.length > 0 || !io.stdoutIsTTY) {
     render.table(auditColumns(list.nowMs, render.columns), findings);
     if (io.stdoutIsTTY && findings.some((f) => f.inUse)) render.info('* the key svc is using');
@@ -100,17 +98,17 @@ export async function run(session: KeySession, opts: AuditOptions): Promise<Outc
   const scope = auditScope(audit);
   if (unjudged.length > 0) {
     const count = unjudged.length === 1 ? '1 key' : `${unjudged.length} keys`;
-    const verdict = given.strict ? 'they fail the audit (--strict)' : 'they do not pass either: --strict fails the audit for them';
-    render.warn(`${count} could not be judged by every rule (${perRule(unjudged, (f) => f.notJudged)}), for want of a value svc can read: ${verdict}.`);
+    const fate = given.strict ? 'they fail the audit (--strict)' : 'they are listed, not counted as passing; --strict fails the audit for them';
+    render.warn(`${count} could not be judged by every rule (${perRule(unjudged, (f) => f.notJudged)}), for want of a value svc can read: ${fate}.`);
   }
   if (list.incomplete !== null) render.warn(`The key list may be incomplete: ${clip(list.incomplete, 200)}; keys svc did not see were not audited.`);
-  if (failed) {
+  if (verdict === 'broken') {
     const of = `${audit.audited} ${audit.audited === 1 ? 'key' : 'keys'} audited`;
     const lines = breaking.length > 0 ? [`${breaking.length} of the ${of} ${breaking.length === 1 ? 'breaks' : 'break'} the policy (${perRule(breaking, (f) => f.breaks)}).`] : [];
     if (given.strict && unjudged.length > 0) lines.push(`${unjudged.length} of the ${of} could not be judged, and --strict was given.`);
     throw new PolicyBrokenError(lines);
   }
-  if (unsure) throw new CliError(`Audited ${scope}; none breaks the policy, but the list may lack keys, so the audit could not finish.`, ExitCode.auditUnfinished);
+  if (verdict === 'unsure') throw new CliError(`Audited ${scope}; none breaks the policy, but the list may lack keys, so the audit could not finish.`, ExitCode.auditUnfinished);
   render.success(`Audited ${scope}: ${unjudged.length === 0 ? 'every key passes' : 'none breaks the policy where it could be judged'}.`);
   return { list };
 }
