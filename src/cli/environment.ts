@@ -37,7 +37,8 @@ export const ENVIRONMENT = [
   },
   {
     names: ['SVC_PROFILE'],
-    description: 'the profile (after `--profile`; else the default profile, `default` unless `svc profile use` chose another)',
+    description:
+      "the profile (after `--profile`; else a project's `.svc-profile`, else the default profile, `default` unless `svc profile use` chose another)",
   },
   {
     names: ['SVC_CONFIG_DIR'],

@@ -8,6 +8,8 @@ export const ExitCode = {
   unauthenticated: 3,
   notFound: 4,
   rateLimited: 5,
+  /** `svc keys audit` could not finish: what is 1 elsewhere, since there 1 means the policy is broken. */
+  auditUnfinished: 6,
   interrupted: 130,
   /** The reader of stdout went away: what a shell reports for a process stopped by SIGPIPE (128 + 13). */
   brokenPipe: 141,

@@ -25,6 +25,8 @@ export interface IO {
   /** Terminal height, for what fits on one screen; 24 when unknown. */
   rows: number;
   env: NodeJS.ProcessEnv;
+  /** The working directory, where the look for a project's `.svc-profile` starts; unset means the process's. */
+  cwd?: string;
   /**
    * How a person runs this svc again from the current directory: `svc`
    * when it was run by that name (installed, or through npx), else

@@ -28,11 +28,19 @@ export function matchesPrune(key: KeyView, criteria: PruneCriteria, nowMs: numbe
   if (criteria.expired && !(keyStatus(key, nowMs) === 'expired' || (key.expiresAt !== null && key.expiresAt <= nowMs))) return false;
   if (criteria.disabled && !(key.enabled === false || keyStatus(key, nowMs) === 'disabled')) return false;
   if (criteria.unusedForMs !== undefined) {
-    // A server that does not say when a key was last used gives no ground to call it unused.
-    const since = key.lastUsedKnown ? (key.lastUsedAt ?? key.createdAt) : null;
+    const since = lastActivity(key);
     if (since === null || since > nowMs - criteria.unusedForMs) return false;
   }
   return true;
+}
+
+/**
+ * When the key was last used, or created for a key never used; null when
+ * that cannot be told: a server that does not say when a key was last used
+ * gives no ground to call it unused.
+ */
+export function lastActivity(key: KeyView): number | null {
+  return key.lastUsedKnown ? (key.lastUsedAt ?? key.createdAt) : null;
 }
 
 /** A filter or prune flag that could not judge some keys: they lack the field it reads. */
@@ -63,7 +71,7 @@ export function unjudgedByPrune(keys: readonly KeyView[], criteria: PruneCriteri
     criteria.unusedForMs !== undefined && {
       flag: '--unused-for',
       field: 'last use',
-      lacks: (k: KeyView) => !k.lastUsedKnown || (k.lastUsedAt === null && k.createdAt === null),
+      lacks: (k: KeyView) => lastActivity(k) === null,
     },
   ]);
 }

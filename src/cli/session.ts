@@ -20,6 +20,7 @@ import type { Prompter } from './prompt.js';
 import { Renderer } from './render/renderer.js';
 import { clip } from './render/text.js';
 import { readEnv } from './environment.js';
+import { findProjectProfile } from './project-profile.js';
 
 /** The program-wide options of docs/contract.md §C2, as commander hands them over. */
 export interface GlobalOptions {
@@ -62,13 +63,15 @@ export interface Session {
   prompts(): Promise<Prompter>;
 }
 
-/** Where the profile's name came from: --profile, SVC_PROFILE, the config's default (`svc profile use`), or `default`. */
-export type ProfileSource = 'flag' | 'env' | 'config' | 'default';
+/** Where the profile's name came from: --profile, SVC_PROFILE, a project's `.svc-profile`, the config's default (`svc profile use`), or `default`. */
+export type ProfileSource = 'flag' | 'env' | 'project' | 'config' | 'default';
 
 /** A session that has read the profile. */
 export interface ProfileSession extends Session {
   readonly config: ConfigStore;
   readonly profileSource: ProfileSource;
+  /** The `.svc-profile` that named the profile, when `profileSource` is 'project'. */
+  readonly profileFile: string | null;
   /**
    * The config file has this profile, or it is `default` or the config's
    * default profile (both of which exist without a key). A profile that
@@ -142,8 +145,15 @@ export function noKeyError(session: ProfileSession): CliError {
 }
 
 /** "Profile 'nosuch' does not exist; the profiles are: default, work." */
-export function noSuchProfile({ profileName, profileSource, config }: ProfileSession): string {
-  const named = { flag: '', env: ' (SVC_PROFILE names it)', config: ` (the default profile in ${config.path})`, default: '' }[profileSource];
+export function noSuchProfile(session: ProfileSession): string {
+  const { profileName, profileSource, config } = session;
+  const named = {
+    flag: '',
+    env: ' (SVC_PROFILE names it)',
+    project: ` (${session.profileFile} names it)`,
+    config: ` (the default profile in ${config.path})`,
+    default: '',
+  }[profileSource];
   return `Profile '${clip(profileName, 200)}' does not exist${named}; ${knownProfiles(config)}.`;
 }
 
@@ -167,15 +177,16 @@ async function readProfile(base: Session): Promise<ProfileSession> {
   const { openConfig } = await import('./config/store.js');
   const config = openConfig(io.env, (line) => base.render.warn(line));
   const named: ProfileSource | undefined = base.options.profile ? 'flag' : readEnv(io.env, 'SVC_PROFILE') ? 'env' : undefined;
-  const chosen = named === undefined ? config.defaultProfile() : undefined;
-  const profileName = chosen ?? base.profileName;
-  const profileSource: ProfileSource = named ?? (chosen === undefined ? 'default' : 'config');
+  const project = named === undefined ? findProjectProfile(io.cwd, (line) => base.render.warn(line)) : null;
+  const chosen = named === undefined && project === null ? config.defaultProfile() : undefined;
+  const profileName = project?.name ?? chosen ?? base.profileName;
+  const profileSource: ProfileSource = named ?? (project !== null ? 'project' : chosen === undefined ? 'default' : 'config');
   const profileExists = profilesOf(config).includes(profileName);
   const profile = Object.freeze(config.getProfile(profileName));
   const endpoint = resolveEndpoint({ flag: base.options.baseUrl, env: readEnv(io.env, 'SVC_BASE_URL'), profile: profile.baseUrl });
   if (endpoint.notice) base.render.warn(endpoint.notice);
   const credentials = findCredentials(io.env, profile);
-  return Object.freeze({ ...base, profileName, profileSource, profileExists, config, profile, endpoint, credentials });
+  return Object.freeze({ ...base, profileName, profileSource, profileFile: project?.path ?? null, profileExists, config, profile, endpoint, credentials });
 }
 
 /**

@@ -58,6 +58,7 @@ describe('svc profile list', () => {
       default: 'default',
       active: 'default',
       activeFrom: 'default',
+      activeFile: null,
       profiles: [
         { name: 'default', default: true, active: true, key: null, baseUrl: null, rotationPending: false },
         { name: 'work', default: false, active: false, key: { hint: hint() }, baseUrl: local.server.url, rotationPending: false },

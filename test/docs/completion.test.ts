@@ -99,6 +99,7 @@ describe('bash completion at work', () => {
   it('completes global and per-command flags, and the choices of an option', async () => {
     expect(await complete('svc', 'keys', 'create', '--expires-')).toEqual(['--expires-in', '--expires-at']);
     expect(await complete('svc', 'serve', '--js')).toEqual(['--json']);
+    expect(await complete('svc', 'keys', 'audit', '--s')).toEqual(['--skip-disabled', '--strict']);
     expect(await complete('svc', '--js')).toEqual(['--json']);
     const plan = commands.find((c) => c.name === 'serve')!.options.find((o) => o.long === '--plan')!;
     expect(await complete('svc', 'serve', '--plan', '')).toEqual(plan.choices);

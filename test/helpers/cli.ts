@@ -21,10 +21,11 @@ export function useLocalServer(args: string[] = []) {
   return useServer(() => startLocalServer(args));
 }
 
-/** Runs the built svc with no TTY, and no stdin unless `input` is given. */
-export function svc(args: string[], env: Record<string, string | undefined>, options: { input?: string } = {}) {
+/** Runs the built svc with no TTY, and no stdin unless `input` is given, in `cwd` when given. */
+export function svc(args: string[], env: Record<string, string | undefined>, options: { input?: string; cwd?: string } = {}) {
   const stdin = options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input };
   return execa('node', [SVC_BIN, ...args], {
+    cwd: options.cwd,
     env: cleanEnv(env),
     extendEnv: false,
     reject: false,

@@ -32,6 +32,8 @@ export interface RunOptions {
   /** Each of svc's sleeps moves this reference server's clock on too: a rate window then ends without waiting for it. */
   server?: { url: string; adminToken: string };
   deps?: Partial<Deps>;
+  /** The working directory svc runs in (where it looks for a project's .svc-profile); the test process's by default. */
+  cwd?: string;
 }
 
 export interface RunResult {
@@ -69,6 +71,7 @@ export async function svc(args: string[], env: Record<string, string | undefined
     columns: options.columns ?? 80,
     rows: options.rows ?? 24,
     env: Object.fromEntries(Object.entries(cleanEnv(env)).filter(([, value]) => value !== undefined)),
+    cwd: options.cwd,
   };
   const exitCode = await main(args, io, {
     now: () => Date.now() + sleptMs,

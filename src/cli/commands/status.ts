@@ -9,6 +9,7 @@ import { describeRateLimit } from '../rate-limit.js';
 import { tone, type Line, type Segment } from '../render/text.js';
 import type { ProfileSession } from '../session.js';
 import { shown } from '../views/keys.js';
+import { activeFrom } from '../views/profiles.js';
 
 export function register(program: Command, app: App): void {
   program
@@ -44,7 +45,8 @@ function statusFields(report: StatusReport, failure: unknown, workspaceOffered: 
   const fields: { label: string; human: Line }[] = [];
   const field = (label: string, human: Line) => fields.push({ label: `${label}:`, human });
 
-  field('Profile', report.profile);
+  // The plain `default` is what applies when nothing chose a profile; any other says what chose it.
+  field('Profile', report.profileSource === 'default' ? report.profile : `${report.profile} (${profileWhy(report)})`);
   const server = `${report.baseUrl} (${SOURCE_TEXT[report.baseUrlSource!]})`;
   if (failure instanceof NetworkError) field('Server', [server, '  ', ...bad(`no answer: ${shown(failure.message)}`)]);
   else if (failure instanceof ApiError && failure.status !== 401) field('Server', [server, '  ', ...bad(`answered ${failure.status}`)]);
@@ -86,6 +88,10 @@ function statusFields(report: StatusReport, failure: unknown, workspaceOffered: 
   field('Rate limit', rateLimit?.limited ? bad(describeRateLimit(rateLimit)) : describeRateLimit(rateLimit));
   if (report.latencyMs !== null) field('Latency', `${report.latencyMs} ms`);
   return fields;
+}
+
+function profileWhy({ profileSource, profileFile }: StatusReport): string {
+  return profileSource === 'config' ? 'the default profile, chosen by `svc profile use`' : `from ${activeFrom(profileSource, profileFile)}`;
 }
 
 function firstLine(report: StatusReport): string {

@@ -3,11 +3,14 @@ import { ApiError, RateLimitedError } from '../../client/errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { readRateLimit } from '../rate-limit.js';
 import { describeFailure } from '../report.js';
-import { noKeyError, withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession } from '../session.js';
+import { noKeyError, withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession, type ProfileSource } from '../session.js';
 
 /** The `--json` document: everything the text block says, null where it is not known. */
 export interface StatusReport {
   profile: string;
+  /** Why that profile: --profile, SVC_PROFILE, a project's `.svc-profile` (`profileFile`), the default. */
+  profileSource: ProfileSource;
+  profileFile: string | null;
   baseUrl: string | null;
   baseUrlSource: BaseUrlSource | null;
   /** Null when no key is configured; `valid` null when the server did not say. */
@@ -41,6 +44,8 @@ export async function readStatus(session: ProfileSession): Promise<Status> {
   const { endpoint, profileName, credentials } = session;
   const report: StatusReport = {
     profile: profileName,
+    profileSource: session.profileSource,
+    profileFile: session.profileFile,
     baseUrl: endpoint.url,
     baseUrlSource: endpoint.source,
     key: null,

@@ -2,6 +2,7 @@
 import type { ProfileEntry, ProfileListing } from '../operations/profile.js';
 import type { Column } from '../render/renderer.js';
 import { tone } from '../render/text.js';
+import { PROJECT_FILE } from '../project-profile.js';
 import type { ProfileSource } from '../session.js';
 import { shown } from './keys.js';
 
@@ -24,20 +25,19 @@ export function profileColumns(): Column<ProfileEntry>[] {
   ];
 }
 
-/** Where the active profile's name came from, as the table's note says it. */
-export const ACTIVE_FROM: Record<ProfileSource, string> = {
-  flag: '--profile',
-  env: 'SVC_PROFILE',
-  config: 'the default profile',
-  default: 'the default profile',
-};
+/** Why the active profile applies, as `profile list` and `status` say it: '--profile', '/repo/.svc-profile', 'the default profile'. */
+export function activeFrom(source: ProfileSource, file: string | null): string {
+  if (source === 'project') return file ?? PROJECT_FILE;
+  return { flag: '--profile', env: 'SVC_PROFILE', config: 'the default profile', default: 'the default profile' }[source];
+}
 
-export function profilesDocument(listing: ProfileListing, activeFrom: ProfileSource) {
+export function profilesDocument(listing: ProfileListing, activeFrom: ProfileSource, activeFile: string | null) {
   return {
     config: listing.configPath,
     default: listing.defaultName,
     active: listing.profiles.find((p) => p.isActive)?.name ?? null,
     activeFrom,
+    activeFile,
     profiles: listing.profiles.map((p) => ({
       name: p.name,
       default: p.isDefault,

@@ -3,7 +3,7 @@ import { listProfiles } from '../../operations/profile.js';
 import type { App } from '../../program.js';
 import { readEnv } from '../../environment.js';
 import type { ProfileSession } from '../../session.js';
-import { ACTIVE_FROM, profileColumns, profilesDocument } from '../../views/profiles.js';
+import { activeFrom, profileColumns, profilesDocument } from '../../views/profiles.js';
 
 export function register(profile: Command, app: App): void {
   profile
@@ -17,9 +17,9 @@ export function register(profile: Command, app: App): void {
 export async function run(session: ProfileSession): Promise<void> {
   const listing = listProfiles(session);
   const { render, io, options } = session;
-  if (options.json) return render.json(profilesDocument(listing, session.profileSource));
+  if (options.json) return render.json(profilesDocument(listing, session.profileSource, session.profileFile));
   render.table(profileColumns(), listing.profiles);
   if (!io.stdoutIsTTY) return;
-  render.info(`* the profile svc uses here (${ACTIVE_FROM[session.profileSource]}); saved in ${listing.configPath}`);
+  render.info(`* the profile svc uses here (${activeFrom(session.profileSource, session.profileFile)}); saved in ${listing.configPath}`);
   if (readEnv(io.env, 'SVC_API_KEY')) render.warn("SVC_API_KEY is set in this environment: it overrides every profile's saved key.");
 }

@@ -8,7 +8,7 @@ import type { ProfileSession } from '../../session.js';
 export function register(profile: Command, app: App): void {
   profile
     .command('use')
-    .description('make a profile the default: the one used without --profile or SVC_PROFILE')
+    .description("make a profile the default: the one used without --profile, SVC_PROFILE or a project's .svc-profile")
     .argument('<profile>', 'the profile (see `svc profile list`)')
     .addHelpText('after', '\nSaved in the config file, for every svc run by your user.\n\nExamples:\n  $ svc profile use work\n  $ svc profile use default')
     .action(app.action('profile', run));
@@ -21,4 +21,7 @@ export async function run(session: ProfileSession, name: string): Promise<void> 
   if (session.options.json) render.json({ default: name, config: configPath });
   const fromEnv = readEnv(session.io.env, 'SVC_PROFILE');
   if (fromEnv && fromEnv !== name) render.warn(`SVC_PROFILE is set to '${clip(fromEnv, 200)}' in this environment, and wins over the default.`);
+  else if (session.profileFile !== null && session.profileName !== name) {
+    render.warn(`Here ${session.profileFile} names '${clip(session.profileName, 200)}', and wins over the default.`);
+  }
 }

@@ -1,0 +1,119 @@
+// tier: in-process
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalServer, svc, tempConfigDir, type LocalServer } from '../helpers/in-process.js';
+
+// docs/contract.md §C1: a project's `.svc-profile` chooses the profile, after --profile and
+// SVC_PROFILE and before the saved default; it chooses a name and nothing else. Each command
+// runs in a real directory tree (the harness's cwd).
+
+let home: LocalServer;
+let office: LocalServer;
+const config = tempConfigDir();
+let tree: string;
+let repo: string;
+let deep: string;
+let elsewhere: string;
+
+const env = (extra: Record<string, string | undefined> = {}) => ({ SVC_CONFIG_DIR: config.dir, ...extra });
+const inRepo = (args: string[], extra: Record<string, string | undefined> = {}, where = deep) => svc(args, env(extra), { cwd: where });
+const status = async (args: string[] = [], extra: Record<string, string | undefined> = {}, where = deep) => {
+  const result = await inRepo(['status', '--json', ...args], extra, where);
+  return { ...result, doc: JSON.parse(result.stdout) };
+};
+const project = (content: string) => writeFileSync(join(repo, '.svc-profile'), content, { mode: 0o644 });
+
+beforeAll(async () => {
+  [home, office] = await Promise.all([startLocalServer(), startLocalServer()]);
+  for (const [profile, server] of [['default', home], ['work', office]] as const) {
+    const login = await svc(['login', '--with-key', '--profile', profile, '--base-url', server.url], env(), { input: server.apiKey! });
+    expect(login.exitCode, login.stderr).toBe(0);
+  }
+  tree = mkdtempSync(join(tmpdir(), 'svc-project-cli-'));
+  repo = join(tree, 'repo');
+  deep = join(repo, 'packages', 'api');
+  elsewhere = join(tree, 'elsewhere');
+  mkdirSync(deep, { recursive: true });
+  mkdirSync(elsewhere);
+  project('work\n');
+});
+afterAll(async () => {
+  await Promise.all([home.stop(), office.stop()]);
+  config.remove();
+  rmSync(tree, { recursive: true, force: true });
+});
+
+describe('a profile bound to a project', () => {
+  it('applies below the file, with the key and the server that profile was saved with', async () => {
+    const { exitCode, doc } = await status();
+    expect(exitCode).toBe(0);
+    expect(doc).toMatchObject({ profile: 'work', profileSource: 'project', profileFile: join(repo, '.svc-profile'), baseUrl: office.url, key: { valid: true } });
+    const outside = await status([], {}, elsewhere);
+    expect(outside.doc).toMatchObject({ profile: 'default', profileSource: 'default', profileFile: null, baseUrl: home.url });
+  });
+
+  it('status and profile list say which profile applied and why', async () => {
+    const text = await inRepo(['status']);
+    expect(text.stdout.split('\n')[0]).toBe(`Profile:    work (from ${join(repo, '.svc-profile')})`);
+    const list = await svc(['profile', 'list'], env(), { cwd: deep, tty: true, columns: 120 });
+    expect(list.stdout).toMatch(/^\* work /m);
+    expect(list.stderr).toContain(`* the profile svc uses here (${join(repo, '.svc-profile')}); saved in`);
+    const json = JSON.parse((await inRepo(['profile', 'list', '--json'])).stdout);
+    expect(json).toMatchObject({ active: 'work', activeFrom: 'project', activeFile: join(repo, '.svc-profile'), default: 'default' });
+  });
+
+  it('--profile and SVC_PROFILE win over it; it wins over the saved default', async () => {
+    expect((await status(['--profile', 'default'])).doc).toMatchObject({ profile: 'default', profileSource: 'flag', profileFile: null });
+    expect((await status([], { SVC_PROFILE: 'default' })).doc).toMatchObject({ profile: 'default', profileSource: 'env' });
+    const use = await inRepo(['profile', 'use', 'default']);
+    expect(use.exitCode).toBe(0);
+    expect(use.stderr).toContain(`Here ${join(repo, '.svc-profile')} names 'work', and wins over the default.`);
+    try {
+      await svc(['profile', 'use', 'work'], env(), { cwd: elsewhere });
+      expect((await status()).doc).toMatchObject({ profile: 'work', profileSource: 'project' });
+      expect((await status([], {}, elsewhere)).doc).toMatchObject({ profile: 'work', profileSource: 'config' });
+      expect((await inRepo(['status'], {}, elsewhere)).stdout.split('\n')[0]).toBe('Profile:    work (the default profile, chosen by `svc profile use`)');
+    } finally {
+      await svc(['profile', 'use', 'default'], env(), { cwd: elsewhere });
+    }
+  });
+
+  it('never sends the profile\'s key to another server: the file names a profile, not an address', async () => {
+    const elsewhereUrl = await inRepo(['keys', 'list'], { SVC_BASE_URL: home.url });
+    expect(elsewhereUrl.exitCode).toBe(3);
+    expect(elsewhereUrl.stderr).toContain(`The key of profile 'work' belongs to ${office.url}, but SVC_BASE_URL points at ${home.url}; the key was not sent.`);
+    try {
+      project(`work\nbase-url=${home.url}\n`);
+      const refused = await status();
+      expect(refused.doc).toMatchObject({ profile: 'default', profileSource: 'default', baseUrl: home.url });
+      expect(refused.stderr).toContain('holds more than one line');
+    } finally {
+      project('work\n');
+    }
+  });
+
+  it('naming a profile that does not exist is an error naming the file and the profiles that do (exit 3)', async () => {
+    try {
+      project('wrok');
+      const result = await inRepo(['keys', 'list']);
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toContain(`Profile 'wrok' does not exist (${join(repo, '.svc-profile')} names it); the profiles are: default, work.`);
+    } finally {
+      project('work\n');
+    }
+  });
+
+  it('a file that holds a key is refused with a warning, the key never shown, and the default applies', async () => {
+    try {
+      project(`${office.apiKey}\n`);
+      const result = await status();
+      expect(result.doc).toMatchObject({ profile: 'default', profileSource: 'default' });
+      expect(result.stderr).toContain('looks like it holds an API key');
+      expect(result.stderr + result.stdout).not.toContain(office.apiKey!.slice(3, 20));
+    } finally {
+      project('work\n');
+    }
+  });
+});

@@ -1,0 +1,38 @@
+// tier: process
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { svc, tempConfigDir } from '../helpers/cli.js';
+
+// docs/contract.md §C1: the built svc finds a project's `.svc-profile` from its own working
+// directory, and stops at its home directory.
+
+const tree = mkdtempSync(join(tmpdir(), 'svc-project-e2e-'));
+const config = tempConfigDir();
+afterAll(() => {
+  rmSync(tree, { recursive: true, force: true });
+  config.remove();
+});
+const make = (...parts: string[]) => {
+  const path = join(tree, ...parts);
+  mkdirSync(path, { recursive: true });
+  return path;
+};
+
+describe('.svc-profile in a real process', () => {
+  it('is found from the working directory up, and names the profile svc uses', async () => {
+    const repo = make('home', 'src', 'repo');
+    writeFileSync(join(repo, '.svc-profile'), 'client-x\n');
+    const result = await svc(['keys', 'list'], { SVC_CONFIG_DIR: config.dir, HOME: join(tree, 'home') }, { cwd: make('home', 'src', 'repo', 'lib', 'deep') });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain(`Profile 'client-x' does not exist (${join(repo, '.svc-profile')} names it); the profiles are: default.`);
+  });
+
+  it('is not looked for above the home directory', async () => {
+    writeFileSync(join(make(), '.svc-profile'), 'above-home\n');
+    const result = await svc(['keys', 'list'], { SVC_CONFIG_DIR: config.dir, HOME: join(tree, 'home') }, { cwd: make('home', 'elsewhere') });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain("No API key is configured for profile 'default'.");
+  });
+});
