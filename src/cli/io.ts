@@ -91,11 +91,20 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
       return (stderrIsTTY && process.stderr.rows) || (stdoutIsTTY && process.stdout.rows) || 24;
     },
     env: process.env,
-    invokedAs: invocation(process.argv[1], process.cwd()),
+    invokedAs: invocation(process.argv[1], workingDirectory()),
   };
   // An empty write's callback runs once everything queued before it is flushed.
   const flushed = () => Promise.all(opened.map((s) => new Promise<void>((resolve) => s.write('', () => resolve())))).then(() => {});
   return { io, flushed };
+}
+
+/** The process's working directory; undefined once it has been removed, where no project can be and no path is relative to it. */
+export function workingDirectory(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -103,9 +112,9 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
  * run through its `svc` link on the PATH (or npx's), else with node and its
  * path, relative when it lies under `cwd` (`node bin/svc.js` in a clone).
  */
-export function invocation(script: string | undefined, cwd: string): string {
+export function invocation(script: string | undefined, cwd: string | undefined): string {
   if (!script || basename(script) === 'svc') return 'svc';
-  const below = relative(cwd, script);
+  const below = cwd === undefined ? '' : relative(cwd, script);
   const path = below !== '' && !below.startsWith('..') && !isAbsolute(below) ? below : script;
   return `node ${/^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`}`;
 }

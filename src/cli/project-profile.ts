@@ -10,6 +10,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { workingDirectory } from './io.js';
 import { clip } from './render/text.js';
 
 export const PROJECT_FILE = '.svc-profile';
@@ -31,7 +32,7 @@ const MAX_BYTES = 1024;
  * further up, and the saved default applies instead.
  */
 export function findProjectProfile(cwd: string | undefined, warn: (line: string) => void, home = homeDir()): ProjectProfile | null {
-  const start = cwd ?? processCwd();
+  const start = cwd ?? workingDirectory();
   if (start === undefined) return null;
   let dir = resolve(start);
   for (;;) {
@@ -40,15 +41,6 @@ export function findProjectProfile(cwd: string | undefined, warn: (line: string)
     const parent = dirname(dir);
     if (dir === home || parent === dir) return null;
     dir = parent;
-  }
-}
-
-/** The process's working directory; undefined once it has been removed, where no project can be. */
-function processCwd(): string | undefined {
-  try {
-    return process.cwd();
-  } catch {
-    return undefined;
   }
 }
 

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { svc, tempConfigDir } from '../helpers/cli.js';
+import { execa } from 'execa';
+import { cleanEnv, svc, SVC_BIN, tempConfigDir } from '../helpers/cli.js';
 
 // docs/contract.md §C1: the built svc finds a project's `.svc-profile` from its own working
 // directory, and stops at its home directory.
@@ -33,6 +34,21 @@ describe('.svc-profile in a real process', () => {
     writeFileSync(join(make(), '.svc-profile'), 'above-home\n');
     const result = await svc(['keys', 'list'], { SVC_CONFIG_DIR: config.dir, HOME: join(tree, 'home') }, { cwd: make('home', 'elsewhere') });
     expect(result.exitCode).toBe(3);
-    expect(result.stderr).toContain("No API key is configured for profile 'default'.");
+    expect(result.stderr).toContain("Not logged in: no API key for profile 'default'");
+  });
+
+  it('a working directory that was removed is no project, and no crash', async () => {
+    const gone = make('home', 'gone');
+    // A shell in the directory removes it, then becomes svc there.
+    const result = await execa('sh', ['-c', 'rmdir "$PWD" && exec node "$0" status', SVC_BIN], {
+      cwd: gone,
+      env: cleanEnv({ SVC_CONFIG_DIR: config.dir, HOME: join(tree, 'home') }),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
+    expect(result.exitCode).toBe(3);
+    expect(result.stdout).toContain('Profile:    default');
+    expect(result.stderr).not.toContain('Unexpected error');
   });
 });
