@@ -60,7 +60,7 @@ describe('svc profile list', () => {
       activeFrom: 'default',
       profiles: [
         { name: 'default', default: true, active: true, key: null, baseUrl: null, rotationPending: false },
-        { name: 'work', default: false, active: false, key: { hint: hint() }, baseUrl: local.server.url, rotationPending: false },
+        { name: 'work', default: false, active: false, key: { hint: hint(), store: 'file' }, baseUrl: local.server.url, rotationPending: false },
       ],
     });
   });
