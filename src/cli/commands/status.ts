@@ -18,7 +18,8 @@ export function register(program: Command, app: App): void {
       'after',
       '\nEach request once, never retried or delayed: the block is printed whatever the state, with ✗ where something failed.\n' +
         'The Key line says where the key came from: SVC_API_KEY, or the profile, in the config file or the OS keyring.\n' +
-        'Exit 0 when the key works (rate limited included), 3 without a working key (a keyring that is locked or cannot be reached too), 1 when the server cannot be reached.\n\n' +
+        'Exit 0 when the key works (rate limited included), 3 without a working key (a keyring that is locked\n' +
+        'or cannot be reached too), 1 when the server cannot be reached.\n\n' +
         'Examples:\n  $ svc status\n  $ svc status --json | jq .workspace.plan',
     )
     .action(app.action('credentials', run));
