@@ -10,7 +10,6 @@ import type { Deps } from '../deps.js';
 import { readEnv } from '../environment.js';
 import { CliError, ExitCode } from '../errors.js';
 import { shellWord } from '../render/text.js';
-import { checkSecretService, NoSecretService } from './session-bus.js';
 
 /** Where a key is kept in the keyring. */
 export interface KeyringEntry {
@@ -57,6 +56,8 @@ export async function openKeyring(env: NodeJS.ProcessEnv, schedule: Deps['schedu
   const bounded = <T>(what: string, work: (signal: AbortSignal) => Promise<T>) => withinBound(what, work, schedule);
   const { AsyncEntry } = await loadLibrary();
   if (process.platform === 'linux') {
+    // Loaded here: it brings node:net, which logging out of a file profile has no use for.
+    const { checkSecretService, NoSecretService } = await import('./session-bus.js');
     await bounded('the D-Bus session bus', (signal) => checkSecretService(readEnv(env, 'DBUS_SESSION_BUS_ADDRESS'), signal)).catch((error: unknown) => {
       if (!(error instanceof NoSecretService)) throw error;
       throw new KeyringError(
