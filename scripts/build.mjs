@@ -126,6 +126,11 @@ const result = await build({
   minify: true,
   legalComments: 'none',
   define: { SVC_VERSION: JSON.stringify(pkg.version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
+  // The OS keyring's binding is a native addon, an optional dependency
+  // installed beside svc from the npm registry (a prebuilt binary per
+  // platform); it cannot be bundled, and is required only by a profile that
+  // keeps its key in the keyring (src/cli/secret-store/keyring.ts).
+  external: ['@napi-rs/keyring'],
   plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess, tableWidth, tableWithoutColors],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',

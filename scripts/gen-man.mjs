@@ -34,6 +34,8 @@ const { outputFiles } = await build({
   write: false,
   // What scripts/build.mjs defines that building the tree reads: `--version` is an option of it.
   define: { SVC_VERSION: JSON.stringify(pkg.version) },
+  // A native addon, never bundled (scripts/build.mjs); the man page does not load it.
+  external: ['@napi-rs/keyring'],
   logLevel: 'warning',
 });
 

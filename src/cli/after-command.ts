@@ -1,4 +1,5 @@
 import type { KeyList } from '../client/api.js';
+import { holdsKey } from './config/file.js';
 import { assessKeyHealth, warningDays } from './operations/key-health.js';
 import type { Credentials, ProfileSession } from './session.js';
 import { healthWarnings } from './views/keys.js';
@@ -24,7 +25,7 @@ export async function afterCommand(session: ProfileSession, credentials: Credent
   const health = assessKeyHealth({ credentials, profile, list, nowMs: session.deps.now() });
   const remember = health.remember;
   if (remember) {
-    await session.config.update(session.profileName, (current) => (current.apiKey === credentials.apiKey ? { ...current, keyExpiry: remember } : { ...current }));
+    await session.config.update(session.profileName, (current) => (holdsKey(current, credentials.apiKey) ? { ...current, keyExpiry: remember } : { ...current }));
   }
   if (session.options.quiet) return;
   for (const line of healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName)) session.render.warn(line);

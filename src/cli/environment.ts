@@ -70,6 +70,11 @@ export const ENVIRONMENT = [
     names: ['XDG_CACHE_HOME'],
     description: 'the compile cache is in `$XDG_CACHE_HOME/svc/compile-cache` when `NODE_COMPILE_CACHE` is unset; ignored unless an absolute path',
   },
+  {
+    names: ['DBUS_SESSION_BUS_ADDRESS'],
+    description:
+      'Linux: the D-Bus session bus on which a profile kept in the keyring (`svc login --keyring`) finds the Secret Service; unset or unreachable, such a profile fails with exit 3 (never read for other profiles)',
+  },
   { names: ['CI'], description: 'set and non-empty: never prompt; a missing answer is a usage error' },
 ] as const satisfies readonly { names: readonly string[]; alsoRead?: readonly string[]; description: string }[];
 

@@ -21,6 +21,7 @@ import { Renderer } from './render/renderer.js';
 import { clip } from './render/text.js';
 import { readEnv } from './environment.js';
 import { findProjectProfile } from './project-profile.js';
+import type { KeyStore } from './secret-store/saved-key.js';
 
 /** The program-wide options of docs/contract.md §C2, as commander hands them over. */
 export interface GlobalOptions {
@@ -41,6 +42,8 @@ export type { BaseUrlSource, KeySource };
 export interface Credentials {
   apiKey: string;
   source: KeySource;
+  /** Where a profile's key was kept: the config file or the OS keyring. */
+  store?: KeyStore;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -81,8 +84,14 @@ export interface ProfileSession extends Session {
   /** The profile as it was when the command started. */
   readonly profile: Readonly<Profile>;
   readonly endpoint: Endpoint;
-  /** The key in use: SVC_API_KEY, else the profile's; null when there is none. */
+  /**
+   * The key in use: SVC_API_KEY, else the profile's; null when there is
+   * none, or when it is in the keyring and the command did not ask for it
+   * (needs 'profile') or the keyring failed (`keyFailure`).
+   */
   readonly credentials: Credentials | null;
+  /** Why the profile's key could not be read from the keyring (needs 'credentials'). */
+  readonly keyFailure?: CliError;
 }
 
 /** A session with a key and a client for it. */
@@ -91,10 +100,15 @@ export interface KeySession extends ProfileSession {
   readonly client: ApiClient;
 }
 
-export type Needs = 'nothing' | 'profile' | 'key';
+/**
+ * What a command needs resolved: nothing; the profile (a key kept in the
+ * keyring is not read); the profile and its key, a keyring failure kept
+ * in `keyFailure` for the command to show; or a working key.
+ */
+export type Needs = 'nothing' | 'profile' | 'credentials' | 'key';
 
 /** The resolved session for what a command needs. */
-export type SessionFor<N extends Needs> = N extends 'key' ? KeySession : N extends 'profile' ? ProfileSession : Session;
+export type SessionFor<N extends Needs> = N extends 'key' ? KeySession : N extends 'profile' | 'credentials' ? ProfileSession : Session;
 
 export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session {
   const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
@@ -123,8 +137,8 @@ export async function resolveSession<N extends Needs>(io: IO, options: GlobalOpt
   const modules = needs === 'key' ? clientModules() : undefined;
   // Awaited in withKey unless reading the profile fails first; that failure is the one to report.
   modules?.catch(() => {});
-  const withProfile = await readProfile(base);
-  if (needs === 'profile') return withProfile as SessionFor<N>;
+  const withProfile = await readProfile(base, needs);
+  if (needs !== 'key') return withProfile as SessionFor<N>;
   if (!withProfile.credentials) throw noKeyError(withProfile);
   return withKey(withProfile, withProfile.credentials, modules) as Promise<SessionFor<N>>;
 }
@@ -139,7 +153,8 @@ function clientModules() {
  * no such profile, in which case the ones that exist are named.
  */
 export function noKeyError(session: ProfileSession): CliError {
-  const { profileName, profileExists } = session;
+  const { profileName, profileExists, keyFailure } = session;
+  if (keyFailure) return keyFailure;
   if (profileExists) return new NotAuthenticatedError(profileName);
   return new UnknownProfileError([noSuchProfile(session), `Run \`${loginCommand(profileName)}\` to create it with a key, or set SVC_API_KEY.`]);
 }
@@ -172,7 +187,7 @@ export function profilesOf(config: ConfigStore): string[] {
   return [...names].sort();
 }
 
-async function readProfile(base: Session): Promise<ProfileSession> {
+async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Promise<ProfileSession> {
   const { io } = base;
   const { openConfig } = await import('./config/store.js');
   const config = openConfig(io.env, (line) => base.render.warn(line));
@@ -185,8 +200,20 @@ async function readProfile(base: Session): Promise<ProfileSession> {
   const profile = Object.freeze(config.getProfile(profileName));
   const endpoint = resolveEndpoint({ flag: base.options.baseUrl, env: readEnv(io.env, 'SVC_BASE_URL'), profile: profile.baseUrl });
   if (endpoint.notice) base.render.warn(endpoint.notice);
-  const credentials = findCredentials(io.env, profile);
-  return Object.freeze({ ...base, profileName, profileSource, profileFile: project?.path ?? null, profileExists, config, profile, endpoint, credentials });
+  let credentials = findCredentials(io.env, profile);
+  let keyFailure: CliError | undefined;
+  if (credentials === null && profile.keyring && needs !== 'profile') {
+    // Loaded only here: a key from the environment or the file costs no keyring code at start-up.
+    const { readKeyringKey, KeyringError } = await import('./secret-store/saved-key.js');
+    const ctx = { config, env: io.env, schedule: base.deps.schedule };
+    try {
+      credentials = { apiKey: await readKeyringKey(ctx, profileName, profile.keyring), source: 'profile', store: 'keyring' };
+    } catch (error) {
+      if (!(error instanceof KeyringError) || needs === 'key') throw error;
+      keyFailure = error;
+    }
+  }
+  return Object.freeze({ ...base, profileName, profileSource, profileFile: project?.path ?? null, profileExists, config, profile, endpoint, credentials, keyFailure });
 }
 
 /**
@@ -202,7 +229,7 @@ function findCredentials(env: NodeJS.ProcessEnv, profile: Readonly<Profile>): Cr
     }
     return { apiKey: fromEnv, source: 'env' };
   }
-  return profile.apiKey ? { apiKey: profile.apiKey, source: 'profile' } : null;
+  return profile.apiKey ? { apiKey: profile.apiKey, source: 'profile', store: 'file' } : null;
 }
 
 /**

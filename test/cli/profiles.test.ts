@@ -61,7 +61,7 @@ describe('svc profile list', () => {
       activeFile: null,
       profiles: [
         { name: 'default', default: true, active: true, key: null, baseUrl: null, rotationPending: false },
-        { name: 'work', default: false, active: false, key: { hint: hint() }, baseUrl: local.server.url, rotationPending: false },
+        { name: 'work', default: false, active: false, key: { hint: hint(), store: 'file' }, baseUrl: local.server.url, rotationPending: false },
       ],
     });
   });

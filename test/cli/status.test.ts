@@ -45,7 +45,7 @@ describe('svc status prints its block in every state', () => {
     const json = await status({ SVC_API_KEY: UNKNOWN_KEY }, true);
     expect(json.exitCode).toBe(3);
     const doc = JSON.parse(json.stdout);
-    expect(doc.key).toEqual({ hint: 'sk_aaaa…aaaa', source: 'env', valid: false });
+    expect(doc.key).toEqual({ hint: 'sk_aaaa…aaaa', source: 'env', store: 'env', valid: false });
     expect(doc.error).toMatchObject({ exitCode: 3, status: 401 });
     expect(doc.error.message).toContain('unknown, disabled, expired or revoked');
   });

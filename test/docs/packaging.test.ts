@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const repo = resolve(import.meta.dirname, '../..');
 const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string };
 const work = mkdtempSync(join(tmpdir(), 'svc-pack-'));
-// Quiet npm that uses its cache first; the package declares no dependencies, so npx fetches nothing.
+// Quiet npm that uses its cache first; the package's one dependency is optional (the OS keyring's binding).
 const npmEnv = { npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false', npm_config_prefer_offline: 'true' };
 let tarball: string;
 
@@ -39,12 +39,14 @@ describe('the npm tarball', () => {
     expect(files.filter((f) => /^(src|test|scripts)\/|\.ts$|^\.ci\/|^tsconfig|^vitest/.test(f))).toEqual([]);
   });
 
-  it('declares no runtime dependency: everything svc runs is in the bundle', async () => {
+  it('declares no runtime dependency but the optional keyring binding: everything else svc runs is in the bundle', async () => {
     const { stdout } = await execa('tar', ['-xzOf', tarball, 'package/package.json']);
     const manifest = JSON.parse(stdout) as Record<string, unknown>;
-    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'bundleDependencies', 'bundledDependencies']) {
+    for (const field of ['dependencies', 'peerDependencies', 'bundleDependencies', 'bundledDependencies']) {
       expect(manifest[field], field).toBeUndefined();
     }
+    // A native addon cannot be bundled: prebuilt per platform, installed beside svc, required only by a keyring profile.
+    expect(Object.keys(manifest.optionalDependencies as Record<string, string>)).toEqual(['@napi-rs/keyring']);
     // Each library svc imports is a build-time dependency, pinned by the lockfile.
     const { devDependencies } = manifest as { devDependencies: Record<string, string> };
     for (const lib of ['@inquirer/prompts', 'chalk', 'commander', 'conf', 'undici']) expect(devDependencies).toHaveProperty(lib);
@@ -70,6 +72,10 @@ describe('the npm tarball', () => {
     expect((await execa(bin, ['--version'])).stdout).toBe(version);
     // The lazily loaded chunks made it into the package too.
     expect((await execa(bin, ['completion', 'bash'])).stdout).toContain('complete -F _svc svc');
+    // The keyring binding came with it, where the bundle's require finds it.
+    const installed = join(prefix, 'lib/node_modules/svc-cli/dist/main.js');
+    const resolved = await execa('node', ['-e', `console.log(require('node:module').createRequire(${JSON.stringify(installed)}).resolve('@napi-rs/keyring'))`], { reject: false });
+    expect(resolved.exitCode, resolved.stderr).toBe(0);
   }, 150_000);
 });
 
@@ -151,12 +157,13 @@ describe('start-up', () => {
     }
   });
 
-  it('runs neither the completion generators, the server, the prompts nor any exit hook for a command that reads the profile', async () => {
+  it('runs neither the completion generators, the server, the prompts, the keyring nor any exit hook for a command that reads the profile', async () => {
     // `svc status` with an empty profile reads the config store and stops at "no key".
     const { countAt } = await callCounts(['status']);
     // The bash completion's `complete` line, the server's listen error,
     // inquirer's key help, and the signal lists of exit-hook libraries.
-    for (const marker of ['complete -F ', 'EADDRINUSE', 'navigate', 'SIGSTKFLT']) {
+    // The keyring's loader and the session bus's handshake: only a profile kept in the keyring runs them.
+    for (const marker of ['complete -F ', 'EADDRINUSE', 'navigate', 'SIGSTKFLT', 'Keyring support is not installed', 'AUTH EXTERNAL']) {
       for (const at of offsetsOf(marker)) expect(countAt(at), marker).toBe(0);
     }
     // And the check sees code that does run: the report of the missing key.

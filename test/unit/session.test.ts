@@ -48,7 +48,7 @@ describe('the session: where the key, address and profile come from (docs/contra
   it('prefers SVC_API_KEY over the profile', async () => {
     const ctx = context({});
     await (await ctx.config()).update('default', () => ({ apiKey: SAVED_KEY }));
-    expect(await context({}).credentials()).toEqual({ apiKey: SAVED_KEY, source: 'profile' });
+    expect(await context({}).credentials()).toEqual({ apiKey: SAVED_KEY, source: 'profile', store: 'file' });
     expect(await context({ SVC_API_KEY: ENV_KEY }).credentials()).toEqual({ apiKey: ENV_KEY, source: 'env' });
   });
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { keyStatus } from '../../client/key-view.js';
 import { PROBE } from '../../client/api.js';
-import { keyHint } from '../../contract/key-format.js';
+import { savedKeyHint } from '../config/file.js';
 import type { App } from '../program.js';
 import { sanitize } from '../render/text.js';
 import { profilesOf, resolveSession, withKey, type ProfileSession, type Session } from '../session.js';
@@ -33,7 +33,7 @@ export async function run(base: Session, kind: string): Promise<void> {
     // Resolved here, not before: a profile or address that cannot be read is one more reason to offer nothing.
     // One deadline of 1.5 s for everything, every page of the list included: a person is waiting on a Tab key.
     const options = { ...base.options, timeout: base.options.timeout ?? COMPLETION_TIMEOUT_MS, maxWait: 0 };
-    const session = await resolveSession(base.io, options, base.deps, 'profile');
+    const session = await resolveSession(base.io, options, base.deps, 'credentials');
     lines = kind === 'profiles' ? profiles(session) : kind === 'key-ids' ? await keyIds(session) : [];
   } catch {
     return;
@@ -45,8 +45,7 @@ export async function run(base: Session, kind: string): Promise<void> {
 function profiles(session: ProfileSession): string[] {
   const { config } = session;
   return profilesOf(config).map((name) => {
-    const { apiKey } = config.getProfile(name);
-    return `${oneLine(name)}\t${apiKey ? keyHint(apiKey) : 'no key saved'}`;
+    return `${oneLine(name)}\t${savedKeyHint(config.getProfile(name)) ?? 'no key saved'}`;
   });
 }
 

@@ -8,6 +8,8 @@ import type { ProfileSession } from '../session.js';
 
 export interface LoginOptions {
   withKey?: boolean;
+  /** True with --keyring, false with --no-keyring; unset: where the profile keeps its key now. */
+  keyring?: boolean;
 }
 
 export function register(program: Command, app: App): void {
@@ -15,9 +17,15 @@ export function register(program: Command, app: App): void {
     .command('login')
     .description('check an API key against the server and save it to the profile')
     .option('--with-key', 'read the key from stdin instead of prompting')
+    .option('--keyring', "keep the key in the OS keyring (Secret Service, Keychain, Credential Manager); the profile records only the entry")
+    .option('--no-keyring', 'keep the key in the config file (the default for a new profile)')
     .addHelpText(
       'after',
-      '\nThe key is never taken as an argument: it would show in `ps` and in shell history.\n\nExamples:\n  $ svc login\n  $ svc login --with-key < key.txt\n  $ printenv NEW_KEY | svc login --with-key --profile ci',
+      '\nThe key is never taken as an argument: it would show in `ps` and in shell history.\n' +
+        'Without --keyring or --no-keyring the key goes where the profile keeps its key now:\n' +
+        'the config file, unless an earlier --keyring chose the OS keyring. A profile kept in\n' +
+        'the keyring never falls back to the file: a locked or missing keyring is exit 3.\n\n' +
+        'Examples:\n  $ svc login\n  $ svc login --keyring\n  $ svc login --with-key < key.txt\n  $ printenv NEW_KEY | svc login --with-key --profile ci',
     )
     .action(app.action('profile', run));
 }
@@ -33,6 +41,6 @@ function readKeyFromStdin(text: string): string {
 
 export async function run(session: ProfileSession, opts: LoginOptions): Promise<Outcome> {
   const apiKey = opts.withKey ? readKeyFromStdin(await readAll(session.io.stdin)) : await askKey(session);
-  const list = await logInWith(session, apiKey);
+  const list = await logInWith(session, apiKey, opts.keyring === undefined ? undefined : opts.keyring ? 'keyring' : 'file');
   return { list, keyInUse: { apiKey, source: 'profile' } };
 }

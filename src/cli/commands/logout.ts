@@ -8,8 +8,13 @@ import { readEnv } from '../environment.js';
 export function register(program: Command, app: App): void {
   program
     .command('logout')
-    .description("forget the profile's saved key (the key itself stays valid; revoke it to kill it)")
-    .addHelpText('after', '\nWith --json, prints the profile and the hint of the key removed (null when there was none).\n\nExamples:\n  $ svc logout\n  $ svc logout --profile ci')
+    .description("forget the profile's saved key, in the config file or the OS keyring (the key itself stays valid; revoke it to kill it)")
+    .addHelpText(
+      'after',
+      '\nA key kept in the OS keyring is deleted from it too; if the keyring cannot be reached,\n' +
+        'the profile forgets the key all the same and svc says how to delete the entry (exit 3).\n' +
+        'With --json, prints the profile and the hint of the key removed (null when there was none).\n\nExamples:\n  $ svc logout\n  $ svc logout --profile ci',
+    )
     .action(app.action('profile', run));
 }
 
@@ -17,9 +22,10 @@ export async function run(session: ProfileSession): Promise<void> {
   const { render, profileName } = session;
   // A profile that is not there was not logged out of: most likely a typo in its name.
   if (!session.profileExists) throw new UnknownProfileError([noSuchProfile(session), 'Nothing was changed (`svc profile list` shows each profile).']);
-  const removed = await logOut(session);
-  if (removed === null) render.info(`${notLoggedIn(profileName)}; nothing to remove.`);
-  else render.success(`Removed ${removed} from profile '${profileName}'. The key still works until revoked.`);
-  if (session.options.json) render.json({ profile: profileName, removed: removed === null ? null : { hint: removed } });
+  const { hint, leftover } = await logOut(session);
+  if (hint === null) render.info(`${notLoggedIn(profileName)}; nothing to remove.`);
+  else render.success(`Removed ${hint} from profile '${profileName}'. The key still works until revoked.`);
+  if (session.options.json) render.json({ profile: profileName, removed: hint === null ? null : { hint } });
   if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is still set in this environment; svc keeps using it.');
+  if (leftover) throw leftover;
 }

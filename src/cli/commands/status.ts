@@ -18,10 +18,12 @@ export function register(program: Command, app: App): void {
     .addHelpText(
       'after',
       '\nEach request once, never retried or delayed: the block is printed whatever the state, with ✗ where something failed.\n' +
-        'Exit 0 when the key works (rate limited included), 3 without a working key, 1 when the server cannot be reached.\n\n' +
+        'The Key line says where the key came from: SVC_API_KEY, or the profile, in the config file or the OS keyring.\n' +
+        'Exit 0 when the key works (rate limited included), 3 without a working key (a keyring that is locked\n' +
+        'or cannot be reached too), 1 when the server cannot be reached.\n\n' +
         'Examples:\n  $ svc status\n  $ svc status --json | jq .workspace.plan',
     )
-    .action(app.action('profile', run));
+    .action(app.action('credentials', run));
 }
 
 const SOURCE_TEXT = {
@@ -63,7 +65,7 @@ function statusFields(report: StatusReport, failure: unknown, workspaceOffered: 
     field('Key', bad(none));
     return fields;
   }
-  const from = key.source === 'env' ? 'from SVC_API_KEY' : 'from the profile';
+  const from = { env: 'from SVC_API_KEY', file: 'from the profile, in the config file', keyring: 'from the profile, in the OS keyring' }[key.store];
   const verdict: Line =
     key.valid === true
       ? [tone('✓', 'green'), ' valid']

@@ -1,7 +1,11 @@
 import { readFileSync, rmSync } from 'node:fs';
+import { keyHint } from '../../contract/key-format.js';
 
 export interface Profile {
+  /** The key, when the profile keeps it in this file (the default). */
   apiKey?: string;
+  /** Where the key is when the profile keeps it in the OS keyring instead (never both): that entry, and the key's hint for lists. */
+  keyring?: KeyringRef;
   baseUrl?: string;
   /** When the saved key expires, as last seen in a key list; `hint` says which key that was. */
   keyExpiry?: { hint: string; id: string; expiresAt: string | null };
@@ -9,6 +13,25 @@ export interface Profile {
   pendingRotation?: PendingRotation;
   /** The reference server's Svc-Server-Instance when the key was saved (docs/contract.md §B): a 401 from another run can say why. */
   serverInstance?: string;
+}
+
+/** An entry of the OS keyring: Secret Service, Keychain or Credential Manager. */
+export interface KeyringRef {
+  service: string;
+  account: string;
+  /** The hint of the key it holds, so that lists and the key-health step need not open the keyring. */
+  hint: string;
+}
+
+/** The hint of the key the profile holds, wherever it keeps it; null when it holds none. */
+export function savedKeyHint(profile: Readonly<Profile>): string | null {
+  if (profile.keyring) return profile.keyring.hint;
+  return profile.apiKey ? keyHint(profile.apiKey) : null;
+}
+
+/** Whether `apiKey` is the profile's key; a key kept in the keyring is known here by its hint. */
+export function holdsKey(profile: Readonly<Profile>, apiKey: string): boolean {
+  return profile.keyring ? profile.keyring.hint === keyHint(apiKey) : profile.apiKey === apiKey;
 }
 
 export interface PendingRotation {
@@ -85,6 +108,7 @@ type FieldType = 'string' | 'string or null' | { [field: string]: FieldType };
 /** The Profile interface, field by field, each optional. */
 const PROFILE_FIELDS: Record<string, FieldType> = {
   apiKey: 'string',
+  keyring: { service: 'string', account: 'string', hint: 'string' },
   baseUrl: 'string',
   keyExpiry: { hint: 'string', id: 'string', expiresAt: 'string or null' },
   pendingRotation: { oldId: 'string', newId: 'string', since: 'string' },
@@ -96,6 +120,10 @@ function checkProfile(name: string, profile: unknown): void {
   if (!isObject(profile)) throw new ConfigShapeError(`${where} is ${kind(profile)}, where svc expects an object`);
   for (const [field, type] of Object.entries(PROFILE_FIELDS)) {
     if (profile[field] !== undefined) checkField(where, field, profile[field], type);
+  }
+  // A profile that says "keyring" never falls back to a key in the file: one with both is not svc's to guess about.
+  if (profile.apiKey !== undefined && profile.keyring !== undefined) {
+    throw new ConfigShapeError(`${where} has both "apiKey" and "keyring", where svc expects the key in one place`);
   }
 }
 

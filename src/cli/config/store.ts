@@ -7,7 +7,7 @@ import { loadConf, writeThroughConf } from './conf-writer.js';
 import { ConfigShapeError, DEFAULT_PROFILE_FIELD, readConfig, serializeConfig, type Profile } from './file.js';
 import { acquireLock, LockBusyError } from './lock.js';
 
-export type { PendingRotation, Profile } from './file.js';
+export type { KeyringRef, PendingRotation, Profile } from './file.js';
 
 /** The profiles file, readable and writable by its owner alone. */
 export interface ConfigStore {

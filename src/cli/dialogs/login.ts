@@ -3,17 +3,20 @@ import { isWellFormedKey } from '../../contract/key-format.js';
 import { UsageError } from '../errors.js';
 import { logIn } from '../operations/profile.js';
 import type { ProfileSession } from '../session.js';
+import type { KeyStore } from '../secret-store/saved-key.js';
 import { readEnv } from '../environment.js';
 
 const FORMAT_HINT = 'API keys are sk_ followed by 64 letters and digits.';
 
 /** `svc login` and the manager's Log in: checks the key, saves it, says where. */
-export async function logInWith(session: ProfileSession, apiKey: string): Promise<KeyList> {
+export async function logInWith(session: ProfileSession, apiKey: string, to?: KeyStore): Promise<KeyList> {
   if (!isWellFormedKey(apiKey)) throw new UsageError(`That is not an API key. ${FORMAT_HINT}`);
-  const { list, url, hint, configPath } = await logIn(session, apiKey);
+  const { list, url, hint, configPath, store, leftover } = await logIn(session, apiKey, to);
   const { render, profileName } = session;
-  render.success(`Logged in to ${url} with ${hint}; saved to profile '${profileName}' (${configPath}).`);
-  if (session.options.json) render.json({ profile: profileName, baseUrl: url, key: { hint }, config: configPath });
+  const where = store === 'keyring' ? `its key in the OS keyring, the profile in ${configPath}` : configPath;
+  render.success(`Logged in to ${url} with ${hint}; saved to profile '${profileName}' (${where}).`);
+  if (session.options.json) render.json({ profile: profileName, baseUrl: url, key: { hint, store }, config: configPath });
+  if (leftover) render.warn(...leftover.lines);
   if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is set in this environment and takes precedence over the saved key.');
   return list;
 }

@@ -26,7 +26,7 @@ const MESSAGE_ROOM = 6;
 export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps): Promise<void> {
   const io = onStderr(terminal);
   let options = start;
-  const fresh = () => resolveSession(io, options, deps, 'profile');
+  const fresh = () => resolveSession(io, options, deps, 'credentials');
   for (;;) {
     const screen = await fresh();
     const view = await loadView(screen);

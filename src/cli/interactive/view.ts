@@ -46,8 +46,12 @@ export async function loadView(session: ProfileSession): Promise<View> {
     pending: session.profile.pendingRotation,
     failure: null,
   };
-  if (!credentials) return empty;
   try {
+    // A key the keyring would not give is shown as the failure it is, not as "not logged in".
+    if (!credentials) {
+      if (session.keyFailure) throw session.keyFailure;
+      return empty;
+    }
     const { client } = await withKey(session, credentials);
     const [workspace, list] = await Promise.all([
       client.findWorkspace({ maxRetries: 0 }).then((res) => res && readWorkspace(res.body)),

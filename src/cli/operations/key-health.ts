@@ -8,6 +8,7 @@
  */
 import type { KeyList } from '../../client/api.js';
 import { keyHint } from '../../contract/key-format.js';
+import { holdsKey } from '../config/file.js';
 import type { PendingRotation, Profile } from '../config/store.js';
 import type { Credentials } from '../session.js';
 
@@ -30,7 +31,7 @@ export function assessKeyHealth(input: {
   const { credentials, profile, list } = input;
   const hint = keyHint(credentials.apiKey);
   const listed = list?.keys.find((key) => key.hint === hint && key.id !== null && key.expiresKnown);
-  const isProfileKey = profile.apiKey === credentials.apiKey;
+  const isProfileKey = holdsKey(profile, credentials.apiKey);
   let remember: KeyHealth['remember'] = null;
   let expiry: KeyHealth['expiry'] = null;
   if (listed) {

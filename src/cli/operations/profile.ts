@@ -2,6 +2,9 @@
 import type { KeyList } from '../../client/api.js';
 import { keyHint } from '../../contract/key-format.js';
 import { DEFAULT_BASE_URL } from '../../contract/paths.js';
+import { savedKeyHint } from '../config/file.js';
+import type { KeyringError } from '../secret-store/keyring.js';
+import type { KeyStore, KeyStoreContext, Moved } from '../secret-store/saved-key.js';
 import { loginCommand, UsageError } from '../errors.js';
 import { clip } from '../render/text.js';
 import type { ProfileSession } from '../session.js';
@@ -13,36 +16,54 @@ export interface LoggedIn {
   url: string;
   hint: string;
   configPath: string;
+  /** Where the key was saved. */
+  store: KeyStore;
+  /** A keyring entry the profile used before and svc could not delete (the key was saved all the same). */
+  leftover: KeyringError | null;
 }
+
+/** The saved-key operations' view of a session. The keyring's code is loaded only by the operations that touch it. */
+function keyStoreContext(session: ProfileSession): KeyStoreContext {
+  return { config: session.config, env: session.io.env, schedule: session.deps.schedule };
+}
+
+const savedKey = () => import('../secret-store/saved-key.js');
 
 /**
  * Checks `apiKey` against the server (by reading the key list) and saves
- * it; an address given for this login (flag or environment) is saved with
- * the key it was checked against.
+ * it, where `to` says or else where the profile keeps its key now (the
+ * config file for a new profile); an address given for this login (flag or
+ * environment) is saved with the key it was checked against.
  */
-export async function logIn(session: ProfileSession, apiKey: string): Promise<LoggedIn> {
+export async function logIn(session: ProfileSession, apiKey: string, to?: KeyStore): Promise<LoggedIn> {
   const { client } = await withKey(session, { apiKey, source: 'login' });
   const list = await client.listAllKeys();
   const { url, source } = session.endpoint;
-  await session.config.update(session.profileName, (profile) => ({
-    ...profile,
-    apiKey,
-    baseUrl: source === 'flag' || source === 'env' ? url : profile.baseUrl,
-    // What was remembered about the old key is not about this one.
-    keyExpiry: undefined,
-    serverInstance: client.serverInstance ?? undefined,
-  }));
-  return { list, url, hint: keyHint(apiKey), configPath: session.config.path };
+  const { saveKey } = await savedKey();
+  const { store, leftover } = await saveKey(keyStoreContext(session), session.profileName, apiKey, {
+    to,
+    patch: (profile) => ({
+      ...profile,
+      baseUrl: source === 'flag' || source === 'env' ? url : profile.baseUrl,
+      // What was remembered about the old key is not about this one.
+      keyExpiry: undefined,
+      serverInstance: client.serverInstance ?? undefined,
+    }),
+  });
+  return { list, url, hint: keyHint(apiKey), configPath: session.config.path, store, leftover };
 }
 
-/** Forgets the profile's key; returns its hint, or null when it had none. */
-export async function logOut(session: ProfileSession): Promise<string | null> {
-  let removed: string | null = null;
-  await session.config.update(session.profileName, ({ apiKey, keyExpiry: _, serverInstance: __, ...rest }) => {
-    removed = apiKey ? keyHint(apiKey) : null;
-    return rest;
-  });
-  return removed;
+/** Forgets the profile's key, from the keyring too; `hint` is null when it had none. */
+export async function logOut(session: ProfileSession): Promise<{ hint: string | null; leftover: KeyringError | null }> {
+  const { forgetKey } = await savedKey();
+  return forgetKey(keyStoreContext(session), session.profileName, { removeProfile: false });
+}
+
+/** `svc profile move-key`: the profile's key, moved into the keyring or back into the config file. */
+export async function moveProfileKey(session: ProfileSession, name: string, to: KeyStore): Promise<Moved> {
+  checkExists(session, name);
+  const { moveKey } = await savedKey();
+  return moveKey(keyStoreContext(session), name, to);
 }
 
 /** One profile as `svc profile list` tells it. */
@@ -54,6 +75,8 @@ export interface ProfileEntry {
   isActive: boolean;
   /** The saved key's hint; null when it has none. */
   hint: string | null;
+  /** Where it keeps its key; null when it has none. */
+  store: KeyStore | null;
   /** The address saved with it; null for the local default. */
   baseUrl: string | null;
   /** Where its key goes: its address, else the local default. */
@@ -78,7 +101,8 @@ export function listProfiles(session: ProfileSession): ProfileListing {
       name,
       isDefault: name === defaultName,
       isActive: name === session.profileName,
-      hint: profile.apiKey ? keyHint(profile.apiKey) : null,
+      hint: savedKeyHint(profile),
+      store: profile.keyring ? 'keyring' : profile.apiKey ? 'file' : null,
       baseUrl: profile.baseUrl ?? null,
       server: profile.baseUrl ?? DEFAULT_BASE_URL,
       rotationPending: profile.pendingRotation !== undefined,
@@ -109,17 +133,13 @@ export async function useProfile(session: ProfileSession, name: string): Promise
  * it was the default, `default` is the default again. Returns the removed
  * key's hint, or null when it had none.
  */
-export async function removeProfile(session: ProfileSession, name: string): Promise<{ hint: string | null; wasDefault: boolean }> {
+export async function removeProfile(
+  session: ProfileSession,
+  name: string,
+): Promise<{ hint: string | null; wasDefault: boolean; leftover: KeyringError | null }> {
   checkExists(session, name);
   const wasDefault = (session.config.defaultProfile() ?? 'default') === name;
-  let hint: string | null = null;
-  await session.config.update(
-    name,
-    (profile) => {
-      hint = profile.apiKey ? keyHint(profile.apiKey) : null;
-      return undefined;
-    },
-    { setDefault: false },
-  );
-  return { hint, wasDefault: wasDefault && name !== 'default' };
+  const { forgetKey } = await savedKey();
+  const { hint, leftover } = await forgetKey(keyStoreContext(session), name, { removeProfile: true, setDefault: false });
+  return { hint, wasDefault: wasDefault && name !== 'default', leftover };
 }

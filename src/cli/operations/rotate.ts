@@ -6,6 +6,7 @@
  */
 import type { ApiClient } from '../../client/api.js';
 import type { KeyView } from '../../client/key-view.js';
+import { savedKeyHint } from '../config/file.js';
 import type { PendingRotation, Profile } from '../config/store.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, UsageError } from '../errors.js';
@@ -126,10 +127,7 @@ async function handOver(session: KeySession, created: NewKey, hooks: RotateHooks
 /** The profiles whose saved key is `old`, by its hint; none can be told where the server shows no hints. */
 function profilesHolding(session: KeySession, old: KeyView): string[] {
   if (old.hint === null) return [];
-  return session.config.profileNames().filter((name) => {
-    const saved = session.config.getProfile(name).apiKey;
-    return saved !== undefined && keyHint(saved) === old.hint;
-  });
+  return session.config.profileNames().filter((name) => savedKeyHint(session.config.getProfile(name)) === old.hint);
 }
 
 const quoted = (profiles: readonly string[]) => profiles.map((name) => `'${name}'`).join(', ');
@@ -173,13 +171,14 @@ async function saveNewKey(session: KeySession, id: string, oldHint: string, hold
       `The new key above was created; the old key ${clip(id, 200)} was left as it was${saved.length > 0 ? `, and ${quoted(saved)} already ${saved.length === 1 ? 'holds' : 'hold'} the new one` : ''}.`,
       'Store the new secret, then revoke whichever key nothing uses.',
     ]);
+  // Each where it keeps its key: the config file, or the OS keyring.
+  const { saveKey } = await import('../secret-store/saved-key.js');
+  const ctx = { config: session.config, env: session.io.env, schedule: session.deps.schedule };
   for (const name of holders) {
     let replaced = false;
     try {
-      await session.config.update(name, (profile: Readonly<Profile>) => {
-        replaced = profile.apiKey !== undefined && keyHint(profile.apiKey) === oldHint;
-        return replaced ? { ...profile, apiKey: secret, keyExpiry } : { ...profile };
-      });
+      const keep = (profile: Readonly<Profile>) => savedKeyHint(profile) === oldHint;
+      replaced = (await saveKey(ctx, name, secret, { keep, patch: (profile) => ({ ...profile, keyExpiry }) })).saved;
     } catch (error) {
       if (error instanceof CliError) throw stopped([...error.lines]);
       throw error;

@@ -3,6 +3,7 @@ import { ApiError, RateLimitedError } from '../../client/errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { readRateLimit } from '../rate-limit.js';
 import { describeFailure } from '../report.js';
+import type { KeyStore } from '../secret-store/saved-key.js';
 import { noKeyError, withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession, type ProfileSource } from '../session.js';
 
 /** The `--json` document: everything the text block says, null where it is not known. */
@@ -13,8 +14,12 @@ export interface StatusReport {
   profileFile: string | null;
   baseUrl: string | null;
   baseUrlSource: BaseUrlSource | null;
-  /** Null when no key is configured; `valid` null when the server did not say. */
-  key: { hint: string | null; source: KeySource; valid: boolean | null } | null;
+  /**
+   * Null when no key is configured; `store` says where it came from (env,
+   * the config file or the OS keyring); `valid` null when the server did not
+   * say, or the keyring did not give the key.
+   */
+  key: { hint: string | null; source: KeySource; store: 'env' | KeyStore; valid: boolean | null } | null;
   /** The server's document; null when it was not read or the server has no GET /workspace. */
   workspace: unknown;
   /** `limited`: the key has no requests left until the reset; `limit` null when the 429 did not say. */
@@ -58,8 +63,12 @@ export async function readStatus(session: ProfileSession): Promise<Status> {
   let workspaceOffered = true;
   let list: KeyList | undefined;
   try {
+    // The keyring did not give the profile's key: where it is kept is still known, and said.
+    const kept = session.profile.keyring;
+    if (!credentials && session.keyFailure && kept) report.key = { hint: kept.hint, source: 'profile', store: 'keyring', valid: null };
     if (!credentials) throw noKeyError(session);
-    report.key = { hint: keyHint(credentials.apiKey), source: credentials.source, valid: null };
+    const store = credentials.source === 'env' ? 'env' : (credentials.store ?? 'file');
+    report.key = { hint: keyHint(credentials.apiKey), source: credentials.source, store, valid: null };
     const { client } = await withKey(session, credentials);
     try {
       const read = await readWorkspaceOrList(client);

@@ -15,7 +15,12 @@ export function profileColumns(): Column<ProfileEntry>[] {
       maxWidth: 32,
     },
     { header: 'DEFAULT', human: (p) => (p.isDefault ? 'yes' : ''), plain: (p) => (p.isDefault ? 'yes' : 'no'), dropRank: 3 },
-    { header: 'KEY', human: (p) => (p.hint === null ? tone('no key', 'dim') : p.hint), plain: (p) => p.hint ?? '', dropRank: 2 },
+    {
+      header: 'KEY',
+      human: (p) => (p.hint === null ? tone('no key', 'dim') : p.store === 'keyring' ? `${p.hint} (keyring)` : p.hint),
+      plain: (p) => p.hint ?? '',
+      dropRank: 2,
+    },
     {
       header: 'SERVER',
       human: (p) => (p.baseUrl === null ? tone(`${p.server} (local default)`, 'dim') : shown(p.server)),
@@ -42,7 +47,7 @@ export function profilesDocument(listing: ProfileListing, activeFrom: ProfileSou
       name: p.name,
       default: p.isDefault,
       active: p.isActive,
-      key: p.hint === null ? null : { hint: p.hint },
+      key: p.hint === null ? null : { hint: p.hint, store: p.store },
       baseUrl: p.baseUrl,
       rotationPending: p.rotationPending,
     })),

@@ -8,17 +8,18 @@ export function register(profile: Command, app: App): void {
   profile
     .command('remove')
     .alias('rm')
-    .description('forget a profile and its saved key (the key itself stays valid; revoke it to kill it)')
+    .description("forget a profile and its saved key, the OS keyring's entry included (the key itself stays valid; revoke it to kill it)")
     .argument('<profile>', 'the profile (see `svc profile list`)')
     .addHelpText('after', '\nExamples:\n  $ svc profile remove old-laptop')
     .action(app.action('profile', run));
 }
 
 export async function run(session: ProfileSession, name: string): Promise<void> {
-  const { hint, wasDefault } = await removeProfile(session, name);
+  const { hint, wasDefault, leftover } = await removeProfile(session, name);
   const { render } = session;
   const key = hint === null ? 'it had no saved key' : `its key ${hint} still works until revoked`;
   render.success(`Removed profile '${clip(name, 200)}'; ${key}.`);
   if (wasDefault) render.info("'default' is the default profile again (`svc profile use NAME` changes it).");
   if (session.options.json) render.json({ profile: name, removed: hint === null ? null : { hint }, defaultProfile: wasDefault ? 'default' : undefined });
+  if (leftover) throw leftover;
 }

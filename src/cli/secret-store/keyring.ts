@@ -1,0 +1,154 @@
+/**
+ * The OS keyring (Secret Service on Linux, Keychain on macOS, Credential
+ * Manager on Windows) through @napi-rs/keyring, an optional dependency
+ * loaded here, on first use, by a profile that keeps its key there: a
+ * command that reads a key from the environment or the config file never
+ * loads it. Every call is bounded (KEYRING_WAIT_MS): a keyring that waits
+ * for an unlock prompt nobody answers is reported, not waited on.
+ */
+import type { Deps } from '../deps.js';
+import { readEnv } from '../environment.js';
+import { CliError, ExitCode } from '../errors.js';
+import { shellWord } from '../render/text.js';
+
+/** Where a key is kept in the keyring. */
+export interface KeyringEntry {
+  service: string;
+  account: string;
+}
+
+export interface Keyring {
+  /** The secret, or null when the keyring has no such entry. */
+  get(entry: KeyringEntry): Promise<string | null>;
+  set(entry: KeyringEntry, secret: string): Promise<void>;
+  /** False when there was no such entry. */
+  delete(entry: KeyringEntry): Promise<boolean>;
+}
+
+/** How long svc waits for the keyring, each time it asks. */
+export const KEYRING_WAIT_MS = 3_000;
+
+/** The keyring could not be used: what and why, and what fixes it. Exit 3, as for any key svc cannot use. */
+export class KeyringError extends CliError {
+  constructor(
+    readonly problem: string,
+    readonly fix: string,
+    context: readonly string[] = [],
+  ) {
+    super([...context, `${problem}.`, fix], ExitCode.unauthenticated);
+    this.name = 'KeyringError';
+  }
+
+  /** The same failure, after a line that says what svc was doing. */
+  about(...context: string[]): KeyringError {
+    return new KeyringError(this.problem, this.fix, context);
+  }
+}
+
+const ENV_STILL_WORKS = 'SVC_API_KEY still works meanwhile.';
+
+/**
+ * The keyring, once it is known to be there: the library loaded and, on
+ * Linux, a Secret Service on the session bus (never the kernel keyring the
+ * library would otherwise fall back to). Throws KeyringError.
+ */
+export async function openKeyring(env: NodeJS.ProcessEnv, schedule: Deps['schedule']): Promise<Keyring> {
+  const bounded = <T>(what: string, work: (signal: AbortSignal) => Promise<T>) => withinBound(what, work, schedule);
+  const { AsyncEntry } = await loadLibrary();
+  if (process.platform === 'linux') {
+    // Loaded here: it brings node:net, which logging out of a file profile has no use for.
+    const { checkSecretService, NoSecretService } = await import('./session-bus.js');
+    await bounded('the D-Bus session bus', (signal) => checkSecretService(readEnv(env, 'DBUS_SESSION_BUS_ADDRESS'), signal)).catch((error: unknown) => {
+      if (!(error instanceof NoSecretService)) throw error;
+      throw new KeyringError(
+        `The OS keyring cannot be reached: ${error.problem}`,
+        error.busAnswered
+          ? `Start a Secret Service (gnome-keyring-daemon, or KeePassXC with its Secret Service integration) and unlock it. ${ENV_STILL_WORKS}`
+          : `Run svc in your desktop session, or start a session bus with a Secret Service in it (\`dbus-run-session -- $SHELL\`, then \`gnome-keyring-daemon --unlock\`). ${ENV_STILL_WORKS}`,
+      );
+    });
+  }
+  const open = (entry: KeyringEntry) => {
+    try {
+      return new AsyncEntry(entry.service, entry.account);
+    } catch (error) {
+      throw refused(error);
+    }
+  };
+  const call = <T>(what: string, work: (signal: AbortSignal) => Promise<T>) =>
+    bounded(what, work).catch((error: unknown) => {
+      throw error instanceof KeyringError ? error : refused(error);
+    });
+  return {
+    get: (entry) => call('the keyring', (signal) => open(entry).getPassword(signal)).then((secret) => secret ?? null),
+    set: (entry, secret) => call('the keyring', (signal) => open(entry).setPassword(secret, signal)),
+    delete: (entry) => call('the keyring', (signal) => open(entry).deleteCredential(signal)),
+  };
+}
+
+type Library = typeof import('@napi-rs/keyring');
+
+/**
+ * The bundle is CommonJS and, on Node 20, compiled by vm.Script, where
+ * import() has no loader: there it is required. Run from the sources (the
+ * in-process tests), it is imported.
+ */
+async function loadLibrary(): Promise<Library> {
+  try {
+    return typeof require === 'function' ? (require('@napi-rs/keyring') as Library) : await import('@napi-rs/keyring');
+  } catch (error) {
+    throw new KeyringError(
+      `Keyring support is not installed: svc could not load @napi-rs/keyring (${firstLine(error)})`,
+      `Install svc with its optional dependencies (\`npm install -g svc-cli\`, without --omit=optional), on a platform @napi-rs/keyring has a build for. ${ENV_STILL_WORKS}`,
+    );
+  }
+}
+
+/** `work`, given up on after KEYRING_WAIT_MS (its signal aborted): a keyring that waits for an unlock prompt is reported, not waited on. */
+function withinBound<T>(what: string, work: (signal: AbortSignal) => Promise<T>, schedule: Deps['schedule']): Promise<T> {
+  const controller = new AbortController();
+  const slow = new KeyringError(
+    `${what[0]!.toUpperCase()}${what.slice(1)} did not answer within ${KEYRING_WAIT_MS / 1000} s: the keyring may be locked and waiting for its password in a prompt, or its service is stuck`,
+    `Unlock the keyring (log in to the desktop session, or open your keyring manager), then run the command again. ${ENV_STILL_WORKS}`,
+  );
+  return new Promise<T>((resolve, reject) => {
+    const cancel = schedule(KEYRING_WAIT_MS, () => {
+      reject(slow);
+      controller.abort(slow);
+    });
+    work(controller.signal).then(
+      (value) => {
+        cancel();
+        resolve(value);
+      },
+      (error: unknown) => {
+        cancel();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The library's failure, sorted into what a person can act on. */
+function refused(error: unknown): KeyringError {
+  const message = firstLine(error);
+  if (/locked|unlock prompt was dismissed|prompt dismissed/i.test(message)) {
+    return new KeyringError(
+      `The OS keyring is locked (${message})`,
+      `Unlock it (log in to the desktop session, or \`gnome-keyring-daemon --unlock\`), then run the command again. ${ENV_STILL_WORKS}`,
+    );
+  }
+  return new KeyringError(`The OS keyring refused: ${message}`, `Check that the keyring works (\`secret-tool\`, Keychain Access or Credential Manager). ${ENV_STILL_WORKS}`);
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
+}
+
+/** The command that removes an entry by hand, on this platform. */
+export function removeByHand(entry: KeyringEntry): string {
+  const { service, account } = entry;
+  if (process.platform === 'darwin') return `security delete-generic-password -s ${shellWord(service)} -a ${shellWord(account)}`;
+  if (process.platform === 'win32') return `cmdkey /delete:${account}.${service}`;
+  return `secret-tool clear service ${shellWord(service)} username ${shellWord(account)}`;
+}
