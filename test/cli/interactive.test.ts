@@ -28,7 +28,7 @@ describe('the interactive manager, action by action', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/Created key 'from-the-menu' \(\S+\), expires in 2 weeks/);
     const secret = result.stderr.match(/\n {2}(sk_[A-Za-z0-9]{64})\n/)![1]!;
-    expect(result.asked).toContain('Stored it? Press Enter to go on.');
+    expect(result.asked).toContain('Stored it? Press Enter to clear the secret from the screen.');
     // After Enter, the table is drawn again with the new key in it.
     expect(result.stderr.slice(result.stderr.indexOf(secret) + secret.length)).toMatch(/key_\S+ +from-the-menu/);
   });

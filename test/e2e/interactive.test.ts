@@ -20,7 +20,7 @@ const MENU = /\? What next\? \(Esc to quit\)\n❯ Create a key/;
 /** The menu of a session without a working key, on its default choice. */
 const MENDING_MENU = /\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Log in/;
 const SECRET = /sk_[A-Za-z0-9]{64}/;
-const PAUSE = 'Stored it? Press Enter to go on.';
+const PAUSE = 'Stored it? Press Enter to clear the secret from the screen.';
 
 async function startSession(key?: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Terminal> {
   term = await Terminal.start(['node', SVC_BIN, ...args], { ...env(key), ...extraEnv }, { columns: 80, rows: 50 });

@@ -245,7 +245,9 @@ export class Renderer {
     });
     const clear = this.#progressShown ? '\r\x1b[2K' : '';
     this.#progressShown = false;
-    this.#io.stderr.write(`${clear}${out.join('\n')}\n`);
+    const text = `${out.join('\n')}\n`;
+    this.#io.stderr.write(`${clear}${text}`);
+    this.#io.said?.(text);
   }
 }
 
