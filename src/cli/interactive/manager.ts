@@ -53,19 +53,21 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
     region.start(true);
     const action = ACTIONS[choice];
     const session = await fresh();
+    let cancelled = false;
     try {
       const keySession = session.credentials ? await withKey(session, session.credentials) : null;
       const switched = await settled(keySession ?? session, () => action.run({ session, keySession, view }));
       if (switched) options = { ...options, profile: switched.profile };
       else await afterCommand(session, action.needsKey ? session.credentials : null, view.list);
     } catch (error) {
-      // Ctrl-C outside a prompt (a rate-limit countdown) ends the manager, as it ends a command.
-      if (error instanceof InterruptedError && error.silent) throw error;
       // Esc or Ctrl-C in one of the action's questions: nothing was done, the same screen comes back.
-      if (error instanceof PromptCancelledError) session.render.info(tone('Cancelled.', 'dim'));
+      cancelled = error instanceof PromptCancelledError;
+      if (cancelled) session.render.info(tone('Cancelled.', 'dim'));
+      // Ctrl-C outside a prompt (a rate-limit countdown) ends the manager, as it ends a command.
+      else if (error instanceof InterruptedError && error.silent) throw error;
       else reportFailure(io, error, { verbose: options.verbose === true }, session.render);
     }
-    if (!action.showsSecret) region.clear();
+    if (!action.showsSecret || cancelled) region.clear();
     // A secret printed by the action stays on screen until the person says it is stored; Ctrl-C leaves it there.
     else if (await storedSecret(session)) region.clear({ dropData: true });
     else region.leave();
@@ -161,14 +163,14 @@ function draw(session: ProfileSession, view: View, menuLength: number): number {
   // The menu gives up choices before the table gives up its last rows: its list scrolls.
   const choices = page(io.rows - used - MENU_FRAME - TABLE_LEAST);
   const fits = io.rows - used - MENU_FRAME - choices - 2;
-  if (fits < 1) {
+  const more = (count: number) => tone(`… and ${count} more, older: the pickers search them all, \`svc keys list\` shows them`, 'dim');
+  const shownKeys = view.keys.length > fits ? view.keys.slice(0, fits - rowsOf(more(view.keys.length), io.columns)) : view.keys;
+  if (shownKeys.length === 0) {
     out(tone(`${view.keys.length} keys: the terminal is too short to list them (the pickers search them all)`, 'dim'), '');
     return choices;
   }
-  const shownKeys = view.keys.length > fits ? view.keys.slice(0, Math.max(1, fits - 1)) : view.keys;
   render.table(keyColumns(view.inUse, view.nowMs, render.columns), shownKeys);
-  const more = view.keys.length - shownKeys.length;
-  if (more > 0) out(tone(`… and ${more} more, older (the pickers search them all; \`svc keys list\` shows every one)`, 'dim'));
+  if (shownKeys.length < view.keys.length) out(more(view.keys.length - shownKeys.length));
   out('');
   return choices;
 }
