@@ -16,7 +16,6 @@
  * unshown, before the block).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { createUndiciTransport, type Transport } from '../src/client/transport.js';
@@ -34,8 +33,13 @@ const DEFAULT_URL = 'http://127.0.0.1:8787';
 const OTHER_URL = 'https://api.example.com';
 /** Nothing listens on port 9 (discard): the connection is refused at once. */
 const REFUSING_URL = 'http://127.0.0.1:9';
-/** The home directory the README shows. */
-const README_HOME = '/home/me';
+/**
+ * The home directory the README shows, and the tour's own: as long as each
+ * other, so that a message naming a path breaks where it would for the
+ * README's reader, on any machine (hence /tmp, not the machine's tmpdir).
+ */
+const README_HOME = '/home/someone';
+const TOUR_HOME = '/tmp/me';
 
 export interface TourCommand {
   /** The command as the README shows it, after `$ `. */
@@ -199,7 +203,7 @@ const NOBODY: Prompter = new Proxy({} as Prompter, {
 
 /** The tour's world: its home, its variables, its server and the last exit status. */
 class World {
-  readonly #home = mkdtempSync(join(tmpdir(), 'svc-readme-tour-'));
+  readonly #home = mkdtempSync(TOUR_HOME);
   readonly #vars = new Map<string, string>();
   readonly #transport: Transport = createUndiciTransport();
   #server: { url: string; adminToken: string; stop: () => void; done: Promise<number> } | null = null;
