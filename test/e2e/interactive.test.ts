@@ -158,6 +158,7 @@ describe('svc with no command on a terminal', () => {
     await t.send('once-key');
     await t.waitFor(/❯ once-key/);
     await t.send('Enter');
+    await t.waitFor("Revoke 'once-key'");
     await t.send('y', 'Enter');
     await t.waitFor(/Revoked 'once-key'[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
 

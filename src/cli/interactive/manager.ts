@@ -53,7 +53,6 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
     region.start(true);
     const action = ACTIONS[choice];
     const session = await fresh();
-    let cancelled = false;
     try {
       const keySession = session.credentials ? await withKey(session, session.credentials) : null;
       const switched = await settled(keySession ?? session, () => action.run({ session, keySession, view }));
@@ -61,14 +60,13 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
       else await afterCommand(session, action.needsKey ? session.credentials : null, view.list);
     } catch (error) {
       // Esc or Ctrl-C in one of the action's questions: nothing was done, the same screen comes back.
-      cancelled = error instanceof PromptCancelledError;
-      if (cancelled) session.render.info(tone('Cancelled.', 'dim'));
+      if (error instanceof PromptCancelledError) session.render.info(tone('Cancelled.', 'dim'));
       // Ctrl-C outside a prompt (a rate-limit countdown) ends the manager, as it ends a command.
       else if (error instanceof InterruptedError && error.silent) throw error;
       else reportFailure(io, error, { verbose: options.verbose === true }, session.render);
     }
-    if (!action.showsSecret || cancelled) region.clear();
-    // A secret printed by the action stays on screen until the person says it is stored; Ctrl-C leaves it there.
+    // A secret printed by the action (whatever came after it) stays on screen until the person says it is stored; Ctrl-C leaves it there.
+    if (!(action.showsSecret && region.holdsData)) region.clear();
     else if (await storedSecret(session)) region.clear({ dropData: true });
     else region.leave();
   }

@@ -17,7 +17,7 @@ interface Kept {
  * Everything drawn through `io` (the renderer's messages, tables and data,
  * the prompts) is followed by a model of the cursor: lines and their
  * widths, as the terminal holds them. Clearing moves the cursor back to
- * where the region began and erases below. The rows a line takes are
+ * where the region began and erases its rows. The rows a line takes are
  * counted at the terminal's width when clearing, as a terminal that
  * rewraps its lines on a resize (tmux, VTE, iTerm2, kitty, Windows
  * Terminal) shows them. A region that has grown taller than the terminal
@@ -39,7 +39,7 @@ export class Region {
 
   constructor(terminal: IO) {
     this.#terminal = terminal;
-    const followed = (data: boolean) => new FollowedStream(terminal.stderr, () => terminal.columns, (text) => this.#feed(text, data));
+    const followed = (data: boolean) => new FollowedStream(terminal.stderr, () => this.#size().columns, (text) => this.#feed(text, data));
     // The terminal stays the prototype, so its size is read live after a resize.
     this.io = Object.create(terminal, {
       stdout: { value: followed(true) },
@@ -48,6 +48,11 @@ export class Region {
       colorStdout: { value: terminal.colorStderr },
       said: { value: (message: string) => this.#keep(message, false) },
     }) as IO;
+  }
+
+  /** Whether data was drawn in the region since it began (a new key's secret, or the answer holding it). */
+  get holdsData(): boolean {
+    return this.#kept.some((k) => k.data);
   }
 
   /** A new region begins at the cursor; `keep`: what is said in it is said again when it is cleared. */
@@ -63,9 +68,9 @@ export class Region {
    * one that keeps nothing until started otherwise, begins after it.
    */
   clear(options: { dropData?: boolean } = {}): void {
-    const { columns, rows, stderrIsTTY } = this.#terminal;
+    const { columns, rows } = this.#size();
     const kept = this.#kept;
-    if (stderrIsTTY && this.#lines.peak(columns) <= rows) {
+    if (this.#terminal.stderrIsTTY && this.#lines.peak(columns) <= rows) {
       const up = this.#lines.rowsAbove(columns);
       const again = kept.filter((k) => !(k.data && options.dropData)).map((k) => k.text);
       this.#terminal.stderr.write(`\r${cursorUp(up)}${eraseRows(this.#lines.rows(columns))}${again.join('')}`);
@@ -78,8 +83,19 @@ export class Region {
     this.start(false);
   }
 
+  /**
+   * The terminal's size as the terminal has it now: asked of it where it can
+   * be, since a resize is told by a signal that a key pressed just after it
+   * may overtake; else as the IO says.
+   */
+  #size(): { columns: number; rows: number } {
+    const asked = (this.#terminal.stderr as { getWindowSize?: () => [number, number] }).getWindowSize?.();
+    if (asked && asked[0] > 0 && asked[1] > 0) return { columns: asked[0], rows: asked[1] };
+    return { columns: this.#terminal.columns, rows: this.#terminal.rows };
+  }
+
   #feed(text: string, data: boolean): void {
-    this.#lines.feed(text, this.#terminal.columns);
+    this.#lines.feed(text, this.#size().columns);
     if (data) this.#keep(text, true);
   }
 
