@@ -33,6 +33,12 @@ export interface IO {
    * `node <path of bin/svc.js>` (a clone, `npm start`). Unset means `svc`.
    */
   invokedAs?: string;
+  /**
+   * Told of each message the renderer writes on stderr (never a prompt or
+   * data), on the interactive manager's terminal: its region says them
+   * again once the screen they were said on is cleared (render/region.ts).
+   */
+  said?: (message: string) => void;
 }
 
 export interface ProcessIO {

@@ -25,8 +25,8 @@ export interface Prompter {
   pickMany<T>(message: string, choices: Choice<T>[]): Promise<T[]>;
   /** Waits for Enter, whatever else is typed: what is on screen stays there until the person is done with it. */
   pause(message: string): Promise<void>;
-  /** A select that Esc or Ctrl-C leaves with null instead of an error, and clears from the screen: the way out of a menu. */
-  menu<T>(message: string, choices: Choice<T>[], defaultValue?: T): Promise<T | null>;
+  /** A select that Esc or Ctrl-C leaves with null instead of an error, and clears from the screen: the way out of a menu. `pageSize`: choices shown at once (12). */
+  menu<T>(message: string, choices: Choice<T>[], defaultValue?: T, pageSize?: number): Promise<T | null>;
 }
 
 type Context = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; clearPromptOnDone: boolean; signal?: AbortSignal };
@@ -55,7 +55,7 @@ export function escaped(prompter: Prompter): Prompter {
     search: (message, choices) => prompter.search(sanitize(message), clean(choices)),
     pickMany: (message, choices) => prompter.pickMany(sanitize(message), clean(choices)),
     pause: (message) => prompter.pause(sanitize(message)),
-    menu: (message, choices, defaultValue) => prompter.menu(sanitize(message), clean(choices), defaultValue),
+    menu: (message, choices, defaultValue, pageSize) => prompter.menu(sanitize(message), clean(choices), defaultValue, pageSize),
   };
 }
 
@@ -103,9 +103,9 @@ function inquirerPrompter(io: IO): Prompter {
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
     },
-    async menu(message, choices, defaultValue) {
+    async menu(message, choices, defaultValue, pageSize = 12) {
       try {
-        return await ask((c) => select({ message, choices, default: defaultValue, pageSize: 12, loop: true }, { ...c, clearPromptOnDone: true }));
+        return await ask((c) => select({ message, choices, default: defaultValue, pageSize, loop: true }, { ...c, clearPromptOnDone: true }));
       } catch (error) {
         if (error instanceof PromptCancelledError) return null;
         throw error;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
 import { scriptedPrompter, type Step } from '../helpers/prompter.js';
+import { shownText } from '../helpers/shown-text.js';
 import { records, startSpecServer } from '../helpers/spec-server.js';
 
 const local = useLocalServer({ plan: 'pro' });
@@ -28,9 +29,15 @@ describe('the interactive manager, action by action', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/Created key 'from-the-menu' \(\S+\), expires in 2 weeks/);
     const secret = result.stderr.match(/\n {2}(sk_[A-Za-z0-9]{64})\n/)![1]!;
-    expect(result.asked).toContain('Stored it? Press Enter to go on.');
+    expect(result.asked).toContain('Stored it? Press Enter to clear the secret from the screen.');
     // After Enter, the table is drawn again with the new key in it.
     expect(result.stderr.slice(result.stderr.indexOf(secret) + secret.length)).toMatch(/key_\S+ +from-the-menu/);
+    // What the terminal shows then: the secret cleared, what was said about the key once, above one screen.
+    const shown = shownText(result.stderr);
+    expect(shown).not.toContain(secret);
+    expect(shown.match(/Created key 'from-the-menu'/g)).toHaveLength(1);
+    expect(shown.match(/svc {2}profile default/g)).toHaveLength(1);
+    expect(shown.indexOf('Created key')).toBeLessThan(shown.indexOf('svc  profile default'));
   });
 
   it('disables and enables a key that is not in use', async () => {

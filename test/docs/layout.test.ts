@@ -82,6 +82,8 @@ describe('the layout of src/', () => {
   it('nothing in the CLI writes to a stream but the renderer, the prompter and the few that print data verbatim', () => {
     const verbatim = new Set([
       'src/cli/render/renderer.ts',
+      // The renderer's region: its own cursor moves and erases, and again what the renderer wrote, as it wrote it.
+      'src/cli/render/region.ts',
       'src/cli/io.ts',
       'src/cli/main.ts',
       // Commander's help and usage errors: svc's own text and the words typed, never a server's.

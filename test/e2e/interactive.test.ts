@@ -20,7 +20,7 @@ const MENU = /\? What next\? \(Esc to quit\)\n❯ Create a key/;
 /** The menu of a session without a working key, on its default choice. */
 const MENDING_MENU = /\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Log in/;
 const SECRET = /sk_[A-Za-z0-9]{64}/;
-const PAUSE = 'Stored it? Press Enter to go on.';
+const PAUSE = 'Stored it? Press Enter to clear the secret from the screen.';
 
 async function startSession(key?: string, args: string[] = [], extraEnv: Record<string, string> = {}): Promise<Terminal> {
   term = await Terminal.start(['node', SVC_BIN, ...args], { ...env(key), ...extraEnv }, { columns: 80, rows: 50 });
@@ -30,6 +30,12 @@ async function startSession(key?: string, args: string[] = [], extraEnv: Record<
 
 /** How many times a text occurs on the screen. */
 const count = (screen: string, text: string) => screen.split(text).length - 1;
+
+/** Exactly `n` lines of "Cancelled." on the screen, the last one right above the screen drawn again, with its menu ready. */
+const cancelledTimes = (n: number) => {
+  const other = '(?:(?!Cancelled\\.)[\\s\\S])*';
+  return new RegExp(`^${other}(?:Cancelled\\.\\n${other}){${n - 1}}Cancelled\\.\\n\\nsvc {2}profile [^\\n]*\\n${other}\\? What next\\? \\(Esc to quit\\)\\n❯ Create a key`);
+};
 
 describe('svc with no command on a terminal', () => {
   it('creates, disables, rotates and revokes a key, then quits', async () => {
@@ -120,6 +126,103 @@ describe('svc with no command on a terminal', () => {
     } finally {
       await crowded.stop();
     }
+  });
+
+  it('after several actions, the terminal and its scrollback hold one screen, each message once, and no secret', async () => {
+    const t = await startSession();
+    await t.send('Enter');
+    await t.waitFor('Name for the new key:');
+    await t.send('once-key', 'Enter');
+    await t.waitFor('Expires in');
+    await t.send('Enter');
+    const secret = SECRET.exec(await t.waitFor(PAUSE))![0];
+    await t.send('Enter');
+    await t.waitFor(/once-key[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+
+    await t.send('Down', 'Enter');
+    await t.waitFor('Key to switch on or off:');
+    await t.send('once-key');
+    await t.waitFor(/❯ once-key/);
+    await t.send('Enter');
+    await t.waitFor(/Disable 'once-key'/);
+    await t.send('y', 'Enter');
+    await t.waitFor(/once-key\s+sk_\S+\s+disabled[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+
+    await t.send('Down', 'Down', 'Down', 'Down', 'Enter');
+    await t.waitFor(/works: 200[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
+    await t.waitFor(MENU);
+
+    await t.send('Down', 'Down', 'Enter');
+    await t.waitFor('Key to revoke:');
+    await t.send('once-key');
+    await t.waitFor(/❯ once-key/);
+    await t.send('Enter');
+    await t.waitFor("Revoke 'once-key'");
+    await t.send('y', 'Enter');
+    await t.waitFor(/Revoked 'once-key'[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+
+    const history = await t.history();
+    expect(count(history, 'What next?')).toBe(1);
+    expect(count(history, 'svc  profile default')).toBe(1);
+    expect(history.match(/^ID /gm)).toHaveLength(1);
+    expect(history.match(/^\* key_\w+ +bootstrap/gm)).toHaveLength(1);
+    for (const said of ["Created key 'once-key'", 'only time this secret is shown', 'Disabled key_', 'works: 200', "Revoked 'once-key'"]) {
+      expect(count(history.replace(/\s+/g, ' '), said), said).toBe(1);
+    }
+    // What was said comes in the order it was said, above the one screen.
+    expect(history.indexOf('Created key')).toBeLessThan(history.indexOf('Disabled key_'));
+    expect(history.indexOf("Revoked 'once-key'")).toBeLessThan(history.indexOf('svc  profile default'));
+    expect(history).not.toContain(secret);
+    expect(history).not.toContain('Name for the new key');
+    await t.send('Up', 'Enter');
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it('on a short terminal the screen fits, the menu scrolls, and the scrollback still holds one screen', async () => {
+    const crowded = await startLocalServer(['--plan', 'pro']);
+    try {
+      for (let i = 1; i <= 30; i++) await call(crowded.url, 'POST', '/api/service/user/api-keys', crowded.apiKey!, { name: `bulk-${i}` });
+      term = await Terminal.start(['node', SVC_BIN], { ...env(crowded.apiKey!), SVC_BASE_URL: crowded.url }, { columns: 80, rows: 20 });
+      const t = term;
+      const first = await t.waitFor(MENU);
+      expect(first.trimEnd().split('\n').length).toBeLessThanOrEqual(20);
+      expect(first).toMatch(/… and \d+ more, older/);
+      for (let round = 0; round < 3; round++) {
+        await t.send('Down', 'Down', 'Down', 'Enter');
+        await t.waitFor('Key to rotate:');
+        await t.send(`bulk-${30 - round}`);
+        await t.waitFor(new RegExp(`❯ bulk-${30 - round} `));
+        await t.send('Enter');
+        await t.waitFor('this cannot be undone');
+        await t.send('y', 'Enter');
+        await t.waitFor(PAUSE);
+        await t.send('Enter');
+        await t.waitFor(MENU);
+      }
+      const history = await t.history();
+      expect(count(history, 'What next?')).toBe(1);
+      expect(count(history, 'svc  profile default')).toBe(1);
+      expect(history.match(/Revoked the old key/g)).toHaveLength(3);
+      expect(history).not.toMatch(SECRET);
+    } finally {
+      await crowded.stop();
+    }
+  });
+
+  it('Ctrl-C at "Stored it?" leaves the secret on screen, and the menu comes back below it', async () => {
+    const t = await startSession();
+    await t.send('Enter');
+    await t.waitFor('Name for the new key:');
+    await t.send('kept-on-screen', 'Enter');
+    await t.waitFor('Expires in');
+    await t.send('Enter');
+    const secret = SECRET.exec(await t.waitFor(PAUSE))![0];
+    await t.send('C-c');
+    const screen = await t.waitFor(new RegExp(`${secret}[\\s\\S]*\\? What next\\? \\(Esc to quit\\)\\n❯ Create a key`));
+    expect(count(screen, secret)).toBe(1);
+    await t.send('Escape');
+    expect(await t.exitCode()).toBe(0);
   });
 
   it('shows a long list newest first, as much as fits, and says how many more; pick-lists are aligned and search them all', async () => {
@@ -258,12 +361,13 @@ describe('svc with no command on a terminal', () => {
     await t.send('Enter');
     await t.waitFor('Name for the new key:');
     await t.send('half-typed', 'Escape');
-    await t.waitFor(/half-typed\s*\nCancelled\.\n[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    // The question is cleared with the rest of the action; what it came to stays above the screen drawn again.
+    await t.waitFor(cancelledTimes(1));
 
     await t.send('Down', 'Down', 'Enter');
     await t.waitFor('Key to revoke:');
     await t.send('Escape');
-    await t.waitFor(/Key to revoke:[\s\S]*Cancelled\.\n[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    await t.waitFor(cancelledTimes(2));
 
     await t.send('Down', 'Down', 'Enter');
     await t.waitFor('Key to revoke:');
@@ -272,7 +376,8 @@ describe('svc with no command on a terminal', () => {
     await t.send('Enter');
     await t.waitFor("Revoke 'bootstrap'");
     await t.send('Escape');
-    await t.waitFor(/This cannot be undone[^\n]*\n(.*\n)?Cancelled\.\n[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    await t.waitFor(cancelledTimes(3));
+    expect(count(await t.history(), 'What next?')).toBe(1);
     await t.send('Up', 'Enter');
     expect(await t.exitCode()).toBe(0);
     const names = JSON.parse((await svc(['keys', 'list', '--json'], env())).stdout).keys.map((k: { name: string }) => k.name);
@@ -300,7 +405,7 @@ describe('svc with no command on a terminal', () => {
     await t.send('Enter');
     await t.waitFor('Name for the new key:');
     await t.send('C-c');
-    await t.waitFor(/Cancelled\.\n[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    await t.waitFor(cancelledTimes(1));
     await t.send('C-c');
     expect(await t.exitCode()).toBe(0);
   });
@@ -317,7 +422,7 @@ describe('svc with no command on a terminal', () => {
     try {
       term = await Terminal.start(['node', SVC_BIN], { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, NO_COLOR: '1' }, { columns: 80, rows: 50 });
       const screen = await term.waitFor(MENDING_MENU);
-      expect(screen).toContain('Not logged in: choose "Log in" to save a key for this profile.');
+      expect(screen).toContain(`Not logged in: no API key for profile 'default': choose "Log in" to save one.`);
       expect(screen).toMatch(/^❯ Log in$/m);
       await term.send('Enter');
       await term.waitFor('API key:');
@@ -378,9 +483,11 @@ describe('the session under pressure', () => {
     expect(screen).not.toContain('retrying');
     expect(screen).toContain('Choose "Try again" once the server answers');
     await t.send('Enter');
-    await t.waitFor(/(Could not get an answer[\s\S]*){2}\? What next\?/);
+    await t.waitFor(/\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Try again/);
     await t.send('Escape');
     expect(await t.exitCode()).toBe(0);
+    // Tried twice, said once: the second screen took the first one's place.
+    expect(count(await t.history(), 'Could not get an answer')).toBe(1);
   });
 
   it('breaks long messages between words at 60 columns', async () => {
@@ -393,16 +500,25 @@ describe('the session under pressure', () => {
     expect(screen).toContain('SVC_BASE_URL');
   });
 
-  it('redraws the table to fit after the terminal shrinks', async () => {
+  it('redraws the table to fit after the terminal shrinks or grows, in place of the old one', async () => {
     const t = await startSession();
+    // The terminal rewraps the table drawn for 80 columns; the refresh clears all of it.
     await t.resize(60, 50);
     await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
-    await t.waitFor(/ID [\s\S]*ID [\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
-    const screen = await t.screen();
-    const table = screen.slice(screen.lastIndexOf('ID '));
-    const rows = table.split('\n').filter((line) => /^(ID|\*? *key_)/.test(line.trim()));
+    await t.waitFor(MENU);
+    let history = await t.history();
+    expect(count(history, 'What next?')).toBe(1);
+    expect(history.match(/^ID /gm)).toHaveLength(1);
+    const rows = history.split('\n').filter((line) => /^(ID|\*? *key_)/.test(line.trim()));
     expect(rows.length).toBeGreaterThan(1);
     for (const row of rows) expect([...row].length).toBeLessThanOrEqual(60);
+
+    await t.resize(120, 50);
+    await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
+    await t.waitFor(/WORKSPACE[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    history = await t.history();
+    expect(count(history, 'What next?')).toBe(1);
+    expect(history.match(/^ID /gm)).toHaveLength(1);
   });
 });
 

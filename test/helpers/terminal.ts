@@ -56,6 +56,11 @@ export class Terminal {
     return this.tmux('capture-pane', '-p', '-J', '-e');
   }
 
+  /** The scrollback and the visible screen, as text. */
+  history(): Promise<string> {
+    return this.tmux('capture-pane', '-p', '-J', '-S', '-');
+  }
+
   /** Keys as tmux names them: literal text, or 'Enter', 'Down', 'Space', 'C-c', 'Escape'. */
   async send(...keys: string[]): Promise<void> {
     for (const key of keys) {

@@ -56,11 +56,30 @@ describe('messages', () => {
 
   it('wrap at spaces on a terminal, later parts indented two, colour taking no width', () => {
     const { r, stderr } = renderer({ ...TTY, columns: 30 });
-    r.warn(['Is the server running? ', tone('svc serve --local', 'cyan'), ' starts the reference server']);
+    r.warn(['Is the server running? ', tone('svc serve --local', 'cyan'), '; it starts the reference server']);
     const lines = stderr().trimEnd().split('\n');
-    expect(lines.map(stripColour)).toEqual(['! Is the server running? svc', '  serve --local starts the', '  reference server']);
-    expect(lines[0]).toBe('\x1b[33m!\x1b[39m Is the server running? \x1b[36msvc\x1b[39m');
-    expect(lines[1]).toBe('  \x1b[36mserve --local\x1b[39m starts the');
+    expect(lines.map(stripColour)).toEqual(['! Is the server running?', '  svc serve --local; it starts', '  the reference server']);
+    expect(lines[0]).toBe('\x1b[33m!\x1b[39m Is the server running?');
+    expect(lines[1]).toBe('  \x1b[36msvc serve --local\x1b[39m; it starts');
+  });
+
+  it('never break inside a command a person may copy: in backticks, or svc and one of its commands', () => {
+    const id = 'key_0fnfu8idtdapl2nb1ruh';
+    const sentence = `! This is the only time this secret is shown: store it now. If it is lost, it cannot be recovered: revoke the key (svc keys revoke ${id}) and create a new one.`;
+    for (let columns = 30; columns <= 160; columns++) {
+      const { r, stderr } = renderer({ stderrIsTTY: true, columns });
+      r.info(sentence, 'Run `svc login --profile work --base-url https://api.example.com` again, then svc keys list --name ci.');
+      const text = stderr();
+      expect(text, `at ${columns} columns`).toContain(`svc keys revoke ${id}`);
+      expect(text).toContain('`svc login --profile work --base-url https://api.example.com`');
+      expect(text).toContain('svc keys list --name ci.');
+      // Prose around them still breaks, and every line fits unless a command alone is wider.
+      for (const line of text.trimEnd().split('\n')) if (!line.includes('svc ')) expect(line.length).toBeLessThanOrEqual(columns);
+    }
+    // `svc` as a word of a sentence is no command.
+    const { r, stderr } = renderer({ stderrIsTTY: true, columns: 20 });
+    r.info('svc could not read the key svc is using.');
+    expect(stderr()).toBe('svc could not read\n  the key svc is\n  using.\n');
   });
 
   it('keep a word longer than the line whole, and count wide characters as two columns', () => {

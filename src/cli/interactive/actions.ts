@@ -2,7 +2,7 @@ import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
 import { askKey, logInWith } from '../dialogs/login.js';
 import { finishRotation, rotate } from '../dialogs/rotate.js';
 import { parseDuration } from '../duration.js';
-import { UsageError } from '../errors.js';
+import { notLoggedIn, UsageError } from '../errors.js';
 import { isKeyInUse, keyNotFound, validateKeyName } from '../keys.js';
 import { createExpiringKey } from '../operations/create.js';
 import { revokeKeys, setEnabled } from '../operations/keys.js';
@@ -36,7 +36,7 @@ interface Action {
 }
 
 function withKeySession(context: ActionContext): KeySession {
-  if (!context.keySession) throw new UsageError('No key is configured for this profile.');
+  if (!context.keySession) throw new UsageError(`${notLoggedIn(context.session.profileName)}.`);
   return context.keySession;
 }
 

@@ -246,7 +246,9 @@ export class Renderer {
     });
     const clear = this.#progressShown ? '\r\x1b[2K' : '';
     this.#progressShown = false;
-    this.#io.stderr.write(`${clear}${out.join('\n')}\n`);
+    const text = `${out.join('\n')}\n`;
+    this.#io.stderr.write(`${clear}${text}`);
+    this.#io.said?.(text);
   }
 }
 
@@ -305,20 +307,43 @@ function cutRuns(runs: readonly Run[], max: number): Run[] {
 }
 
 /**
+ * A command a person may copy: anything in backticks, and `svc` followed by
+ * one of its commands, up to a closing parenthesis, a comma, a semicolon or
+ * a full stop that ends the sentence. Its spaces do not break a line: a
+ * line broken inside a command would paste as two.
+ */
+const COMMAND = /`[^`]*`|\bsvc (?:keys|login|logout|profile|serve|status|api|completion|help)\b(?:[^)`,;.]|\.(?! |$))*/g;
+
+/** Offsets in `text` of the spaces inside a command. */
+function spacesInCommands(text: string): Set<number> {
+  const inside = new Set<number>();
+  for (const match of text.matchAll(COMMAND)) {
+    const command = match[0].trimEnd();
+    for (let i = command.indexOf(' '); i !== -1; i = command.indexOf(' ', i + 1)) inside.add(match.index + i);
+  }
+  return inside;
+}
+
+/**
  * A line longer than `width` broken at spaces, each later part indented by
- * two; a word longer than a line stays whole. Widths are of the text alone,
- * so colour takes no room.
+ * two; a word longer than a line stays whole, and so does a command (the
+ * terminal wraps a command longer than a line itself, which copies as one
+ * line). Widths are of the text alone, so colour takes no room.
  */
 function wrap(runs: readonly Run[], width: number): Run[][] {
   if (widthOf(runs) <= width) return [[...runs]];
+  const glued = spacesInCommands(runs.map((r) => r.text).join(''));
   // Words: the spaces before them, then what runs up to the next space, across segments.
   const words: { space: Run[]; body: Run[] }[] = [];
   let word = { space: [] as Run[], body: [] as Run[] };
+  let offset = 0;
   for (const r of runs) {
     for (const piece of r.text.split(/( +)/)) {
       if (piece === '') continue;
       const part = { text: piece, tone: r.tone, raw: piece };
-      if (piece.startsWith(' ')) {
+      const at = offset;
+      offset += piece.length;
+      if (piece.startsWith(' ') && !glued.has(at)) {
         if (word.body.length > 0) {
           words.push(word);
           word = { space: [], body: [] };
