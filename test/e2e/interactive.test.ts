@@ -502,21 +502,28 @@ describe('the session under pressure', () => {
 
   it('redraws the table to fit after the terminal shrinks or grows, in place of the old one', async () => {
     const t = await startSession();
+    // The size reaches svc by SIGWINCH, which a loaded machine may deliver after the keys that
+    // follow the resize: Refresh is chosen again until the screen shows the new width.
+    const refreshUntil = async (fits: (history: string) => boolean) => {
+      for (let tries = 0; tries < 5; tries++) {
+        await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
+        await t.waitFor(MENU);
+        const history = await t.history();
+        if (fits(history)) return history;
+      }
+      throw new Error(`the table never fitted the new size:\n${await t.history()}`);
+    };
+    const keyRows = (history: string) => history.split('\n').filter((line) => /^(ID|\*? *key_)/.test(line.trim()));
+
     // The terminal rewraps the table drawn for 80 columns; the refresh clears all of it.
     await t.resize(60, 50);
-    await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
-    await t.waitFor(MENU);
-    let history = await t.history();
+    let history = await refreshUntil((h) => keyRows(h).every((row) => [...row].length <= 60));
     expect(count(history, 'What next?')).toBe(1);
     expect(history.match(/^ID /gm)).toHaveLength(1);
-    const rows = history.split('\n').filter((line) => /^(ID|\*? *key_)/.test(line.trim()));
-    expect(rows.length).toBeGreaterThan(1);
-    for (const row of rows) expect([...row].length).toBeLessThanOrEqual(60);
+    expect(keyRows(history).length).toBeGreaterThan(1);
 
     await t.resize(120, 50);
-    await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
-    await t.waitFor(/WORKSPACE[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
-    history = await t.history();
+    history = await refreshUntil((h) => /^ID .*WORKSPACE/m.test(h));
     expect(count(history, 'What next?')).toBe(1);
     expect(history.match(/^ID /gm)).toHaveLength(1);
   });
