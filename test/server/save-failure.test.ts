@@ -6,13 +6,13 @@
  * before the restart or after it. Mounting needs root: without it these
  * tests are skipped, and their names say so.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerStartError, startServer } from '../../src/server/listen.js';
 import { startServe, type ServeProcess } from '../abuse/helpers.js';
 import { canMount, mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 import { startTestServer, type Answer, type TestServer } from './helpers.js';
+import { savedBytes, savedState } from '../helpers/saved-state.js';
 
 const mounts: Tmpfs[] = [];
 const servers: (TestServer | ServeProcess)[] = [];
@@ -68,7 +68,7 @@ async function expectExactly(t: TestServer, bootstrapKey: string, dataFile: stri
     const use = await t.api('GET', '/workspace', { key: key.secret });
     expect(use.status, `${key.name} (${key.state}) authenticating`).toBe(key.state === 'enabled' ? 200 : 401);
   }
-  const saved = JSON.parse(readFileSync(dataFile, 'utf8'));
+  const saved = await savedState(dataFile);
   const onDisk = new Map<string, { enabled: boolean }>(saved.keys.map((k: { id: string }) => [k.id, k]));
   expect([...onDisk.keys()].sort()).toEqual([...listed.keys()].sort());
   for (const [id, record] of listed) expect(onDisk.get(id)!.enabled).toBe(record.status === 'enabled');
@@ -170,7 +170,7 @@ describe.skipIf(!canMount)(`save failures on a real file system ${needsRoot}`, (
     const disableMe = await create('disable-me');
     const workspace = await t.admin('POST', '/workspaces', { userId: t.server.ready.userId, name: 'Second', plan: 'starter' });
     expect(workspace.status).toBe(201);
-    const before = readFileSync(file);
+    const before = savedBytes(file);
 
     mount.fill();
     const answers = await Promise.all([
@@ -187,7 +187,7 @@ describe.skipIf(!canMount)(`save failures on a real file system ${needsRoot}`, (
     // A revoke and a disable answered 503 did not happen: the keys work, as before.
     await expectExactly(t, bootstrapKey, file, [revokeMe, disableMe], ['refused-1', 'refused-2', 'refused-3']);
     expect((await t.api('GET', '/workspace')).json.plan).toBe('pro');
-    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(savedBytes(file)).toBe(before);
     // The active workspace did not switch: a key made now is anchored where it was.
     mount.free();
     const after = await create('after-free');
@@ -195,7 +195,7 @@ describe.skipIf(!canMount)(`save failures on a real file system ${needsRoot}`, (
     expect(list.json.keys.find((k: { id: string }) => k.id === after.id).workspaceId).toBe(t.server.ready.workspaceId);
     expect((await t.api('DELETE', `/user/api-keys/${revokeMe.id}`)).status).toBe(200);
     revokeMe.state = 'revoked';
-    expect(JSON.parse(readFileSync(file, 'utf8')).users).toHaveLength(1);
+    expect((await savedState(file)).users).toHaveLength(1);
 
     t = await restart(t, file);
     await expectExactly(t, bootstrapKey, file, [revokeMe, disableMe, after], ['refused-1', 'refused-2', 'refused-3']);
