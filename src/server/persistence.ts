@@ -379,12 +379,17 @@ export class StateFile {
     if (this.compactWanted && !this.current && !this.compacting) this.startWrite().catch(() => {});
   }
 
-  /** For shutdown: waits for pending writes, then saves what is unsaved (lastUsedAt is only saved lazily) and compacts. */
-  async flush(): Promise<void> {
+  /** Settles once no append and no compaction runs: the files are then as a restart would find them. */
+  async whenIdle(): Promise<void> {
     while (this.current || this.compacting) {
       await this.current?.catch(() => {});
       await this.compacting;
     }
+  }
+
+  /** For shutdown: waits for pending writes, then saves what is unsaved (lastUsedAt is only saved lazily) and compacts. */
+  async flush(): Promise<void> {
+    await this.whenIdle();
     if (this.journalBytes() > 0 || this.store.hasChanges()) {
       this.compactWanted = true;
       await this.save();
