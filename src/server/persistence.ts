@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { encodeEntry, parseEntry, Replay, scanJournal } from './journal.js';
 import type { Changes } from './store.js';
@@ -194,40 +194,40 @@ interface Waiter {
 const DONE = Promise.resolve();
 const DEFAULT_COMPACT_AFTER = 1024 * 1024;
 
-/** One journal file, appended to at its end and synced before an append is reported done. */
+/**
+ * One journal file, appended to at its end and synced before an append is
+ * reported done. It is opened for each append and closed after: a file held
+ * open for writing would keep its file system from being remounted read-only.
+ */
 class JournalWriter {
   /** Set when a failed append could not be cut off: the file ends in a torn record, so the next append goes to a new file. */
   broken = false;
   size = 0;
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(private readonly file: string) {}
 
   /** A new, empty journal file, its directory synced so the file survives a crash as soon as a record in it does. */
   static async create(file: string): Promise<JournalWriter> {
-    const handle = await open(file, 'wx', 0o600);
-    await syncDirectory(dirname(file)).catch(async (error: unknown) => {
-      await handle.close();
-      throw error;
-    });
-    return new JournalWriter(handle);
+    await (await open(file, 'wx', 0o600)).close();
+    await syncDirectory(dirname(file));
+    return new JournalWriter(file);
   }
 
   async append(bytes: Buffer): Promise<void> {
+    const handle = await open(this.file, 'r+');
     try {
       let done = 0;
-      while (done < bytes.length) done += (await this.handle.write(bytes, done, bytes.length - done, this.size + done)).bytesWritten;
-      await this.handle.datasync();
+      while (done < bytes.length) done += (await handle.write(bytes, done, bytes.length - done, this.size + done)).bytesWritten;
+      await handle.datasync();
       this.size += bytes.length;
     } catch (error) {
-      await this.handle.truncate(this.size).catch(() => {
+      await handle.truncate(this.size).catch(() => {
         this.broken = true;
       });
       throw error;
+    } finally {
+      await handle.close();
     }
-  }
-
-  close(): Promise<void> {
-    return this.handle.close().catch(() => {});
   }
 }
 
@@ -464,7 +464,6 @@ export class StateFile {
   private rotate(): void {
     if (!this.journal) return;
     this.older.set(this.gen, this.journal.size);
-    void this.journal.close();
     this.journal = null;
     this.gen++;
   }

@@ -15,8 +15,8 @@ export async function savedState(file: string): Promise<any> {
   return state;
 }
 
-/** The data file's bytes and its journal's, as text: what a check for a leaked secret must search. */
+/** The data file's bytes and its journal's, one after the other, as text: what a check for a leaked secret must search, and what a refused change must leave as it was. */
 export function savedBytes(file: string): string {
   const journals = readdirSync(dirname(file)).filter((name) => name.startsWith(`${basename(file)}.journal.`));
-  return [file, ...journals.map((name) => join(dirname(file), name))].map((path) => readFileSync(path, 'latin1')).join('\n');
+  return [file, ...journals.map((name) => join(dirname(file), name))].map((path) => readFileSync(path, 'latin1')).join('');
 }
