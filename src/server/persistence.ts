@@ -23,7 +23,7 @@ export interface Journalled {
   /** The changes since the last call, or null; Store.takeChanges. */
   takeChanges(): Changes | null;
   hasChanges(): boolean;
-  snapshotParts(): { users: SavedUser[]; workspaces: SavedWorkspace[]; keys: Iterable<KeyFields>; count: number };
+  snapshotParts(): { users: SavedUser[]; workspaces: SavedWorkspace[]; keys: KeyFields[] };
 }
 
 /** A state file that cannot be used, read or written; the message names the file and the cause. */

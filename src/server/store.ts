@@ -135,7 +135,8 @@ export class Store {
 
   /** The state as loaded and saved, copied. */
   state(): State {
-    return { seq: 0, ...this.snapshotParts(), keys: [...this.keys.values()].map((k) => ({ ...k })), extra: {} };
+    const { users, workspaces, keys } = this.snapshotParts();
+    return { seq: 0, users, workspaces, keys: keys.map((k) => ({ ...k })), extra: {} };
   }
 
   toSnapshot(): Snapshot {
@@ -149,12 +150,11 @@ export class Store {
   }
 
   /** Everything a snapshot holds (snapshot.ts, encodeSnapshot), keys in the order they were added. */
-  snapshotParts(): { users: SavedUser[]; workspaces: SavedWorkspace[]; keys: Iterable<KeyFields>; count: number } {
+  snapshotParts(): { users: SavedUser[]; workspaces: SavedWorkspace[]; keys: KeyFields[] } {
     return {
       users: [...this.users.values()].map(savedUser),
       workspaces: [...this.workspaces.values()].map((w) => ({ ...w })),
-      keys: this.keys.values(),
-      count: this.keys.size,
+      keys: [...this.keys.values()],
     };
   }
 
