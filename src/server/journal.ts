@@ -105,11 +105,10 @@ export class Replay {
     return this.seq;
   }
 
-  /** Whether a record with this number is the next one: false for one already applied, throws on a gap. */
-  follows(seq: number): boolean {
-    if (seq <= this.seq) return false;
-    if (seq !== this.seq + 1) throw new SnapshotError(`change ${this.seq + 1} is missing (the next record found is ${seq})`);
-    return true;
+  /** What a record with this number is: the next one, one already applied (in the snapshot, or twice), or one after a gap. */
+  place(seq: number): 'next' | 'applied' | 'gap' {
+    if (seq <= this.seq) return 'applied';
+    return seq === this.seq + 1 ? 'next' : 'gap';
   }
 
   apply(seq: number, ops: unknown[]): void {

@@ -107,20 +107,20 @@ export async function readState(path: string): Promise<SavedState | null> {
     const scan = scanJournal(content);
     let good = 0;
     for (const payload of scan.payloads) {
-      let entry;
       try {
-        entry = parseEntry(payload);
-        if (replay.follows(entry.seq)) {
+        const entry = parseEntry(payload);
+        const place = replay.place(entry.seq);
+        if (place === 'gap') {
+          stopped = { gen, problem: `${file}: change ${replay.lastSeq + 1} is missing (the next record found is ${entry.seq})` };
+          break;
+        }
+        if (place === 'next') {
           replay.apply(entry.seq, entry.ops);
           replayed++;
         }
       } catch (error) {
-        if (!(error instanceof SnapshotError)) throw error;
-        if (error.message.startsWith('change ') && error.message.includes('is missing')) {
-          stopped = { gen, problem: `${file}: ${error.message}` };
-          break;
-        }
-        throw new StateFileError(`${file} is not a valid svc journal: ${error.message}`);
+        if (error instanceof SnapshotError) throw new StateFileError(`${file} is not a valid svc journal: ${error.message}`);
+        throw error;
       }
       good += 8 + payload.length;
     }
