@@ -6,8 +6,9 @@ import { isProcessAlive } from './process-alive.js';
 import { ServerStartError } from './start-error.js';
 
 /**
- * Every save writes a temp file beside the data file and renames it over,
- * so the directory must take new files. Permission bits do not stop root,
+ * Saves append to journal files beside the data file, and a compaction
+ * writes a temp file there and renames it over, so the directory must take
+ * new files. Permission bits do not stop root,
  * and a read-only mount stops everyone, so the only sure test is to try.
  */
 export async function checkWritableDirectory(dataFile: string): Promise<void> {
@@ -20,7 +21,7 @@ export async function checkWritableDirectory(dataFile: string): Promise<void> {
   } catch (error) {
     throw new ServerStartError(
       `cannot save ${dataFile} (${describeFsError(error as NodeJS.ErrnoException)}): svc serve --data must be able to create files in ${dir}, ` +
-        'because it saves by writing a temp file there and renaming it over the data file',
+        'because it saves by writing its journal there, and a new snapshot as a temp file renamed over the data file',
     );
   }
 }

@@ -12,8 +12,9 @@ import { rawErrorResponse, send, type Reply } from './http.js';
 import { FaultTable, type AmbientFaults } from './faults.js';
 import { FixedWindowLimiter } from './limiter.js';
 import type { DataFileLock } from './lock.js';
-import { LockLostError, readState, StateFile, StateFileError } from './persistence.js';
+import { LockLostError, readState, StateFile, StateFileError, type SavedState, type StateFileOptions } from './persistence.js';
 import { RequestLog } from './request-log.js';
+import { SnapshotError } from './snapshot.js';
 import { ServerStartError } from './start-error.js';
 import { Store } from './store.js';
 
@@ -45,6 +46,8 @@ export interface ServerOptions {
   plan?: Plan;
   /** Load state from this file at start and save every mutation to it; memory only without. */
   dataFile?: string;
+  /** The journal beside `dataFile` is compacted once larger than the snapshot and than this (1 MiB when absent); tests make it small. */
+  compactAfterBytes?: number;
   /** Bearer token of the /_local admin area; random when absent. */
   adminToken?: string;
   timeouts?: Partial<ServerTimeouts>;
@@ -109,23 +112,19 @@ async function start(options: ServerOptions, lock: DataFileLock | null, logWarni
   const clock = new Clock();
 
   const saved = options.dataFile === undefined ? null : await load(options.dataFile);
-  const store = saved ? Store.fromSnapshot(saved.snapshot, clock) : new Store(clock);
+  const store = saved ? loadStore(options.dataFile!, saved, clock) : new Store(clock);
   const plan = options.plan ?? 'free';
   let apiKey: string | null = null;
   if (!saved) {
     const { user } = store.createUser('Local user', plan);
     apiKey = store.createKey(user, 'bootstrap', null).secret;
   }
-  const stateFile =
-    options.dataFile === undefined
-      ? null
-      : new StateFile(options.dataFile, store, { durable: saved?.bytes, warn: logWarning, verify: lock ? () => lock.verify() : undefined });
-  if (stateFile && !saved) {
-    // The bootstrap key must be on disk before anyone is told about it.
-    await stateFile.save().catch((error: Error) => {
-      throw new ServerStartError(error.message);
-    });
-  }
+  // A new file holds the bootstrap key before anyone is told about it.
+  const stateFile = options.dataFile === undefined ? null : await openStateFile(options.dataFile, store, saved, {
+    warn: logWarning,
+    verify: lock ? () => lock.verify() : undefined,
+    compactAfterBytes: options.compactAfterBytes,
+  });
 
   // Svc-Server-Instance (docs/contract.md §B): a server with --data is the same server on every start, since its first user is kept in
   // the file; one in memory is a new one each time, and the keys saved for the last one are gone.
@@ -195,6 +194,8 @@ async function start(options: ServerOptions, lock: DataFileLock | null, logWarni
   url = `http://${reachableHost(options.host)}:${port}`;
   // What it finds is told through the lock's own onLost; a check that cannot tell is tried again next time.
   const lockCheck = lock && setInterval(() => lock.verify().catch(() => {}), LOCK_CHECK_MS).unref();
+  // After the ready line is out: a snapshot of a large state takes a while to make, and start-up need not wait for it.
+  if (stateFile) setImmediate(() => stateFile.compactIfWanted());
 
   let closed: Promise<void> | undefined;
   return {
@@ -235,6 +236,26 @@ function reachableHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::' || host === '::0') return '[::1]';
   return isIPv6(host) ? `[${host}]` : host;
+}
+
+function loadStore(path: string, saved: SavedState, clock: Clock): Store {
+  try {
+    return Store.load(saved.state, clock);
+  } catch (error) {
+    if (error instanceof SnapshotError) {
+      throw new ServerStartError(`${path} is not a valid svc state file: ${error.message}. The file was left untouched; repair or move it, or pick another --data file.`);
+    }
+    throw error;
+  }
+}
+
+async function openStateFile(path: string, store: Store, saved: SavedState | null, options: StateFileOptions): Promise<StateFile> {
+  try {
+    return saved ? await StateFile.open(path, store, saved, options) : await StateFile.create(path, store, options);
+  } catch (error) {
+    if (error instanceof StateFileError) throw new ServerStartError(error.message);
+    throw error;
+  }
 }
 
 async function load(path: string) {

@@ -1,12 +1,16 @@
+import { crc32 } from 'node:zlib';
 import { KEY_PREFIX } from '../contract/key-format.js';
 import { isPlan, type Plan } from '../contract/plans.js';
-import { ID_LENGTH, ID_PREFIX, isId, type IdKind } from './ids.js';
+import { isoTime } from './clock.js';
+import { ID_ALPHABET, ID_LENGTH, ID_PREFIX, isId, type IdKind } from './ids.js';
 import { nameProblem } from './validation.js';
 
 /**
- * The state file's format, read and written here alone: the saved form of the
- * server's state, its parsing and its bytes. Timestamps are ISO strings so the
- * file stays readable; key material is the SHA-256 hash only.
+ * The state file's formats, read and written here alone: the saved form of the
+ * server's state, its parsing and its bytes. Version 1 is one JSON document
+ * (ISO timestamps), read to migrate it; version 2, what the server writes, is
+ * a compact snapshot (encodeSnapshot) that loads without parsing JSON per key.
+ * Key material is the SHA-256 hash only, in either.
  */
 export interface Snapshot {
   format: typeof FORMAT;
@@ -47,37 +51,9 @@ export const VERSION = 1;
 
 export class SnapshotError extends Error {}
 
-const LINE_SEPARATOR = Buffer.from(',\n');
-
-/** One record as its line of the file. */
-export function encodeRecord(record: SavedUser | SavedWorkspace | SavedKey): Buffer {
-  return Buffer.from(JSON.stringify(record));
-}
-
-/**
- * A state as the file's bytes, in order, in pieces: JSON, one record per line,
- * readable and diffable. Key lines come ready-made (encodeRecord), so a
- * caller can keep and reuse the line of a key that has not changed.
- */
-export function encodeState(users: SavedUser[], workspaces: SavedWorkspace[], keyLines: Iterable<Buffer>): Buffer[] {
-  const parts: Buffer[] = [Buffer.from(`{"format":${JSON.stringify(FORMAT)},"version":${VERSION},\n`)];
-  const section = (name: string, lines: Iterable<Buffer>, end: string) => {
-    parts.push(Buffer.from(`"${name}":[\n`));
-    let first = true;
-    for (const line of lines) {
-      if (!first) parts.push(LINE_SEPARATOR);
-      parts.push(line);
-      first = false;
-    }
-    parts.push(Buffer.from(`\n]${end}`));
-  };
-  section('users', users.map(encodeRecord), ',\n');
-  section('workspaces', workspaces.map(encodeRecord), ',\n');
-  section('keys', keyLines, '}\n');
-  return parts;
-}
-
 type Obj = Record<string, unknown>;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const WORKSPACE_FIELDS = ['id', 'name', 'plan'] as const satisfies readonly (keyof SavedWorkspace)[];
 const USER_FIELDS = ['id', 'name', 'activeWorkspaceId', 'workspaceIds'] as const satisfies readonly (keyof SavedUser)[];
@@ -109,59 +85,77 @@ export function parseSnapshot(value: unknown): Snapshot {
   onlyFields(root, ['format', 'version', 'users', 'workspaces', 'keys'], 'the document');
   if (root.format !== FORMAT) throw new SnapshotError(`"format" is not "${FORMAT}"`);
   if (root.version !== VERSION) throw new SnapshotError(`unsupported "version" ${JSON.stringify(root.version)}`);
-
-  const workspaces = array(root.workspaces, 'workspaces').map((item, i): SavedWorkspace => {
-    const { r, id, label } = record(item, `workspaces[${i}]`, 'workspace', WORKSPACE_FIELDS);
-    const plan = r.plan;
-    if (!isPlan(plan)) throw new SnapshotError(`${label}: "plan" is not a known plan`);
-    return { id, name: name(r.name, label), plan };
-  });
-  const workspaceIds = unique(workspaces.map((w) => w.id), 'two workspaces share an id');
-  if (workspaces.length === 0) throw new SnapshotError('there are no workspaces');
-
-  const users = array(root.users, 'users').map((item, i): SavedUser => {
-    const { r, id, label } = record(item, `users[${i}]`, 'user', USER_FIELDS);
-    const memberOf = array(r.workspaceIds, `${label}: "workspaceIds"`).map((w) => {
-      if (!isId('workspace', w) || !workspaceIds.has(w)) throw new SnapshotError(`${label}: "workspaceIds" names an unknown workspace`);
-      return w;
-    });
-    unique(memberOf, `${label}: "workspaceIds" names a workspace twice`);
-    const active = r.activeWorkspaceId;
-    if (!isId('workspace', active) || !memberOf.includes(active)) {
-      throw new SnapshotError(`${label}: "activeWorkspaceId" is not one of its workspaces`);
-    }
-    return { id, name: name(r.name, label), activeWorkspaceId: active, workspaceIds: memberOf };
-  });
-  if (users.length === 0) throw new SnapshotError('there are no users');
-  const usersById = new Map(users.map((u) => [u.id, u]));
-  if (usersById.size !== users.length) throw new SnapshotError('two users share an id');
-
-  const keys = array(root.keys, 'keys').map((item, i): SavedKey => {
-    const { r, id, label } = record(item, `keys[${i}]`, 'key', KEY_FIELDS);
-    const user = isId('user', r.userId) ? usersById.get(r.userId) : undefined;
-    if (!user) throw new SnapshotError(`${label}: "userId" names an unknown user`);
-    const workspaceId = r.workspaceId;
-    if (!isId('workspace', workspaceId) || !workspaceIds.has(workspaceId)) throw new SnapshotError(`${label}: "workspaceId" names an unknown workspace`);
-    // A key is anchored to a workspace of its user's; any other would let it reach a workspace its user is not in.
-    if (!user.workspaceIds.includes(workspaceId)) throw new SnapshotError(`${label}: "workspaceId" is not one of its user's workspaces`);
-    if (typeof r.hint !== 'string' || !HINT.test(r.hint)) throw new SnapshotError(`${label}: "hint" is not of the form sk_abcd\u2026wxyz`);
-    return {
-      id,
-      userId: user.id,
-      workspaceId,
-      name: name(r.name, label),
-      hash: hash(r.hash, label),
-      hint: r.hint,
-      enabled: boolean(r.enabled, label, 'enabled'),
-      createdAt: timestamp(r.createdAt, label, 'createdAt'),
-      expiresAt: r.expiresAt === null ? null : timestamp(r.expiresAt, label, 'expiresAt'),
-      lastUsedAt: r.lastUsedAt === null ? null : timestamp(r.lastUsedAt, label, 'lastUsedAt'),
-    };
-  });
+  const { users, workspaces } = parsePeople(root);
+  const refs = references(users, workspaces);
+  const keys = array(root.keys, 'keys').map((item, i) => parseKey(item, `keys[${i}]`, refs));
   unique(keys.map((k) => k.id), 'two keys share an id');
   unique(keys.map((k) => k.hash), 'two keys share a hash');
-
   return { format: FORMAT, version: VERSION, users, workspaces, keys };
+}
+
+/** The users and workspaces of a document, each checked, and every reference between them. */
+function parsePeople(root: Obj): { users: SavedUser[]; workspaces: SavedWorkspace[] } {
+  const workspaces = array(root.workspaces, 'workspaces').map((item, i) => parseWorkspace(item, `workspaces[${i}]`));
+  const workspaceIds = unique(workspaces.map((w) => w.id), 'two workspaces share an id');
+  if (workspaces.length === 0) throw new SnapshotError('there are no workspaces');
+  const users = array(root.users, 'users').map((item, i) => parseUser(item, `users[${i}]`, workspaceIds));
+  if (users.length === 0) throw new SnapshotError('there are no users');
+  if (new Set(users.map((u) => u.id)).size !== users.length) throw new SnapshotError('two users share an id');
+  return { users, workspaces };
+}
+
+/** What a key's references are checked against. */
+export interface References {
+  users: { get(id: string): SavedUser | undefined };
+  workspaceIds: { has(id: string): boolean };
+}
+
+export function references(users: Iterable<SavedUser>, workspaces: Iterable<SavedWorkspace>): References {
+  return { users: new Map([...users].map((u) => [u.id, u])), workspaceIds: new Set([...workspaces].map((w) => w.id)) };
+}
+
+export function parseWorkspace(item: unknown, where: string): SavedWorkspace {
+  const { r, id, label } = record(item, where, 'workspace', WORKSPACE_FIELDS);
+  const plan = r.plan;
+  if (!isPlan(plan)) throw new SnapshotError(`${label}: "plan" is not a known plan`);
+  return { id, name: name(r.name, label), plan };
+}
+
+export function parseUser(item: unknown, where: string, workspaceIds: { has(id: string): boolean }): SavedUser {
+  const { r, id, label } = record(item, where, 'user', USER_FIELDS);
+  const memberOf = array(r.workspaceIds, `${label}: "workspaceIds"`).map((w) => {
+    if (!isId('workspace', w) || !workspaceIds.has(w)) throw new SnapshotError(`${label}: "workspaceIds" names an unknown workspace`);
+    return w;
+  });
+  unique(memberOf, `${label}: "workspaceIds" names a workspace twice`);
+  const active = r.activeWorkspaceId;
+  if (!isId('workspace', active) || !memberOf.includes(active)) {
+    throw new SnapshotError(`${label}: "activeWorkspaceId" is not one of its workspaces`);
+  }
+  return { id, name: name(r.name, label), activeWorkspaceId: active, workspaceIds: memberOf };
+}
+
+export function parseKey(item: unknown, where: string, refs: References): SavedKey {
+  const { r, id, label } = record(item, where, 'key', KEY_FIELDS);
+  const user = isId('user', r.userId) ? refs.users.get(r.userId) : undefined;
+  if (!user) throw new SnapshotError(`${label}: "userId" names an unknown user`);
+  const workspaceId = r.workspaceId;
+  if (!isId('workspace', workspaceId) || !refs.workspaceIds.has(workspaceId)) throw new SnapshotError(`${label}: "workspaceId" names an unknown workspace`);
+  // A key is anchored to a workspace of its user's; any other would let it reach a workspace its user is not in.
+  if (!user.workspaceIds.includes(workspaceId)) throw new SnapshotError(`${label}: "workspaceId" is not one of its user's workspaces`);
+  if (typeof r.hint !== 'string' || !HINT.test(r.hint)) throw new SnapshotError(`${label}: "hint" is not of the form sk_abcd\u2026wxyz`);
+  return {
+    id,
+    userId: user.id,
+    workspaceId,
+    name: name(r.name, label),
+    hash: hash(r.hash, label),
+    hint: r.hint,
+    enabled: boolean(r.enabled, label, 'enabled'),
+    createdAt: timestamp(r.createdAt, label, 'createdAt'),
+    expiresAt: r.expiresAt === null ? null : timestamp(r.expiresAt, label, 'expiresAt'),
+    lastUsedAt: r.lastUsedAt === null ? null : timestamp(r.lastUsedAt, label, 'lastUsedAt'),
+  };
 }
 
 /**
@@ -232,4 +226,229 @@ function unique(values: string[], problem: string): Set<string> {
   const set = new Set(values);
   if (set.size !== values.length) throw new SnapshotError(problem);
   return set;
+}
+
+/** A key's fields as memory holds them: times in milliseconds since the epoch. */
+export interface KeyFields {
+  id: string;
+  userId: string;
+  workspaceId: string;
+  name: string;
+  hash: string;
+  hint: string;
+  enabled: boolean;
+  createdAt: number;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+}
+
+/** A loaded state: the records, and the journal sequence number of the last change it holds (0 for none). */
+export interface State {
+  seq: number;
+  users: SavedUser[];
+  workspaces: SavedWorkspace[];
+  keys: KeyFields[];
+  /** Header fields this server does not know, written back as they came: the header is open to additions. */
+  extra: Record<string, unknown>;
+}
+
+export function keyFields(saved: SavedKey): KeyFields {
+  return {
+    id: saved.id,
+    userId: saved.userId,
+    workspaceId: saved.workspaceId,
+    name: saved.name,
+    hash: saved.hash,
+    hint: saved.hint,
+    enabled: saved.enabled,
+    createdAt: Date.parse(saved.createdAt),
+    expiresAt: saved.expiresAt === null ? null : Date.parse(saved.expiresAt),
+    lastUsedAt: saved.lastUsedAt === null ? null : Date.parse(saved.lastUsedAt),
+  };
+}
+
+export function savedKey(key: KeyFields): SavedKey {
+  return {
+    id: key.id,
+    userId: key.userId,
+    workspaceId: key.workspaceId,
+    name: key.name,
+    hash: key.hash,
+    hint: key.hint,
+    enabled: key.enabled,
+    createdAt: isoTime(key.createdAt),
+    expiresAt: key.expiresAt === null ? null : isoTime(key.expiresAt),
+    lastUsedAt: key.lastUsedAt === null ? null : isoTime(key.lastUsedAt),
+  };
+}
+
+/** A version 1 document as a State: it predates the journal, so it holds no change of it. */
+export function stateOf(snapshot: Snapshot): State {
+  return { seq: 0, users: snapshot.users, workspaces: snapshot.workspaces, keys: snapshot.keys.map(keyFields), extra: {} };
+}
+
+/*
+ * Version 2, the compact snapshot (docs/contract.md §B, "The data file"):
+ *
+ *   MAGIC (8 bytes) | u32 header length | header: UTF-8 JSON
+ *   | u32 key count | key records | u32 CRC-32 of every byte before it
+ *
+ * The header is {"format","version":2,"seq","users","workspaces", ...}; a key
+ * record is its id (24 bytes, `key_` and 20 symbols), its user's and workspace's places in the
+ * header's lists (u32 each), the 32 bytes of its hash, the hint's 8 symbols,
+ * a flags byte (enabled, has expiresAt, has lastUsedAt), createdAt, expiresAt
+ * and lastUsedAt as float64 milliseconds, then its name: u16 byte length and
+ * UTF-8. Integers are little-endian. Fixed widths are what make loading fast:
+ * no text is scanned for where a field ends, no timestamp is parsed.
+ */
+export const SNAPSHOT_VERSION = 2;
+const MAGIC = Buffer.from('SVCSNAP\n', 'latin1');
+const KEY_ID_LENGTH = ID_PREFIX.key.length + ID_LENGTH;
+const KEY_FIXED = KEY_ID_LENGTH + 4 + 4 + 32 + 8 + 1 + 3 * 8 + 2;
+const ENABLED = 1;
+const EXPIRES = 2;
+const USED = 4;
+/** The span isoTime writes with a four-digit year: years 0000 to 9999. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const HINT_BODY = /^[A-Za-z0-9]{8}$/;
+const KEY_ID = new RegExp(`^${ID_PREFIX.key}[${ID_ALPHABET}]{${ID_LENGTH}}$`);
+/** A name nameProblem passes without a look: printable ASCII, 1 to 100 of them, not starting or ending with a space. */
+const PLAIN_NAME = /^[\x21-\x7e](?:[\x20-\x7e]{0,98}[\x21-\x7e])?$/;
+const HEADER_FIELDS = ['format', 'version', 'seq', 'users', 'workspaces'];
+
+export function isCompactSnapshot(bytes: Buffer): boolean {
+  return bytes.length >= MAGIC.length && bytes.subarray(0, MAGIC.length).equals(MAGIC);
+}
+
+/** The state as version 2's bytes; `keys` in the order the store added them, which loading keeps. */
+export function encodeSnapshot(state: { seq: number; users: SavedUser[]; workspaces: SavedWorkspace[]; keys: readonly KeyFields[]; extra: Record<string, unknown> }): Buffer {
+  const header = Buffer.from(
+    JSON.stringify({ ...state.extra, format: FORMAT, version: SNAPSHOT_VERSION, seq: state.seq, users: state.users, workspaces: state.workspaces }),
+  );
+  const userPlace = new Map(state.users.map((u, i) => [u.id, i]));
+  const workspacePlace = new Map(state.workspaces.map((w, i) => [w.id, i]));
+  let names = 0;
+  for (const key of state.keys) names += Buffer.byteLength(key.name);
+  const out = Buffer.allocUnsafe(MAGIC.length + 8 + header.length + state.keys.length * KEY_FIXED + names + 4);
+  let at = MAGIC.copy(out, 0);
+  at = out.writeUInt32LE(header.length, at);
+  at += header.copy(out, at);
+  at = out.writeUInt32LE(state.keys.length, at);
+  for (const key of state.keys) {
+    at += out.write(key.id, at, KEY_ID_LENGTH, 'latin1');
+    at = out.writeUInt32LE(userPlace.get(key.userId)!, at);
+    at = out.writeUInt32LE(workspacePlace.get(key.workspaceId)!, at);
+    at += out.write(key.hash, at, 32, 'hex');
+    at += out.write(key.hint.slice(KEY_PREFIX.length, KEY_PREFIX.length + 4) + key.hint.slice(-4), at, 8, 'latin1');
+    out[at++] = (key.enabled ? ENABLED : 0) | (key.expiresAt === null ? 0 : EXPIRES) | (key.lastUsedAt === null ? 0 : USED);
+    at = out.writeDoubleLE(key.createdAt, at);
+    at = out.writeDoubleLE(key.expiresAt ?? 0, at);
+    at = out.writeDoubleLE(key.lastUsedAt ?? 0, at);
+    const length = out.write(key.name, at + 2, 'utf8');
+    at = out.writeUInt16LE(length, at) + length;
+  }
+  at = out.writeUInt32LE(crc32(out.subarray(0, at)), at);
+  return out.subarray(0, at);
+}
+
+/**
+ * Version 2's bytes as a State. The checksum says the bytes are as written;
+ * every record is still checked as parseSnapshot checks version 1's, since
+ * the file may have been made by hand or by a server with another bug. That
+ * no two keys share an id or a hash is left to the store's indexes, which
+ * hold every key by both anyway (Store.load): a set of each here would
+ * double the cost of loading.
+ */
+export function decodeSnapshot(bytes: Buffer): State {
+  if (!isCompactSnapshot(bytes) || bytes.length < MAGIC.length + 12) throw new SnapshotError('it is cut short');
+  const body = bytes.length - 4;
+  if (crc32(bytes.subarray(0, body)) !== bytes.readUInt32LE(body)) throw new SnapshotError('its checksum does not match its content (damaged or cut short)');
+  let at = MAGIC.length;
+  const headerLength = bytes.readUInt32LE(at);
+  at += 4;
+  if (at + headerLength + 4 > body) throw new SnapshotError('its header runs past its end');
+  let root: Obj;
+  try {
+    root = object(JSON.parse(utf8.decode(bytes.subarray(at, at + headerLength))), 'the header');
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    throw new SnapshotError(`its header is not valid JSON (${(error as Error).message})`);
+  }
+  at += headerLength;
+  if (root.format !== FORMAT) throw new SnapshotError(`"format" is not "${FORMAT}"`);
+  if (root.version !== SNAPSHOT_VERSION) throw new SnapshotError(`unsupported "version" ${JSON.stringify(root.version)}`);
+  const seq = root.seq;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new SnapshotError('"seq" is not a whole number');
+  const { users, workspaces } = parsePeople(root);
+  const extra = Object.fromEntries(Object.entries(root).filter(([field]) => !HEADER_FIELDS.includes(field)));
+
+  const count = bytes.readUInt32LE(at);
+  at += 4;
+  const raw = bytes as Buffer & Slicing;
+  const keys: KeyFields[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    if (at + KEY_FIXED > body) throw new SnapshotError(`keys[${i}] runs past the end of the file`);
+    // Read whole, prefix included: one flat string, which the indexes hash faster than a joined one.
+    const id = raw.latin1Slice(at, at + KEY_ID_LENGTH);
+    if (!KEY_ID.test(id)) throw new SnapshotError(`keys[${i}]: "id" is not a key id as the server makes them (${ID_PREFIX.key} and ${ID_LENGTH} of 0-9, a-z)`);
+    at += KEY_ID_LENGTH;
+    const user = users[bytes.readUInt32LE(at)];
+    const workspace = workspaces[bytes.readUInt32LE(at + 4)];
+    at += 8;
+    if (!user) throw new SnapshotError(`${keyLabel(i, id)}: "userId" names an unknown user`);
+    if (!workspace) throw new SnapshotError(`${keyLabel(i, id)}: "workspaceId" names an unknown workspace`);
+    if (!user.workspaceIds.includes(workspace.id)) throw new SnapshotError(`${keyLabel(i, id)}: "workspaceId" is not one of its user's workspaces`);
+    const hashHex = raw.hexSlice(at, at + 32);
+    at += 32;
+    const hintBody = raw.latin1Slice(at, at + 8);
+    if (!HINT_BODY.test(hintBody)) throw new SnapshotError(`${keyLabel(i, id)}: "hint" is not of the form sk_abcd\u2026wxyz`);
+    at += 8;
+    const flags = bytes[at++]!;
+    const createdAt = time(bytes.readDoubleLE(at), i, id, 'createdAt');
+    const expiresAt = flags & EXPIRES ? time(bytes.readDoubleLE(at + 8), i, id, 'expiresAt') : null;
+    const lastUsedAt = flags & USED ? time(bytes.readDoubleLE(at + 16), i, id, 'lastUsedAt') : null;
+    at += 24;
+    const nameLength = bytes.readUInt16LE(at);
+    at += 2;
+    if (at + nameLength > body) throw new SnapshotError(`${keyLabel(i, id)} runs past the end of the file`);
+    const keyName = raw.utf8Slice(at, at + nameLength);
+    // Replacement characters come from bytes that are not UTF-8, unless they were written as such.
+    if (keyName.includes('\uFFFD') && !Buffer.from(keyName).equals(bytes.subarray(at, at + nameLength))) {
+      throw new SnapshotError(`${keyLabel(i, id)}: "name" is not UTF-8`);
+    }
+    at += nameLength;
+    if (!PLAIN_NAME.test(keyName)) name(keyName, keyLabel(i, id));
+    keys[i] = {
+      id,
+      userId: user.id,
+      workspaceId: workspace.id,
+      name: keyName,
+      hash: hashHex,
+      hint: `${KEY_PREFIX}${hintBody.slice(0, 4)}\u2026${hintBody.slice(4)}`,
+      enabled: (flags & ENABLED) !== 0,
+      createdAt,
+      expiresAt,
+      lastUsedAt,
+    };
+  }
+  if (at !== body) throw new SnapshotError('it has bytes after its last key');
+  return { seq, users, workspaces, keys, extra };
+}
+
+function time(value: number, i: number, id: string, field: string): number {
+  if (!Number.isInteger(value) || value < EARLIEST || value > LATEST) throw new SnapshotError(`${keyLabel(i, id)}: "${field}" is not a time the server could have stamped`);
+  return value;
+}
+
+/** A key named in a message by its place and id, as parseSnapshot names it; made only for a message. */
+function keyLabel(i: number, id: string): string {
+  return `keys[${i}] (${id})`;
+}
+
+/** Buffer's own slicing, without the encoding lookup of toString: it runs for every field of every key. */
+interface Slicing {
+  latin1Slice(start: number, end: number): string;
+  hexSlice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
 }

@@ -6,7 +6,8 @@ import type { CreatedKey, KeyRecord, User, Workspace } from '../contract/types.j
 import { isoTime, type Clock } from './clock.js';
 import { ID_ALPHABET, ID_LENGTH, ID_PREFIX } from './ids.js';
 import { hashKey } from './key-hash.js';
-import { encodeRecord, encodeState, FORMAT, KEY_FIELDS, VERSION, type SavedKey, type SavedUser, type Snapshot } from './snapshot.js';
+import type { Op } from './journal.js';
+import { FORMAT, savedKey, SnapshotError, stateOf, VERSION, type KeyFields, type SavedUser, type SavedWorkspace, type Snapshot, type State } from './snapshot.js';
 
 export interface UserState {
   id: string;
@@ -22,19 +23,23 @@ export interface WorkspaceState {
 }
 
 /** A key as the server holds it: the hash of the secret, never the secret. */
-export interface StoredKey {
-  id: string;
-  userId: string;
-  workspaceId: string;
-  name: string;
-  hash: string;
-  hint: string;
-  enabled: boolean;
-  createdAt: number;
-  expiresAt: number | null;
-  lastUsedAt: number | null;
+export interface StoredKey extends KeyFields {
+  /** The order the key was added to this server's memory in, telling apart keys created in the same millisecond; never saved. */
+  added: number;
 }
 
+/** The changes made since the last `takeChanges`, as journal operations, and how to take them back. */
+export interface Changes {
+  ops: Op[];
+  /** Puts memory back as it was before these changes; the changes taken later must be undone first. */
+  undo(): void;
+}
+
+/** A record as it was before the first change since the last `takeChanges`: null when it did not exist. */
+type Prior =
+  | { kind: 'workspace'; live: WorkspaceState; was: WorkspaceState | null }
+  | { kind: 'user'; live: UserState; was: UserState | null }
+  | { kind: 'key'; live: StoredKey; was: StoredKey | null };
 
 /** A key's place in its user's list: what a page cursor names (docs/contract.md §A5). */
 export interface KeyPlace {
@@ -54,13 +59,13 @@ export class Store {
    * a slice, never a sort of every key on every request.
    */
   private readonly keysByUser = new Map<string, StoredKey[]>();
-  /** The order keys were added in, telling apart keys created in the same millisecond; kept off StoredKey, which is saved field by field. */
-  private readonly addedAt = new WeakMap<StoredKey, number>();
   private added = 0;
-  /** Each key's line in the state file, with the field values it was made from (see stateFileParts). */
-  private readonly savedLines = new WeakMap<StoredKey, { fields: StoredKey; line: Buffer }>();
-  /** Bumped by every change, lastUsedAt included, so persistence can tell when state is unsaved. */
-  version = 0;
+  /** Records changed since the last takeChanges, by kind and id, with what they were before. */
+  private priors = new Map<string, Prior>();
+  /** The whole world before a reset since the last takeChanges, if one came. */
+  private beforeReset: { state: State; keys: Map<string, StoredKey> } | null = null;
+  /** Keys whose lastUsedAt moved since the last takeChanges: saved with the next change, never undone. */
+  private used = new Set<StoredKey>();
 
   constructor(
     private readonly clock: Clock,
@@ -68,59 +73,65 @@ export class Store {
   ) {}
 
   static fromSnapshot(snapshot: Snapshot, clock: Clock): Store {
+    return Store.load(stateOf(snapshot), clock);
+  }
+
+  static load(state: State, clock: Clock): Store {
     const store = new Store(clock);
-    store.restore(snapshot);
+    store.replace(state, new Map());
     return store;
   }
 
   /**
-   * Makes the state the one in `snapshot`, in place: app and handlers hold
-   * this store, and requests in flight hold its records, so a record that
-   * exists in both keeps its identity and only its fields change. Used after
-   * a failed save, to go back to what the file holds. A surviving key keeps
-   * the lastUsedAt it has in memory: that is saved lazily, and its use did happen.
+   * Makes the state the one given, in place: app and handlers hold this
+   * store, and requests in flight hold its records, so a record of `live`
+   * that is in `state` too keeps its identity and only its fields change.
+   * The state's key objects become the store's: they must be its alone.
+   * A surviving key keeps the lastUsedAt it has in memory: that is saved
+   * lazily, and its use did happen.
    */
-  restore(snapshot: Snapshot): void {
+  private replace(state: State, live: Map<string, StoredKey>): void {
     const workspaces = new Map(this.workspaces);
     const users = new Map(this.users);
-    const keys = new Map(this.keys);
     this.workspaces.clear();
     this.users.clear();
     this.keys.clear();
     this.keysByHash.clear();
     this.keysByUser.clear();
-    for (const w of snapshot.workspaces) {
+    for (const w of state.workspaces) {
       this.workspaces.set(w.id, Object.assign(workspaces.get(w.id) ?? ({} as WorkspaceState), w));
     }
-    for (const u of snapshot.users) {
+    for (const u of state.users) {
       const user = Object.assign(users.get(u.id) ?? ({} as UserState), u, { workspaceIds: [...u.workspaceIds] });
       this.users.set(u.id, user);
       this.keysByUser.set(u.id, []);
     }
-    for (const k of snapshot.keys) {
-      const live = keys.get(k.id);
-      // One literal with every field, as createKey makes them: keys of one shape keep the save loop fast.
-      const key: StoredKey = {
-        id: k.id,
-        userId: k.userId,
-        workspaceId: k.workspaceId,
-        name: k.name,
-        hash: k.hash,
-        hint: k.hint,
-        enabled: k.enabled,
-        createdAt: Date.parse(k.createdAt),
-        expiresAt: k.expiresAt === null ? null : Date.parse(k.expiresAt),
-        lastUsedAt: live ? live.lastUsedAt : k.lastUsedAt === null ? null : Date.parse(k.lastUsedAt),
-      };
-      const stored = live ? Object.assign(live, key) : key;
+    for (const k of state.keys) {
+      const before = live.get(k.id);
+      let stored: StoredKey;
+      if (before) {
+        const { lastUsedAt } = before;
+        stored = Object.assign(before, k, { lastUsedAt, added: before.added });
+      } else {
+        // The state's own object, taken over rather than copied: a load of 100,000 keys makes no second set of them.
+        stored = k as StoredKey;
+        stored.added = this.added++;
+      }
       this.keys.set(stored.id, stored);
       this.keysByHash.set(stored.hash, stored);
       this.keysByUser.get(stored.userId)!.push(stored);
-      if (!this.addedAt.has(stored)) this.addedAt.set(stored, this.added++);
     }
+    // The indexes are what tells two keys of one id or hash apart; a snapshot's loader leaves that to them.
+    if (this.keys.size !== state.keys.length) throw new SnapshotError('two keys share an id');
+    if (this.keysByHash.size !== state.keys.length) throw new SnapshotError('two keys share a hash');
     // One sort per user, not an insertion per key: a file's keys need not come in creation order.
     for (const keys of this.keysByUser.values()) keys.sort((a, b) => this.compare(a, b));
-    this.version++;
+  }
+
+  /** The state as loaded and saved, copied. */
+  state(): State {
+    const { users, workspaces, keys } = this.snapshotParts();
+    return { seq: 0, users, workspaces, keys: keys.map((k) => ({ ...k })), extra: {} };
   }
 
   toSnapshot(): Snapshot {
@@ -133,30 +144,96 @@ export class Store {
     };
   }
 
-  /**
-   * toSnapshot() as the state file's bytes (snapshot.ts lays them out).
-   * Rewriting the whole file is what makes a save atomic, but with 100,000
-   * keys serialising every key on every save took a fifth of a second of
-   * blocked event loop (bench/scale.mjs); so each key's line is kept and
-   * reused for as long as every one of its fields is unchanged. The pieces
-   * are never changed afterwards, so holding them holds the file as it was
-   * written, at the cost of an array rather than a copy.
-   */
-  stateFileParts(): Buffer[] {
-    return encodeState([...this.users.values()].map(savedUser), [...this.workspaces.values()].map((w) => ({ ...w })), this.keyLines());
+  /** Everything a snapshot holds (snapshot.ts, encodeSnapshot), keys in the order they were added. */
+  snapshotParts(): { users: SavedUser[]; workspaces: SavedWorkspace[]; keys: KeyFields[] } {
+    return {
+      users: [...this.users.values()].map(savedUser),
+      workspaces: [...this.workspaces.values()].map((w) => ({ ...w })),
+      keys: [...this.keys.values()],
+    };
   }
 
-  private *keyLines(): Generator<Buffer> {
-    for (const key of this.keys.values()) {
-      const saved = this.savedLines.get(key);
-      // The saved format has every field of a key: a saved line is reused only while all of them are as they were.
-      if (saved && KEY_FIELDS.every((field) => saved.fields[field] === key[field])) {
-        yield saved.line;
-        continue;
+  /** Whether anything changed since the last takeChanges, a key's use included. */
+  hasChanges(): boolean {
+    return this.priors.size > 0 || this.beforeReset !== null || this.used.size > 0;
+  }
+
+  /**
+   * The changes since the last call, as journal operations: each changed
+   * record as it is now (or its removal), in an order a replay can apply
+   * (workspaces, users, keys); null when nothing changed. The records are
+   * whole, so replaying one twice is harmless.
+   */
+  takeChanges(): Changes | null {
+    if (!this.hasChanges()) return null;
+    const priors = [...this.priors.values()];
+    const beforeReset = this.beforeReset;
+    const used = [...this.used];
+    this.priors = new Map();
+    this.beforeReset = null;
+    this.used = new Set();
+    const ops: Op[] = [];
+    if (beforeReset) {
+      ops.push({ reset: true });
+      for (const w of this.workspaces.values()) ops.push({ workspace: { ...w } });
+      for (const u of this.users.values()) ops.push({ user: savedUser(u) });
+      for (const k of this.keys.values()) ops.push({ key: savedKey(k) });
+    } else {
+      for (const kind of ['workspace', 'user', 'key'] as const) {
+        for (const prior of priors) if (prior.kind === kind) ops.push(this.opOf(prior));
       }
-      const line = encodeRecord(savedKey(key));
-      this.savedLines.set(key, { fields: { ...key }, line });
-      yield line;
+      const changed = new Set<unknown>(priors.map((p) => p.live));
+      for (const key of used) if (!changed.has(key) && this.holds(key)) ops.push({ key: savedKey(key) });
+    }
+    return {
+      ops,
+      undo: () => {
+        if (beforeReset) this.replace(beforeReset.state, beforeReset.keys);
+        else for (const prior of priors.reverse()) this.putBack(prior);
+        for (const key of used) if (this.holds(key)) this.used.add(key);
+      },
+    };
+  }
+
+  private opOf(prior: Prior): Op {
+    switch (prior.kind) {
+      case 'workspace':
+        return { workspace: { ...prior.live } };
+      case 'user':
+        return { user: savedUser(prior.live) };
+      case 'key':
+        return this.holds(prior.live) ? { key: savedKey(prior.live) } : { revoke: prior.live.id };
+    }
+  }
+
+  /** Called before a record changes: remembers it as it was, once per takeChanges. */
+  private touch(prior: Prior): void {
+    if (this.beforeReset) return;
+    const id = `${prior.kind} ${prior.live.id}`;
+    if (!this.priors.has(id)) this.priors.set(id, prior);
+  }
+
+  private putBack(prior: Prior): void {
+    switch (prior.kind) {
+      case 'workspace':
+        if (prior.was) this.workspaces.set(prior.live.id, Object.assign(prior.live, prior.was));
+        else this.workspaces.delete(prior.live.id);
+        return;
+      case 'user':
+        if (prior.was) this.users.set(prior.live.id, Object.assign(prior.live, prior.was, { workspaceIds: [...prior.was.workspaceIds] }));
+        else {
+          this.users.delete(prior.live.id);
+          this.keysByUser.delete(prior.live.id);
+        }
+        return;
+      case 'key': {
+        const key = prior.live;
+        if (this.holds(key)) this.removeKey(key);
+        if (prior.was) {
+          Object.assign(key, prior.was, { lastUsedAt: key.lastUsedAt });
+          this.addKey(key);
+        }
+      }
     }
   }
 
@@ -166,6 +243,12 @@ export class Store {
    * failed save can bring the old world back.
    */
   reset(plan: Plan): { user: UserState; secret: string } {
+    if (!this.beforeReset) {
+      // What an undo returns to is the world as of the last takeChanges: the changes since are taken back first, as the reset drops them anyway.
+      for (const prior of [...this.priors.values()].reverse()) this.putBack(prior);
+      this.priors.clear();
+      this.beforeReset = { state: this.state(), keys: new Map(this.keys) };
+    }
     this.workspaces.clear();
     this.users.clear();
     this.keys.clear();
@@ -195,35 +278,38 @@ export class Store {
     const id = this.newId(ID_PREFIX.user, this.users);
     const workspace: WorkspaceState = { id: this.newId(ID_PREFIX.workspace, this.workspaces), name: 'Personal', plan };
     const user: UserState = { id, name, activeWorkspaceId: workspace.id, workspaceIds: [workspace.id] };
+    this.touch({ kind: 'workspace', live: workspace, was: null });
+    this.touch({ kind: 'user', live: user, was: null });
     this.workspaces.set(workspace.id, workspace);
     this.users.set(id, user);
     this.keysByUser.set(id, []);
-    this.version++;
     return { user, workspace };
   }
 
   createWorkspace(user: UserState, name: string, plan: Plan): WorkspaceState {
     const workspace: WorkspaceState = { id: this.newId(ID_PREFIX.workspace, this.workspaces), name, plan };
+    this.touch({ kind: 'workspace', live: workspace, was: null });
+    this.touch({ kind: 'user', live: user, was: savedUser(user) });
     this.workspaces.set(workspace.id, workspace);
     user.workspaceIds.push(workspace.id);
-    this.version++;
     return workspace;
   }
 
   setPlan(workspace: WorkspaceState, plan: Plan): void {
+    this.touch({ kind: 'workspace', live: workspace, was: { ...workspace } });
     workspace.plan = plan;
-    this.version++;
   }
 
   setActiveWorkspace(user: UserState, workspace: WorkspaceState): void {
+    this.touch({ kind: 'user', live: user, was: savedUser(user) });
     user.activeWorkspaceId = workspace.id;
-    this.version++;
   }
 
   /** The key is anchored to the user's active workspace now; later switches never move it. */
   createKey(user: UserState, name: string, expiresAt: number | null): { key: StoredKey; secret: string } {
     const secret = generateKey(this.random);
-    const key: StoredKey = {
+    // Made as a loaded key is, `added` last, so every key has one shape and lookups on them stay fast.
+    const fields: KeyFields = {
       id: this.newId(ID_PREFIX.key, this.keys),
       userId: user.id,
       workspaceId: user.activeWorkspaceId,
@@ -235,8 +321,10 @@ export class Store {
       expiresAt,
       lastUsedAt: null,
     };
+    const key = fields as StoredKey;
+    key.added = this.added++;
+    this.touch({ kind: 'key', live: key, was: null });
     this.addKey(key);
-    this.version++;
     return { key, secret };
   }
 
@@ -278,26 +366,30 @@ export class Store {
   }
 
   private placeOf(key: StoredKey): KeyPlace {
-    return { createdAt: key.createdAt, added: this.addedAt.get(key)! };
+    return { createdAt: key.createdAt, added: key.added };
   }
 
   setEnabled(key: StoredKey, enabled: boolean): void {
+    this.touch({ kind: 'key', live: key, was: { ...key } });
     key.enabled = enabled;
-    this.version++;
   }
 
   deleteKey(key: StoredKey): void {
+    this.touch({ kind: 'key', live: key, was: { ...key } });
+    this.removeKey(key);
+  }
+
+  private removeKey(key: StoredKey): void {
     this.keys.delete(key.id);
     this.keysByHash.delete(key.hash);
     const keys = this.keysByUser.get(key.userId);
     const at = keys ? this.indexOf(keys, key) : -1;
     if (at !== -1) keys!.splice(at, 1);
-    this.version++;
   }
 
   recordUse(key: StoredKey): void {
     key.lastUsedAt = this.clock.now();
-    this.version++;
+    this.used.add(key);
   }
 
   isExpired(key: StoredKey): boolean {
@@ -322,15 +414,14 @@ export class Store {
     return { ...this.keyRecord(key), secret };
   }
 
+  /** A key put back by an undo keeps its place in the order keys were added. */
   private addKey(key: StoredKey): void {
     this.keys.set(key.id, key);
     this.keysByHash.set(key.hash, key);
-    this.addedAt.set(key, this.added++);
     const keys = this.keysByUser.get(key.userId)!;
-    // A new key is almost always the newest; a clock set back puts it earlier.
-    let at = keys.length;
-    while (at > 0 && this.compare(keys[at - 1]!, key) > 0) at--;
-    keys.splice(at, 0, key);
+    const at = this.lowerBound(keys, this.placeOf(key));
+    if (at === keys.length) keys.push(key);
+    else keys.splice(at, 0, key);
   }
 
   private compare(a: StoredKey, b: StoredKey): number {
@@ -338,7 +429,7 @@ export class Store {
   }
 
   private comparePlace(key: StoredKey, place: KeyPlace): number {
-    return key.createdAt - place.createdAt || this.addedAt.get(key)! - place.added;
+    return key.createdAt - place.createdAt || key.added - place.added;
   }
 
   /** Where `key` is in its user's oldest-first array, by binary search on its place. */
@@ -369,15 +460,6 @@ export class Store {
 
 function savedUser(user: UserState): SavedUser {
   return { ...user, workspaceIds: [...user.workspaceIds] };
-}
-
-function savedKey(key: StoredKey): SavedKey {
-  return {
-    ...key,
-    createdAt: isoTime(key.createdAt),
-    expiresAt: key.expiresAt === null ? null : isoTime(key.expiresAt),
-    lastUsedAt: key.lastUsedAt === null ? null : isoTime(key.lastUsedAt),
-  };
 }
 
 export function workspaceView(workspace: WorkspaceState): Workspace {

@@ -4,13 +4,14 @@
  * finish a request, and a burst of concurrent creates.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, call, startServe, type ServeProcess } from './helpers.js';
+import { savedState } from '../helpers/saved-state.js';
 
 let dir: string;
 beforeAll(() => {
@@ -82,7 +83,7 @@ describe('500 concurrent creates', () => {
       expect(new Set(created.map((k) => k.name)).size).toBe(500);
 
       // Every one was on disk before it was acknowledged.
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as { keys: { id: string; hash: string }[] };
+      const saved = (await savedState(file)) as { keys: { id: string; hash: string }[] };
       const hashes = new Map(saved.keys.map((k) => [k.id, k.hash]));
       for (const key of created) expect(hashes.get(key.id)).toBe(createHash('sha256').update(key.secret).digest('hex'));
 

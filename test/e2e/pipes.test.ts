@@ -26,7 +26,7 @@ beforeAll(async () => {
   const { secret } = store.createKey(user, 'bootstrap', null);
   for (let i = 1; i < KEYS; i++) store.createKey(user, `pipe ${i}`, null);
   const file = join(dir, 'state.json');
-  await new StateFile(file, store).save();
+  await StateFile.create(file, store);
   server = await startLocalServer(['--data', file]);
   env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url, SVC_API_KEY: secret };
 });

@@ -3,12 +3,13 @@
  * Fault rules of docs/contract.md §B (`/_local/faults`): every kind, against
  * the real server, as an HTTP client sees it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, UNAUTHORIZED_BODY, type TestServer } from './helpers.js';
+import { savedState } from '../helpers/saved-state.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -301,7 +302,7 @@ describe('after: with --data, the change is on disk before the answer is lost', 
     expect((await s.admin('POST', '/faults', { rules: [{ method: 'POST', status: 503, after: true }] })).status).toBe(201);
     const res = await s.api('POST', '/user/api-keys', { body: { name: 'durable-anyway' } });
     expect(res.status).toBe(503);
-    const saved = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
+    const saved = await savedState(join(dir, 'state.json'));
     expect(saved.keys.map((k: { name: string }) => k.name)).toContain('durable-anyway');
   });
 });

@@ -26,14 +26,14 @@ type State = {
   [field: string]: unknown;
 };
 
-/** A state as the server writes it: two users with a workspace each, the first with two keys. */
+/** A state as the server wrote it before the compact snapshot (version 1): two users with a workspace each, the first with two keys. */
 function writtenState(): State {
   const store = new Store(new Clock(() => Date.parse('2026-01-01T00:00:00.000Z')));
   const { user } = store.createUser('Local user', 'free');
   store.createKey(user, 'first', null);
   store.createKey(user, 'second', Date.parse('2027-01-01T00:00:00.000Z'));
   store.createUser('Other', 'pro');
-  return JSON.parse(Buffer.concat(store.stateFileParts()).toString('utf8'));
+  return JSON.parse(JSON.stringify(store.toSnapshot()));
 }
 
 function fileHolding(state: State): string {
@@ -51,7 +51,7 @@ describe('the state file loader', () => {
     const state = writtenState();
     state.keys[0]!.name = '\u{1F600}'.repeat(100);
     state.users[1]!.name = 'Ada Lovelace — ünïcödé';
-    expect((await readState(fileHolding(state)))!.snapshot.keys[0]!.name).toBe(state.keys[0]!.name);
+    expect((await readState(fileHolding(state)))!.state.keys[0]!.name).toBe(state.keys[0]!.name);
   });
 
   /** Each case spoils a good state and says what the refusal must say about it. */

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LockLostError, startServer, type RunningServer } from '../../src/server/listen.js';
 import { call, startServe, type Answer, type ServeProcess } from '../abuse/helpers.js';
+import { savedBytes, savedState } from '../helpers/saved-state.js';
 
 const dirs: string[] = [];
 const running: (RunningServer | ServeProcess)[] = [];
@@ -90,7 +91,7 @@ describe('svc serve --data after its lock is gone', () => {
     expect(a.stderr()).not.toContain('Unexpected error');
     // It did not put a lock back on its way out, nor save what it refused.
     expect(existsSync(`${file}.lock`)).toBe(false);
-    expect(readFileSync(file, 'utf8')).not.toContain('"refused"');
+    expect(savedBytes(file)).not.toContain('"refused"');
 
     const b = await serve(file);
     expect(await names(b.url, a.apiKey)).toEqual(['kept', 'bootstrap']);
@@ -198,7 +199,7 @@ describe('startServer after its lock is gone', () => {
     expect(await names(b.url, key)).toEqual(['from-b', 'bootstrap']);
     await b.close();
     expect(existsSync(`${file}.lock`)).toBe(false);
-    expect(JSON.parse(readFileSync(file, 'utf8')).keys.map((k: { id: string }) => k.id)).toContain(fromB.id);
+    expect((await savedState(file)).keys.map((k: { id: string }) => k.id)).toContain(fromB.id);
   });
 
   it('lock replaced by a copy of itself: the content is the same, the inode is not', async () => {
@@ -221,11 +222,11 @@ describe('startServer after its lock is gone', () => {
     const { file } = dataFile();
     const a = await start(file, []);
     const key = a.ready.apiKey!;
-    const before = readFileSync(file);
+    const before = savedBytes(file);
     rmSync(`${file}.lock`);
     const reset = await call(a.url, 'POST', '/_local/reset', a.ready.adminToken);
     expectLockLost(reset);
     expect((await call(a.url, 'GET', '/api/service/workspace', key)).status).toBe(200);
-    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(savedBytes(file)).toBe(before);
   });
 });

@@ -1,12 +1,14 @@
 // tier: in-process
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Clock } from '../../src/server/clock.js';
 import { ServerStartError, startServer } from '../../src/server/listen.js';
-import { loadState, StateFile, StateFileError, type Snapshottable } from '../../src/server/persistence.js';
+import { scanJournal } from '../../src/server/journal.js';
+import { loadState, readState, StateFile, StateFileError, type StateFileOptions } from '../../src/server/persistence.js';
 import { Store } from '../../src/server/store.js';
+import { savedBytes, savedState } from '../helpers/saved-state.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -18,73 +20,85 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A state whose file holds just its version, to see which write carried which change. */
-function countingState() {
-  const state = {
-    version: 0,
-    encoded: 0,
-    stateFileParts() {
-      state.encoded++;
-      return [Buffer.from(JSON.stringify({ version: state.version }))];
-    },
-    restore() {
-      throw new Error('a counting state has nothing to go back to');
-    },
-  };
-  return state satisfies Snapshottable;
+/** A store saved to `path`, with a user to make keys for. */
+async function savedStore(path: string, options: StateFileOptions = {}) {
+  const clock = new Clock();
+  const store = new Store(clock);
+  const { user } = store.createUser('u', 'free');
+  const file = await StateFile.create(path, store, options);
+  return { store, user, file, clock };
+}
+
+/** The journal's records, as the file holds them. */
+function records(path: string): { seq: number; ops: unknown[] }[] {
+  const dir = dirname(path);
+  const names = readdirSync(dir).filter((name) => name.startsWith(`${basename(path)}.journal.`));
+  return names.flatMap((name) => scanJournal(readFileSync(join(dir, name))).payloads.map((payload) => JSON.parse(payload.toString('utf8'))));
 }
 
 describe('StateFile', () => {
-  it('writes once for a burst of concurrent saves, and resolves each only once its change is on disk', async () => {
+  it('appends once for a burst of concurrent saves, and resolves each only once its change is on disk', async () => {
     const path = join(tempDir(), 'state.json');
-    const state = countingState();
-    const file = new StateFile(path, state);
-    const saves = Array.from({ length: 100 }, async () => {
-      const mine = ++state.version;
+    const { store, user, file } = await savedStore(path);
+    const saves = Array.from({ length: 100 }, async (_, i) => {
+      const { key } = store.createKey(user, `k${i}`, null);
       await file.save();
-      expect(JSON.parse(readFileSync(path, 'utf8')).version).toBeGreaterThanOrEqual(mine);
+      expect((await loadState(path))!.keys.map((k) => k.id)).toContain(key.id);
     });
     await Promise.all(saves);
-    // The first save starts a write at once; the other 99 share the next one.
-    expect(state.encoded).toBe(2);
-    expect(JSON.parse(readFileSync(path, 'utf8')).version).toBe(100);
+    // The first save starts an append at once; the other 99 share the next one.
+    expect(records(path).map((r) => r.ops.length)).toEqual([1, 99]);
+    expect((await loadState(path))!.keys).toHaveLength(100);
   });
 
-  it('never leaves a temp file behind and keeps the file private', async () => {
+  it('never leaves a temp file behind and keeps its files private', async () => {
     const dir = tempDir();
     const path = join(dir, 'state.json');
-    const state = countingState();
-    const file = new StateFile(path, state);
+    const { store, user, file } = await savedStore(path);
     for (let i = 0; i < 5; i++) {
-      state.version++;
+      store.createKey(user, `k${i}`, null);
       await file.save();
     }
-    expect(readdirSync(dir)).toEqual(['state.json']);
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).sort()).toEqual(['state.json', 'state.json.journal.1']);
+    for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
   });
 
-  it('flush writes only when something changed since the last write', async () => {
-    const path = join(tempDir(), 'state.json');
-    const state = countingState();
-    const file = new StateFile(path, state);
-    state.version++;
-    await file.save();
-    await file.flush();
-    expect(state.encoded).toBe(1);
-    state.version++;
-    await file.flush();
-    expect(state.encoded).toBe(2);
-  });
-
-  it('rejects every waiter of a failed write, and recovers on the next save', async () => {
+  it('flush compacts what is unsaved into the snapshot and leaves no journal; with nothing to save it writes nothing', async () => {
     const dir = tempDir();
-    const path = join(dir, 'missing-dir', 'state.json');
-    const state = countingState();
-    const file = new StateFile(path, state);
-    const results = await Promise.allSettled([file.save(), file.save(), file.save()]);
+    const path = join(dir, 'state.json');
+    const { store, user, file } = await savedStore(path);
+    const { key } = store.createKey(user, 'k', null);
+    await file.save();
+    store.recordUse(key);
+    await file.flush();
+    expect(readdirSync(dir)).toEqual(['state.json']);
+    expect((await loadState(path))!.keys[0]!.lastUsedAt).not.toBeNull();
+    const before = statSync(path).mtimeMs;
+    const again = await StateFile.open(path, store, (await readState(path))!);
+    await again.flush();
+    expect(statSync(path).mtimeMs).toBe(before);
+    expect(readdirSync(dir)).toEqual(['state.json']);
+  });
+
+  it('rejects every waiter of a failed write, undoes their changes, and saves again once it can', async () => {
+    const path = join(tempDir(), 'state.json');
+    let failing = false;
+    const { store, user, file } = await savedStore(path, {
+      verify: async () => {
+        if (failing) throw new StateFileError('cannot check the lock: for this test');
+      },
+    });
+    failing = true;
+    store.createKey(user, 'a', null);
+    const first = file.save();
+    store.createKey(user, 'b', null);
+    const results = await Promise.allSettled([first, file.save(), file.save()]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    const good = new StateFile(join(dir, 'state.json'), state);
-    await expect(good.save()).resolves.toBeUndefined();
+    expect(store.userKeys(user)).toEqual([]);
+    failing = false;
+    store.createKey(user, 'c', null);
+    await expect(file.save()).resolves.toBeUndefined();
+    expect((await loadState(path))!.keys.map((k) => k.name)).toEqual(['c']);
   });
 });
 
@@ -100,7 +114,7 @@ describe('loadState', () => {
     const { user } = store.createUser('u', 'creator');
     const { key } = store.createKey(user, 'k', clock.now() + 60_000);
     store.recordUse(key);
-    await new StateFile(path, store).save();
+    await StateFile.create(path, store);
     const loaded = Store.fromSnapshot((await loadState(path))!, clock);
     expect(loaded.toSnapshot()).toEqual(store.toSnapshot());
     expect(loaded.keyRecord(loaded.userKey(user, key.id)!)).toEqual(store.keyRecord(key));
@@ -167,10 +181,10 @@ describe('startServer with --data', () => {
     const path = join(tempDir(), 'state.json');
     const server = await startServer({ host: '127.0.0.1', port: 0, dataFile: path, plan: 'starter' });
     try {
-      const saved = JSON.parse(readFileSync(path, 'utf8'));
+      const saved = await savedState(path);
       expect(saved.keys).toHaveLength(1);
       expect(saved.workspaces[0].plan).toBe('starter');
-      expect(readFileSync(path, 'utf8')).not.toContain(server.ready.apiKey!.slice(3));
+      expect(savedBytes(path)).not.toContain(server.ready.apiKey!.slice(3));
     } finally {
       await server.close();
     }

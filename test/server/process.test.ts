@@ -17,6 +17,7 @@ import { homeEnv } from '../helpers/home.js';
 import { serveProcess } from '../helpers/reference-server.mjs';
 import { parseResponse } from './helpers.js';
 import { connect } from 'node:net';
+import { savedBytes, savedState } from '../helpers/saved-state.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/svc.js');
 const BUILT = resolve(import.meta.dirname, '../../dist/main.js');
@@ -184,8 +185,8 @@ describe('svc serve --local --data', () => {
     expect((await child.exited).signal).toBe('SIGKILL');
     expect(acknowledged.length).toBeGreaterThanOrEqual(120);
 
-    const text = readFileSync(file, 'utf8');
-    const saved = JSON.parse(text);
+    const text = savedBytes(file);
+    const saved = await savedState(file);
     const hashes = new Set(saved.keys.map((k: { hash: string }) => k.hash));
     const ids = new Set(saved.keys.map((k: { id: string }) => k.id));
     for (const { id, secret } of acknowledged) {
@@ -211,7 +212,7 @@ describe('svc serve --local --data', () => {
     again.child.process.kill('SIGTERM');
     expect((await again.child.exited).code).toBe(0);
     // lastUsedAt is saved lazily, at the latest on shutdown.
-    const after = JSON.parse(readFileSync(file, 'utf8'));
+    const after = await savedState(file);
     const used = after.keys.find((k: { id: string }) => k.id === acknowledged[0]!.id);
     expect(used.lastUsedAt).not.toBeNull();
   });
@@ -285,8 +286,8 @@ describe('svc serve --local --data', () => {
     const allowed = (key: Tracked): State[] => (key.pending ? [key.acked, key.pending] : [key.acked]);
 
     // The file on disk, as the kill left it.
-    const text = readFileSync(file, 'utf8');
-    const saved = new Map<string, { hash: string; enabled: boolean }>(JSON.parse(text).keys.map((k: { id: string }) => [k.id, k]));
+    const text = savedBytes(file);
+    const saved = new Map<string, { hash: string; enabled: boolean }>((await savedState(file)).keys.map((k: { id: string }) => [k.id, k]));
     for (const key of keys) {
       const found = saved.get(key.id);
       const state: State = !found ? 'revoked' : found.enabled ? 'enabled' : 'disabled';
@@ -311,7 +312,7 @@ describe('svc serve --local --data', () => {
     // No plaintext secret in the file, nor in anything either server printed. The bootstrap key's
     // plaintext is printed once by design, in the first ready line, and nowhere else.
     const secrets = [apiKey!, ...keys.map((k) => k.secret)];
-    const after = readFileSync(file, 'utf8');
+    const after = savedBytes(file);
     const printed = [first.child.stdout().replace(JSON.stringify(first.ready), ''), first.child.stderr(), second.child.stdout(), second.child.stderr()];
     for (const secret of secrets) {
       for (const where of [text, after, ...printed]) expect(leaks(where, secret)).toBe(false);
@@ -338,10 +339,10 @@ describe('svc serve --local --data', () => {
         if (!(i === 1 && secret === created)) expect(leaks(stdout, secret), `stdout of run ${i}`).toBe(false);
       }
     }
-    expect(leaks(readFileSync(file, 'utf8'), created)).toBe(false);
+    expect(leaks(savedBytes(file), created)).toBe(false);
     second.child.process.kill('SIGTERM');
     expect((await second.child.exited).code).toBe(0);
-    expect(leaks(readFileSync(file, 'utf8'), created)).toBe(false);
+    expect(leaks(savedBytes(file), created)).toBe(false);
   });
 
   it('refuses a corrupt file with a clear message and leaves it byte-identical', async () => {
@@ -452,7 +453,7 @@ describe('svc serve --local --data', () => {
     const created = JSON.parse(answer.body);
     expect(await child.exited).toEqual({ code: 0, signal: null });
     socket.destroy();
-    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    const saved = await savedState(file);
     expect(saved.keys.map((k: { id: string }) => k.id)).toContain(created.id);
   });
 });

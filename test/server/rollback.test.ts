@@ -1,28 +1,35 @@
 // tier: in-process
 /**
  * A failed save undoes its changes (docs/contract.md §B): StateFile with group
- * commit and Store.restore, with a write made to fail for real (its
+ * commit and Store.takeChanges' undo, with a write made to fail for real (its
  * directory removed when the write begins), so no root is needed here.
  * The tmpfs tests in save-failure.test.ts do the same through HTTP.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiRouter, type ApiHandler } from '../../src/server/api.js';
 import { Clock } from '../../src/server/clock.js';
-import { StateFile, StateFileError, type Snapshottable } from '../../src/server/persistence.js';
+import { describeFsError, StateFile, StateFileError } from '../../src/server/persistence.js';
 import { Store, type StoredKey, type UserState } from '../../src/server/store.js';
+import { savedState } from '../helpers/saved-state.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A store saved to a real file, whose writes fail from the moment `breakDisk()` is called until `repairDisk()`. */
+/**
+ * A store saved to a real file, whose writes fail from the moment `breakDisk()` is called until `repairDisk()`:
+ * the directory is moved away, as a disk that vanished, and back. An open journal file can still be written
+ * then, so the write's check before it appends (the lock's, in the server) is where that is found, as a file
+ * made there finds it.
+ */
 async function savedStore() {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rollback-'));
-  dirs.push(dir);
+  dirs.push(dir, `${dir}.away`);
   const path = join(dir, 'state.json');
   let now = Date.parse('2026-01-01T00:00:00.000Z');
   const clock = new Clock(() => now);
@@ -30,20 +37,17 @@ async function savedStore() {
   const { user } = store.createUser('u', 'free');
   const kept = store.createKey(user, 'kept', null).key;
   let broken = false;
-  const state: Snapshottable = {
-    get version() {
-      return store.version;
-    },
-    stateFileParts() {
-      // A write begins by taking the bytes; without its directory it fails, as on a vanished disk.
-      if (broken) rmSync(dir, { recursive: true, force: true });
-      return store.stateFileParts();
-    },
-    restore: (snapshot) => store.restore(snapshot),
+  const verify = async () => {
+    if (!broken) return;
+    if (existsSync(dir)) renameSync(dir, `${dir}.away`);
+    try {
+      await (await open(join(dir, 'probe'), 'wx')).close();
+    } catch (error) {
+      throw new StateFileError(`cannot write ${path}: ${describeFsError(error as NodeJS.ErrnoException)}`);
+    }
   };
   const warnings: string[] = [];
-  const file = new StateFile(path, state, { warn: (message) => warnings.push(message) });
-  await file.save();
+  const file = await StateFile.create(path, store, { warn: (message) => warnings.push(message), verify });
   return {
     store,
     user,
@@ -55,9 +59,9 @@ async function savedStore() {
     breakDisk: () => (broken = true),
     repairDisk: () => {
       broken = false;
-      mkdirSync(dir, { recursive: true });
+      if (existsSync(`${dir}.away`)) renameSync(`${dir}.away`, dir);
     },
-    onDisk: () => JSON.parse(readFileSync(path, 'utf8')),
+    onDisk: () => savedState(path),
   };
 }
 
@@ -98,7 +102,7 @@ describe('StateFile and Store after a failed write', () => {
     s.repairDisk();
     s.store.createKey(s.user, 'after', null);
     await s.file.save();
-    const saved = s.onDisk().keys as { name: string; enabled: boolean }[];
+    const saved = (await s.onDisk()).keys as { name: string; enabled: boolean }[];
     expect(saved.map((k) => [k.name, k.enabled]).sort()).toEqual([['after', true], ['kept', false], ['touched', true]]);
   });
 
