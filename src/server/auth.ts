@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isWellFormedKey } from '../contract/key-format.js';
-import { hashKey } from './key-hash.js';
+import { hashKey, hashKeyHex } from './key-hash.js';
 import type { Store, StoredKey } from './store.js';
 
 /** Scheme matched case-insensitively, then one or more spaces, then the credential. */
@@ -39,11 +39,11 @@ const NO_KEY = { hash: '0'.repeat(64), enabled: false, expiresAt: 0 } as StoredK
 export function authenticateKey(store: Store, req: IncomingMessage): StoredKey | null {
   const credential = bearerCredential(req);
   if (credential === null || !isWellFormedKey(credential)) return null;
-  const digest = hashKey(credential);
-  const found = store.keyByHash(digest.toString('hex'));
+  const digest = hashKeyHex(credential);
+  const found = store.keyByHash(digest);
   const key = found ?? NO_KEY;
   // The map lookup already matched; the constant-time compare is the final word, as the contract asks.
-  const matches = timingSafeEqual(Buffer.from(key.hash, 'hex'), digest);
+  const matches = timingSafeEqual(Buffer.from(key.hash, 'hex'), Buffer.from(digest, 'hex'));
   const usable = key.enabled && !store.isExpired(key);
   if (found === undefined || !matches || !usable) return null;
   store.recordUse(found);

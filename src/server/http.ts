@@ -55,10 +55,11 @@ const BASE_HEADERS: Headers = {
   'x-content-type-options': 'nosniff',
 };
 
-export function send(res: ServerResponse, reply: Reply, closeConnection: boolean): void {
+/** `extra` headers (rate limits, Date) go over the reply's own. */
+export function send(res: ServerResponse, reply: Reply, closeConnection: boolean, extra?: Headers): void {
   if (res.headersSent || res.destroyed) return;
   // Object.assign, not spread: V8 spreads these dash-keyed objects on a slow path, microseconds per response.
-  const headers: Headers = Object.assign({}, BASE_HEADERS, reply.headers);
+  const headers: Headers = Object.assign({}, BASE_HEADERS, reply.headers, extra);
   if (closeConnection) headers.connection = 'close';
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
@@ -79,7 +80,8 @@ export function hasUnreadBody(req: IncomingMessage): boolean {
   return hasAnnouncedBody(req) && !req.readableEnded;
 }
 
-function hasAnnouncedBody(req: IncomingMessage): boolean {
+/** Transfer-Encoding or a non-zero Content-Length: without either a request has no body (RFC 9112 §6.3). */
+export function hasAnnouncedBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
