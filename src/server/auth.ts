@@ -13,10 +13,19 @@ const BEARER = /^bearer +(\S+)$/i;
  * the server could otherwise disagree about who is calling.
  */
 export function bearerCredential(req: IncomingMessage): string | null {
-  const values = req.headersDistinct.authorization;
-  if (!values || values.length !== 1) return null;
-  return parseBearer(values[0]!);
+  // The raw list, not headersDistinct: that builds an array for every header of every request to find this one.
+  const raw = req.rawHeaders;
+  let value: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== AUTHORIZATION.length || name.toLowerCase() !== AUTHORIZATION) continue;
+    if (value !== null) return null;
+    value = raw[i + 1]!;
+  }
+  return value === null ? null : parseBearer(value);
 }
+
+const AUTHORIZATION = 'authorization';
 
 export function parseBearer(header: string): string | null {
   const match = BEARER.exec(header.trim());
