@@ -9,7 +9,12 @@ export function hashKey(key: string): Buffer {
   return hash('sha256', key, 'buffer');
 }
 
-/** The digest in hex, the form the store finds keys by. */
+/**
+ * The digest in hex, the form the store finds keys by. Hashed on every
+ * request, with no cache of keys already verified: such a cache would be
+ * keyed by the secret itself, which the server must never hold (docs/contract.md
+ * §A2), and the store's map from digest to key already is that cache.
+ */
 export function hashKeyHex(key: string): string {
   return hash('sha256', key, 'hex');
 }
