@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { UNAUTHORIZED_MESSAGE } from '../contract/errors.js';
+import { UNAUTHORIZED_MESSAGE, type ErrorBody } from '../contract/errors.js';
 import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 import { API_PREFIX, LOCAL_PREFIX } from '../contract/paths.js';
 import { RATE_WINDOW_SECONDS, REQUESTS_PER_MINUTE } from '../contract/plans.js';
@@ -85,6 +85,9 @@ function unauthorized(): HttpError {
   return new HttpError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
 }
 
+/** The one answer to every failed authentication (docs/contract.md §A2), made once; nothing changes a reply once made. */
+const UNAUTHORIZED: Reply = unauthorized().toReply();
+
 /**
  * The request handler. Checks run in the order of docs/contract.md §A2:
  * authentication, rate limit, routing, body, handler; each step answers
@@ -103,7 +106,8 @@ export function createApp(deps: AppDeps): RequestListener {
    */
   function serveApi(req: IncomingMessage, path: string, headers: Headers, seen: Seen): Outcome | Promise<Outcome> {
     const key = authenticateKey(store, req);
-    if (!key) throw unauthorized();
+    // Returned, not thrown: every refused guess would otherwise pay for an Error and the unwinding.
+    if (!key) return UNAUTHORIZED;
     seen.key = key;
     const plan = faults.take(req.method ?? '', path);
     if (!plan) return admitted(req, path, headers, key);
@@ -140,12 +144,12 @@ export function createApp(deps: AppDeps): RequestListener {
     const decision = limiter.check(workspace.id, REQUESTS_PER_MINUTE[workspace.plan]);
     setRateLimitHeaders(headers, decision);
     if (!decision.allowed) {
-      throw new HttpError(
-        429,
-        'RATE_LIMITED',
-        `Rate limit exceeded: ${decision.limit} requests per minute for workspace ${workspace.id} (plan ${workspace.plan}); retry in ${decision.resetSeconds} s`,
-        { 'retry-after': decision.resetSeconds },
-      );
+      // An answer, not a thrown HttpError: a client hammering an exhausted workspace makes this the busiest path.
+      const body: ErrorBody = {
+        error: `Rate limit exceeded: ${decision.limit} requests per minute for workspace ${workspace.id} (plan ${workspace.plan}); retry in ${decision.resetSeconds} s`,
+        code: 'RATE_LIMITED',
+      };
+      return { status: 429, body, headers: { 'retry-after': decision.resetSeconds } };
     }
     const { handler, params } = routed(api.match(req.method ?? '', path));
     const call = (body: Record<string, unknown>) => handler({ key, user: store.user(key.userId)!, params, query: requestQuery(req.url), body });
