@@ -30,7 +30,7 @@ const disabled = store.createKey(user, 'disabled', null);
 store.setEnabled(disabled.key, false);
 const expired = store.createKey(user, 'expired', clock.now() + 1);
 const { randomBytes } = await import('node:crypto');
-const request = (key) => ({ headersDistinct: { authorization: [`Bearer ${key}`] } });
+const request = (key) => ({ rawHeaders: ['Host', 'localhost', 'Authorization', `Bearer ${key}`] });
 const cases = { unknown: request(generateKey(randomBytes)), disabled: request(disabled.secret), expired: request(expired.secret) };
 
 const ROUNDS = 60_000;

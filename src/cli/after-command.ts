@@ -4,6 +4,7 @@ import { assessKeyHealth, warningDays } from './operations/key-health.js';
 import type { Credentials, ProfileSession } from './session.js';
 import { healthWarnings } from './views/keys.js';
 import { readEnv } from './environment.js';
+import { CliError } from './errors.js';
 
 /** What a command hands back to the step that runs after it. */
 export interface Outcome {
@@ -25,7 +26,13 @@ export async function afterCommand(session: ProfileSession, credentials: Credent
   const health = assessKeyHealth({ credentials, profile, list, nowMs: session.deps.now() });
   const remember = health.remember;
   if (remember) {
-    await session.config.update(session.profileName, (current) => (holdsKey(current, credentials.apiKey) ? { ...current, keyExpiry: remember } : { ...current }));
+    // A cache, written after the command did what it was asked: failing to write it is worth a warning, not a failed command.
+    try {
+      await session.config.update(session.profileName, (current) => (holdsKey(current, credentials.apiKey) ? { ...current, keyExpiry: remember } : { ...current }));
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      session.render.warn(`The key's expiry was not remembered in profile '${session.profileName}'. ${error.message}`);
+    }
   }
   if (session.options.quiet) return;
   for (const line of healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName)) session.render.warn(line);

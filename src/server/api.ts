@@ -15,7 +15,8 @@ export interface ApiCall {
   body: Record<string, unknown>;
 }
 
-export type ApiHandler = (call: ApiCall) => Promise<Reply>;
+/** A handler that needs nothing but memory answers at once; one that saves answers once the change is durable. */
+export type ApiHandler = (call: ApiCall) => Reply | Promise<Reply>;
 
 export interface ApiDeps {
   store: Store;
@@ -50,7 +51,7 @@ export function apiRouter({ store, now, save, whenDurable, pageSize = DEFAULT_PA
   return new Router<ApiHandler>()
     .add('/user/api-keys', {
       // In pages (docs/contract.md §A5): a page's records and their JSON cost the page, not the account.
-      GET: async ({ user, query = {} }) => {
+      GET: ({ user, query = {} }) => {
         const page = store.keyPage(user, pageLimit(query.limit, pageSize), readCursor(query.cursor));
         const body: KeyList = { keys: page.keys.map((k) => store.keyRecord(k)), nextCursor: page.next && writeCursor(page.next) };
         return { status: 200, body };
@@ -66,7 +67,7 @@ export function apiRouter({ store, now, save, whenDurable, pageSize = DEFAULT_PA
     // that is still being saved. Should that save fail, the change is undone and the answer would have been false
     // (a client retrying a revoke takes its 404 for success), so such an answer waits until that change is durable.
     .add('/user/api-keys/:id', {
-      GET: async ({ user, params }) => ({ status: 200, body: store.keyRecord(ownKey(user, params.id)) }),
+      GET: ({ user, params }) => ({ status: 200, body: store.keyRecord(ownKey(user, params.id)) }),
       // The body is judged before the id, so a bad body to an unknown id is a 400 (docs/contract.md §A2).
       PATCH: async ({ user, params, body }) => {
         const enabled = validPatchKey(body);
@@ -93,7 +94,7 @@ export function apiRouter({ store, now, save, whenDurable, pageSize = DEFAULT_PA
       },
     })
     .add('/workspace', {
-      GET: async ({ key }) => ({ status: 200, body: workspaceView(store.workspace(key.workspaceId)!) }),
+      GET: ({ key }) => ({ status: 200, body: workspaceView(store.workspace(key.workspaceId)!) }),
     });
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { UNAUTHORIZED_MESSAGE } from '../contract/errors.js';
+import { UNAUTHORIZED_MESSAGE, type ErrorBody } from '../contract/errors.js';
 import { RATE_LIMIT_HEADERS, SERVER_INSTANCE_HEADER } from '../contract/headers.js';
 import { API_PREFIX, LOCAL_PREFIX } from '../contract/paths.js';
 import { RATE_WINDOW_SECONDS, REQUESTS_PER_MINUTE } from '../contract/plans.js';
@@ -10,6 +10,7 @@ import { authenticateKey, isAdminToken } from './auth.js';
 import type { Clock } from './clock.js';
 import type { FaultPlan, FaultTable } from './faults.js';
 import {
+  hasAnnouncedBody,
   hasUnreadBody,
   HttpError,
   parseJsonObject,
@@ -86,6 +87,9 @@ function unauthorized(): HttpError {
   return new HttpError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
 }
 
+/** The one answer to every failed authentication (docs/contract.md §A2), made once; nothing changes a reply once made. */
+const UNAUTHORIZED: Reply = unauthorized().toReply();
+
 /**
  * The request handler. Checks run in the order of docs/contract.md §A2:
  * authentication, rate limit, routing, body, handler; each step answers
@@ -102,13 +106,18 @@ export function createApp(deps: AppDeps): RequestListener {
    * rate limiter counts. A delayed request's body is read while it waits, so
    * a client that gives up during the delay still had its request handled.
    */
-  async function serveApi(req: IncomingMessage, path: string, headers: Headers, seen: Seen): Promise<Outcome> {
+  function serveApi(req: IncomingMessage, path: string, headers: Headers, seen: Seen): Outcome | Promise<Outcome> {
     const key = authenticateKey(store, req);
-    if (!key) throw unauthorized();
+    // Returned, not thrown: every refused guess would otherwise pay for an Error and the unwinding.
+    if (!key) return UNAUTHORIZED;
     seen.key = key;
     const plan = faults.take(req.method ?? '', path);
     if (!plan) return admitted(req, path, headers, key);
     seen.fault = plan.fault;
+    return withFault(req, path, headers, key, plan);
+  }
+
+  async function withFault(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, plan: FaultPlan): Promise<Outcome> {
     let raw: Promise<Buffer> | undefined;
     if (plan.delayMs > 0) {
       raw = readBody(req);
@@ -117,27 +126,41 @@ export function createApp(deps: AppDeps): RequestListener {
     }
     if (!plan.after) return plan.then === 'answer' ? admitted(req, path, headers, key, raw) : faulted(req, plan, headers);
     // The change is made and saved (the handler answers only once it is durable); then its answer is lost.
-    const real = await admitted(req, path, headers, key, raw).catch((error: unknown) => errorReply(error));
+    let real: Reply;
+    try {
+      real = await admitted(req, path, headers, key, raw);
+    } catch (error) {
+      real = errorReply(error);
+    }
     return plan.then === 'answer' ? real : faulted(req, plan, headers);
   }
 
-  async function admitted(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, raw?: Promise<Buffer>): Promise<Reply> {
+  /**
+   * Synchronous up to the handler when there is no body to wait for, as on every GET: a request
+   * refused by the limiter, or answered from memory, costs no promise and no trip through the
+   * microtask queue (bench/throughput.mjs).
+   */
+  function admitted(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, raw?: Promise<Buffer>): Reply | Promise<Reply> {
     stillHeld(key);
     const workspace = store.workspace(key.workspaceId)!;
     const decision = limiter.check(workspace.id, REQUESTS_PER_MINUTE[workspace.plan]);
-    Object.assign(headers, rateLimitHeaders(decision));
+    setRateLimitHeaders(headers, decision);
     if (!decision.allowed) {
-      throw new HttpError(
-        429,
-        'RATE_LIMITED',
-        `Rate limit exceeded: ${decision.limit} requests per minute for workspace ${workspace.id} (plan ${workspace.plan}); retry in ${decision.resetSeconds} s`,
-        { 'retry-after': decision.resetSeconds },
-      );
+      // An answer, not a thrown HttpError: a client hammering an exhausted workspace makes this the busiest path.
+      const body: ErrorBody = {
+        error: `Rate limit exceeded: ${decision.limit} requests per minute for workspace ${workspace.id} (plan ${workspace.plan}); retry in ${decision.resetSeconds} s`,
+        code: 'RATE_LIMITED',
+      };
+      return { status: 429, body, headers: { 'retry-after': decision.resetSeconds } };
     }
     const { handler, params } = routed(api.match(req.method ?? '', path));
-    const body = await requestBody(req, raw);
-    stillHeld(key);
-    return handler({ key, user: store.user(key.userId)!, params, query: requestQuery(req.url), body });
+    const call = (body: Record<string, unknown>) => handler({ key, user: store.user(key.userId)!, params, query: requestQuery(req.url), body });
+    // Without a body, every method's is `{}` (docs/contract.md §A1), and there is nothing to wait for.
+    if (raw === undefined && !hasAnnouncedBody(req)) return call({});
+    return requestBody(req, raw).then((body) => {
+      stillHeld(key);
+      return call(body);
+    });
   }
 
   /**
@@ -185,6 +208,8 @@ export function createApp(deps: AppDeps): RequestListener {
     const path = requestPath(req.url);
     const local = isUnder(path, LOCAL_PREFIX);
     const seen: Seen = { key: null, fault: null };
+    // Headers every answer to this request carries, whatever it turns out to be: rate-limit headers, and the Date below.
+    const headers: Headers = {};
     // The admin area is the harness, not the traffic under test: only other requests are logged.
     const log = (status: number | null) => {
       if (local) return;
@@ -199,21 +224,7 @@ export function createApp(deps: AppDeps): RequestListener {
         fault: seen.fault,
       });
     };
-    void (async () => {
-      // Headers every answer to this request carries, whatever it turns out to be: rate-limit headers, and the Date below.
-      const headers: Headers = {};
-      let reply: Outcome;
-      try {
-        if (isUnder(path, API_PREFIX)) reply = await serveApi(req, path.slice(API_PREFIX.length), headers, seen);
-        else if (local) reply = await serveAdmin(req, path.slice(LOCAL_PREFIX.length));
-        else throw new HttpError(404, 'NOT_FOUND', `Not found: the API lives under ${API_PREFIX}/`);
-      } catch (error) {
-        if (error instanceof RequestAborted) {
-          log(null);
-          return;
-        }
-        reply = errorReply(error);
-      }
+    const answer = (reply: Outcome) => {
       if (reply === DROPPED) {
         log(null);
         return;
@@ -221,17 +232,34 @@ export function createApp(deps: AppDeps): RequestListener {
       // An unread body must not be drained (it may be huge), so the connection cannot be reused.
       // Date is the server's clock as it answers, not as the request came: after a delay or a slow save the
       // arrival time would put the client's reading of the server's clock behind by that long (docs/contract.md §B).
-      const answer: Reply = {
-        status: reply.status,
-        body: reply.body,
-        headers: Object.assign({}, reply.headers, headers, { date: clock.httpDate(), [SERVER_INSTANCE_HEADER]: deps.instance }),
-      };
-      send(res, answer, deps.isClosing() || hasUnreadBody(req));
+      headers.date = clock.httpDate();
+      headers[SERVER_INSTANCE_HEADER] = deps.instance;
+      send(res, reply, deps.isClosing() || hasUnreadBody(req), headers);
       log(res.headersSent ? reply.status : null);
-    })().catch((error: unknown) => {
+    };
+    const fail = (error: unknown) => {
+      if (error instanceof RequestAborted) log(null);
+      else answer(errorReply(error));
+    };
+    const crash = (error: unknown) => {
       deps.logError(error);
       res.destroy();
-    });
+    };
+    try {
+      let outcome: Outcome | Promise<Outcome>;
+      try {
+        if (isUnder(path, API_PREFIX)) outcome = serveApi(req, path.slice(API_PREFIX.length), headers, seen);
+        else if (local) outcome = serveAdmin(req, path.slice(LOCAL_PREFIX.length));
+        else throw new HttpError(404, 'NOT_FOUND', `Not found: the API lives under ${API_PREFIX}/`);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (outcome instanceof Promise) outcome.then(answer, fail).catch(crash);
+      else answer(outcome);
+    } catch (error) {
+      crash(error);
+    }
   };
 }
 
@@ -253,11 +281,9 @@ async function requestBody(req: IncomingMessage, raw: Promise<Buffer> = readBody
   return BODY_METHODS.has(req.method ?? '') ? parseJsonObject(req, bytes) : {};
 }
 
-function rateLimitHeaders(decision: RateDecision): Headers {
-  return {
-    [RATE_LIMIT_HEADERS.limit]: decision.limit,
-    [RATE_LIMIT_HEADERS.remaining]: decision.remaining,
-    [RATE_LIMIT_HEADERS.reset]: decision.resetSeconds,
-    [RATE_LIMIT_HEADERS.policy]: `${decision.limit};w=${RATE_WINDOW_SECONDS}`,
-  };
+function setRateLimitHeaders(headers: Headers, decision: RateDecision): void {
+  headers[RATE_LIMIT_HEADERS.limit] = decision.limit;
+  headers[RATE_LIMIT_HEADERS.remaining] = decision.remaining;
+  headers[RATE_LIMIT_HEADERS.reset] = decision.resetSeconds;
+  headers[RATE_LIMIT_HEADERS.policy] = `${decision.limit};w=${RATE_WINDOW_SECONDS}`;
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isWellFormedKey } from '../contract/key-format.js';
-import { hashKey } from './key-hash.js';
+import { hashKey, hashKeyHex } from './key-hash.js';
 import type { Store, StoredKey } from './store.js';
 
 /** Scheme matched case-insensitively, then one or more spaces, then the credential. */
@@ -13,10 +13,19 @@ const BEARER = /^bearer +(\S+)$/i;
  * the server could otherwise disagree about who is calling.
  */
 export function bearerCredential(req: IncomingMessage): string | null {
-  const values = req.headersDistinct.authorization;
-  if (!values || values.length !== 1) return null;
-  return parseBearer(values[0]!);
+  // The raw list, not headersDistinct: that builds an array for every header of every request to find this one.
+  const raw = req.rawHeaders;
+  let value: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== AUTHORIZATION.length || name.toLowerCase() !== AUTHORIZATION) continue;
+    if (value !== null) return null;
+    value = raw[i + 1]!;
+  }
+  return value === null ? null : parseBearer(value);
 }
+
+const AUTHORIZATION = 'authorization';
 
 export function parseBearer(header: string): string | null {
   const match = BEARER.exec(header.trim());
@@ -39,11 +48,11 @@ const NO_KEY = { hash: '0'.repeat(64), enabled: false, expiresAt: 0 } as StoredK
 export function authenticateKey(store: Store, req: IncomingMessage): StoredKey | null {
   const credential = bearerCredential(req);
   if (credential === null || !isWellFormedKey(credential)) return null;
-  const digest = hashKey(credential);
-  const found = store.keyByHash(digest.toString('hex'));
+  const digest = hashKeyHex(credential);
+  const found = store.keyByHash(digest);
   const key = found ?? NO_KEY;
   // The map lookup already matched; the constant-time compare is the final word, as the contract asks.
-  const matches = timingSafeEqual(Buffer.from(key.hash, 'hex'), digest);
+  const matches = timingSafeEqual(Buffer.from(key.hash, 'hex'), Buffer.from(digest, 'hex'));
   const usable = key.enabled && !store.isExpired(key);
   if (found === undefined || !matches || !usable) return null;
   store.recordUse(found);

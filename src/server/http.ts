@@ -49,17 +49,16 @@ export class RequestAborted extends Error {}
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** Headers every response carries: nothing here may be cached by a proxy or sniffed as HTML. */
-const BASE_HEADERS: Headers = {
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-};
-
-export function send(res: ServerResponse, reply: Reply, closeConnection: boolean): void {
+/** `extra` headers (rate limits, Date) go over the reply's own. */
+export function send(res: ServerResponse, reply: Reply, closeConnection: boolean, extra?: Headers): void {
   if (res.headersSent || res.destroyed) return;
-  // Object.assign, not spread: V8 spreads these dash-keyed objects on a slow path, microseconds per response.
-  const headers: Headers = Object.assign({}, BASE_HEADERS, reply.headers);
-  if (closeConnection) headers.connection = 'close';
+  // A flat list of names and values, which writeHead takes as it is: merging objects and walking the result
+  // key by key cost more than the rest of sending (callgrind). First the headers every response carries:
+  // nothing here may be cached by a proxy or sniffed as HTML.
+  const headers: HeaderList = ['cache-control', 'no-store', 'x-content-type-options', 'nosniff'];
+  if (reply.headers) setAll(headers, reply.headers);
+  if (extra) setAll(headers, extra);
+  if (closeConnection) setHeader(headers, 'connection', 'close');
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
     res.end();
@@ -68,10 +67,31 @@ export function send(res: ServerResponse, reply: Reply, closeConnection: boolean
   const isText = reply.body instanceof TextBody;
   const text = isText ? (reply.body as TextBody).text : JSON.stringify(reply.body);
   const contentType = isText ? (reply.body as TextBody).contentType : 'application/json';
-  if (contentType !== null) headers['content-type'] = `${contentType}; charset=utf-8`;
-  headers['content-length'] = Buffer.byteLength(text);
+  if (contentType !== null) setHeader(headers, 'content-type', `${contentType}; charset=utf-8`);
+  // Encoded once, here. A string body is measured, then joined to the header block and encoded again by node;
+  // and one character past Latin-1 (a key hint's "…") makes all of that, header block included, the slow two-byte kind.
+  const bytes = Buffer.from(text, 'utf8');
+  setHeader(headers, 'content-length', bytes.length);
   res.writeHead(reply.status, headers);
-  res.end(text);
+  res.end(bytes);
+}
+
+/** Names and values taking turns, as node's writeHead takes them; each name once. */
+type HeaderList = (string | number | string[])[];
+
+/** A later value for a name replaces the earlier one, as it would in one object. */
+function setHeader(list: HeaderList, name: string, value: string | number | string[]): void {
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i] === name) {
+      list[i + 1] = value;
+      return;
+    }
+  }
+  list.push(name, value);
+}
+
+function setAll(list: HeaderList, headers: Headers): void {
+  for (const name in headers) setHeader(list, name, headers[name]!);
 }
 
 /** A request that announced a body it has not finished sending. */
@@ -79,7 +99,8 @@ export function hasUnreadBody(req: IncomingMessage): boolean {
   return hasAnnouncedBody(req) && !req.readableEnded;
 }
 
-function hasAnnouncedBody(req: IncomingMessage): boolean {
+/** Transfer-Encoding or a non-zero Content-Length: without either a request has no body (RFC 9112 §6.3). */
+export function hasAnnouncedBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 

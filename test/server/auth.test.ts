@@ -9,7 +9,7 @@ const KEY = `sk_${'A1b2'.repeat(16)}`;
 
 /** Only the part of a request that auth reads. */
 function requestWith(...authorization: string[]): IncomingMessage {
-  return { headersDistinct: authorization.length ? { authorization } : {} } as unknown as IncomingMessage;
+  return { rawHeaders: ['Host', 'example.test', ...authorization.flatMap((value, i) => [i % 2 ? 'AUTHORIZATION' : 'Authorization', value])] } as unknown as IncomingMessage;
 }
 
 describe('parseBearer', () => {

@@ -36,13 +36,18 @@ export function assessKeyHealth(input: {
   let expiry: KeyHealth['expiry'] = null;
   if (listed) {
     const fresh = { hint, id: listed.id!, expiresAt: listed.expiresAt === null ? null : new Date(listed.expiresAt).toISOString() };
-    if (isProfileKey && JSON.stringify(profile.keyExpiry) !== JSON.stringify(fresh)) remember = fresh;
+    if (isProfileKey && !sameExpiry(profile.keyExpiry, fresh)) remember = fresh;
     if (listed.expiresAt !== null) expiry = { hint, id: listed.id!, expiresAt: listed.expiresAt, nowMs: list!.nowMs };
   } else if (isProfileKey && profile.keyExpiry?.hint === hint && profile.keyExpiry.expiresAt !== null) {
     const expiresAt = Date.parse(profile.keyExpiry.expiresAt);
     if (Number.isFinite(expiresAt)) expiry = { hint, id: profile.keyExpiry.id, expiresAt, nowMs: input.nowMs };
   }
   return { expiry, pending: profile.pendingRotation, remember };
+}
+
+/** Field by field: the file's own order of the fields (a hand edit, another writer) is no change to save. */
+function sameExpiry(saved: Profile['keyExpiry'], fresh: NonNullable<Profile['keyExpiry']>): boolean {
+  return saved !== undefined && saved.hint === fresh.hint && saved.id === fresh.id && saved.expiresAt === fresh.expiresAt;
 }
 
 /** SVC_EXPIRY_WARNING_DAYS: 7 by default, 0 for never; a value that is no number of days leaves the default. */
