@@ -4,40 +4,24 @@
 // The renderer, scripts/man-page.ts, is build-time code and no part of the
 // shipped bundle, so this bundles it with the command tree from the sources
 // (src/cli/run.ts) into a temporary file of its own and runs that.
-import { build } from 'esbuild';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { loadSources, root } from './load-sources.mjs';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const target = process.argv[2] ?? join(root, 'man/svc.1');
 
-const { outputFiles } = await build({
-  stdin: {
-    contents: [
-      "export { renderManPage } from './scripts/man-page.ts';",
-      "export { buildProgram } from './src/cli/run.ts';",
-      "export { realDeps } from './src/cli/deps.ts';",
-    ].join('\n'),
-    resolveDir: root,
-    sourcefile: 'gen-man-entry.ts',
-    loader: 'ts',
-  },
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20.18',
-  write: false,
+const { renderManPage, buildProgram, realDeps } = await loadSources(
+  'gen-man',
+  [
+    "export { renderManPage } from './scripts/man-page.ts';",
+    "export { buildProgram } from './src/cli/run.ts';",
+    "export { realDeps } from './src/cli/deps.ts';",
+  ].join('\n'),
   // What scripts/build.mjs defines that building the tree reads: `--version` is an option of it.
-  define: { SVC_VERSION: JSON.stringify(pkg.version) },
-  // A native addon, never bundled (scripts/build.mjs); the man page does not load it.
-  external: ['@napi-rs/keyring'],
-  logLevel: 'warning',
-});
+  { define: { SVC_VERSION: JSON.stringify(pkg.version) } },
+);
 
 // Rendering only reads the command tree; nothing is ever written to this IO.
 const io = {
@@ -54,13 +38,5 @@ const io = {
   env: {},
 };
 
-const work = await mkdtemp(join(tmpdir(), 'svc-gen-man-'));
-try {
-  const file = join(work, 'gen-man.cjs');
-  await writeFile(file, outputFiles[0].contents);
-  const { renderManPage, buildProgram, realDeps } = createRequire(import.meta.url)(file);
-  await writeFile(target, renderManPage(buildProgram(io, realDeps).program, { version: pkg.version }));
-} finally {
-  await rm(work, { recursive: true, force: true });
-}
+await writeFile(target, renderManPage(buildProgram(io, realDeps).program, { version: pkg.version }));
 console.log(`wrote ${target}`);

@@ -33,18 +33,12 @@ export interface SavedWorkspace {
   plan: Plan;
 }
 
-export interface SavedKey {
-  id: string;
-  userId: string;
-  workspaceId: string;
-  name: string;
-  hash: string;
-  hint: string;
-  enabled: boolean;
+/** A key as JSON holds it (the version 1 file, journal records): KeyFields with its times as ISO text. */
+export type SavedKey = Omit<KeyFields, 'createdAt' | 'expiresAt' | 'lastUsedAt'> & {
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
-}
+};
 
 export const FORMAT = 'svc-local-state';
 export const VERSION = 1;
