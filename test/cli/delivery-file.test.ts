@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { svc, useLocalServer } from '../helpers/in-process.js';
+import { startSpecServer } from '../helpers/spec-server.js';
 
 const local = useLocalServer({ plan: 'pro' });
 const SECRET = /sk_[A-Za-z0-9]{64}/;
@@ -153,5 +154,22 @@ describe.skipIf(process.getuid?.() !== 0)('--to-file and a file of another user 
     expect(readFileSync(path, 'utf8')).toBe('THEIRS=1\n');
     expect(lstatSync(path).uid).toBe(4242);
     expect(await keysNamed('not-mine')).toEqual([]);
+  });
+});
+
+describe('a secret that is not an API key', () => {
+  it('goes to no file: a hostile answer cannot put lines or escapes into .env; it is printed escaped, exit 1', async () => {
+    const server = await startSpecServer({ created: (record, secret) => ({ ...record, secret: `${secret}\nLD_PRELOAD=/tmp/evil.so\u001b]52;c;eA==\u0007` }) });
+    try {
+      const path = join(dir, '.env');
+      const result = await svc(['keys', 'create', 'ci', '--to-file', path], { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: join(dir, 'config') });
+      expect(result.exitCode).toBe(1);
+      expect(() => lstatSync(path)).toThrow();
+      expect(result.stderr).toContain('what the server answered as the secret is not an API key');
+      expect(result.stdout).toContain('\\nLD_PRELOAD=/tmp/evil.so\\x1b]52;c;eA==\\x07');
+      expect(result.stdout).not.toContain('\u001b');
+    } finally {
+      await server.close();
+    }
   });
 });

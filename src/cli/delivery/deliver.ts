@@ -1,3 +1,4 @@
+import { isWellFormedKey } from '../../contract/key-format.js';
 import { DeliveryFailedError, DeliveryStepError, type Delivered } from './failure.js';
 import type { DeliveryPlan } from './plan.js';
 import type { CommandContext } from './to-command.js';
@@ -9,6 +10,11 @@ import { deliverToFile } from './to-file.js';
  * fails, with a DeliveryFailedError naming what was done before it.
  */
 export async function deliver(plan: DeliveryPlan, secret: string, ctx: CommandContext): Promise<Delivered[]> {
+  // What the server called the secret goes into a .env file or a program's input as it is, unescaped:
+  // only a key's exact form may, never lines or escape sequences a hostile answer put there.
+  if (!isWellFormedKey(secret)) {
+    throw new DeliveryFailedError([], 'what the server answered as the secret is not an API key (sk_ and 64 letters and digits), so it went nowhere', false);
+  }
   const delivered: Delivered[] = [];
   try {
     if (plan.file) delivered.push({ file: deliverToFile(plan.file.path, secret, plan.file.force) });
