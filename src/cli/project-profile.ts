@@ -7,7 +7,7 @@
  * already go. This runs at every command's start, so a directory without
  * the file costs one stat call.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { workingDirectory } from './io.js';
@@ -69,7 +69,8 @@ function readProjectFile(path: string, warn: (line: string) => void): ProjectPro
   };
   let text: string;
   try {
-    const fd = openSync(path, 'r');
+    // Non-blocking: a FIFO put there by anyone would otherwise hold every command at its open, past Ctrl-C.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const stat = fstatSync(fd);
       if (!stat.isFile()) return refuse('is not a file');

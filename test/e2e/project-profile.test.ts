@@ -51,4 +51,13 @@ describe('.svc-profile in a real process', () => {
     expect(result.stdout).toContain('Profile:    default');
     expect(result.stderr).not.toContain('Unexpected error');
   });
+
+  it('a FIFO named .svc-profile is refused at once, not waited on', async () => {
+    const repo = make('home', 'fifo');
+    await execa('mkfifo', [join(repo, '.svc-profile')]);
+    const result = await svc(['status'], { SVC_CONFIG_DIR: config.dir, HOME: join(tree, 'home') }, { cwd: repo });
+    expect(result.timedOut).toBe(false);
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain(`${join(repo, '.svc-profile')} is not a file; it was ignored`);
+  });
 });
