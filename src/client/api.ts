@@ -145,6 +145,8 @@ export class ApiClient {
     for (let pages = 1; ; pages++) {
       seen.add(path);
       const res = await this.request<unknown>('GET', path, opts);
+      // An answer without the list is not an empty list: read as one, it would pass for "no keys".
+      if (!isObject(res.body) || !Array.isArray(res.body.keys)) throw this.cutShort(path, `its answer to ${path} holds no "keys" list`);
       const page = keyDocuments(res.body);
       const views = page.map(readKey);
       first ??= isObject(res.body) ? res.body : {};

@@ -119,6 +119,20 @@ describe('pages svc cannot follow', () => {
   });
 });
 
+describe('a list answer without its list', () => {
+  it.each(['{}', '{"keys":"x"}', '{"results":[]}', '[]'])('%s is no empty list: list exits 1 saying so, audit cannot pass (exit 6)', async (body) => {
+    const env = await start();
+    fill(3);
+    server!.rules.push({ method: 'GET', path: /^\/user\/api-keys$/, times: 2, then: { status: 200, body } });
+    const list = await svc(['keys', 'list'], env);
+    expect(list.exitCode).toBe(1);
+    expect(list.stderr).toContain('holds no "keys" list');
+    const audit = await svc(['keys', 'audit', '--max-age', '1d'], env);
+    expect(audit.exitCode).toBe(6);
+    expect(audit.stderr).not.toContain('every key passes');
+  });
+});
+
 describe('a list that moves while svc reads it', () => {
   it('a key made between two pages of an offset list is listed once, and the list is not called complete', async () => {
     let made = false;
