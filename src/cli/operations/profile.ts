@@ -113,18 +113,32 @@ export function listProfiles(session: ProfileSession): ProfileListing {
 
 /** A profile name given as an argument must name one that exists (exit 2 otherwise, naming those that do). */
 function checkExists(session: ProfileSession, name: string): void {
-  if (!profilesOf(session.config).includes(name)) {
-    throw new UsageError([
-      `Profile '${clip(name, 200)}' does not exist; ${knownProfiles(session.config)}.`,
-      `\`${loginCommand(name)}\` creates it with a key.`,
-    ]);
-  }
+  if (!profilesOf(session.config).includes(name)) throw noSuchProfile(session, name);
 }
+
+function noSuchProfile(session: ProfileSession, name: string): UsageError {
+  return new UsageError([`Profile '${clip(name, 200)}' does not exist; ${knownProfiles(session.config)}.`, `\`${loginCommand(name)}\` creates it with a key.`]);
+}
+
+/** The profile was removed by another svc between the check and the locked change. */
+class ProfileVanished extends Error {}
 
 /** Makes `name` the default profile, saved in the config file: every command without --profile or SVC_PROFILE uses it. */
 export async function useProfile(session: ProfileSession, name: string): Promise<{ configPath: string }> {
   checkExists(session, name);
-  await session.config.update(name, (profile) => ({ ...profile }), { setDefault: true });
+  try {
+    await session.config.update(
+      name,
+      (profile) => {
+        // Checked again under the lock (`default` always exists): a `profile remove` since the check above would leave the default naming no profile.
+        if (name !== 'default' && Object.keys(profile).length === 0) throw new ProfileVanished();
+        return { ...profile };
+      },
+      { setDefault: true },
+    );
+  } catch (error) {
+    throw error instanceof ProfileVanished ? noSuchProfile(session, name) : error;
+  }
   return { configPath: session.config.path };
 }
 
