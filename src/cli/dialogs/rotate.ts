@@ -50,8 +50,8 @@ export async function rotate(
         return (await session.prompts()).confirm(`This is the key ${which}. Save the new key there?`, true);
       },
     });
-    for (const [kind, line] of rotationMessages(session, id, rotation)) session.render[kind](line);
-    if (rotation.retired === 'kept-unsaved') throw unsavedFailure(id, rotation.holders);
+    for (const [kind, line] of rotationMessages(session, rotation.oldId, rotation)) session.render[kind](line);
+    if (rotation.retired === 'kept-unsaved') throw unsavedFailure(rotation.oldId, rotation.holders);
     return { rotation, delivered };
   } catch (error) {
     if (session.options.json && created) {

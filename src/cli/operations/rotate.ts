@@ -16,7 +16,7 @@ import { clip, shellWord } from '../render/text.js';
 import { withKey, type KeySession } from '../session.js';
 import { DeliveryFailedError } from '../delivery/failure.js';
 import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
-import { viewKey } from './keys.js';
+import { viewKeyOrNamed } from './keys.js';
 
 export interface RotateOptions {
   disableOld?: boolean;
@@ -42,6 +42,8 @@ export interface RotateHooks {
 }
 
 export interface Rotation {
+  /** The old key's id, also when it was named by its name. */
+  oldId: string;
   created: NewKey;
   old: KeyView;
   /** The server's answer about the old key (revoked, or its disabled record); null when it was left as it was. */
@@ -59,7 +61,8 @@ export interface Rotation {
   pending?: PendingRotation;
 }
 
-export async function rotateKey(session: KeySession, id: string, opts: RotateOptions, hooks: RotateHooks): Promise<Rotation> {
+/** `arg` is the old key's id, or its name when exactly one key has it (resolved after the checks that need no request). */
+export async function rotateKey(session: KeySession, arg: string, opts: RotateOptions, hooks: RotateHooks): Promise<Rotation> {
   const { client, profileName } = session;
   const pending = opts.overlap ? session.config.getProfile(profileName).pendingRotation : undefined;
   if (pending) {
@@ -67,7 +70,7 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
       `Profile '${profileName}' already has a pending rotation (${clip(pending.oldId, 200)} → ${clip(pending.newId, 200)}): \`svc keys rotate --finish\` or \`--cancel\` it first.`,
     );
   }
-  const { view: old } = await viewKey(client, id, 'rotate');
+  const { view: old, id } = await viewKeyOrNamed(client, arg, 'rotate');
   if (!(await hooks.proceed(old))) throw new CliError('Cancelled; nothing was changed.', ExitCode.failure);
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow());
@@ -84,6 +87,7 @@ export async function rotateKey(session: KeySession, id: string, opts: RotateOpt
   }
   const [from, to] = [old.workspaceId, created.view.workspaceId];
   const base = {
+    oldId: id,
     created,
     old,
     previous: null,

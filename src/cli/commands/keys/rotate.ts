@@ -5,7 +5,6 @@ import { deliveryPlan, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { finishRotation, rotate } from '../../dialogs/rotate.js';
-import { viewKeyOrNamed } from '../../operations/keys.js';
 import type { RotateOptions } from '../../operations/rotate.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
@@ -46,9 +45,7 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
     return finishRotation(session, opts.finish ? 'finish' : 'cancel');
   }
   const { ids } = await keysToActOn(session, idArg === undefined ? [] : [idArg], { command: 'rotate', many: false, question: 'Key to rotate:' });
-  // A key's name is resolved to its id first: the rotation names the old key by id from its question to its last message.
-  const named = idArg === undefined ? ids[0]! : (await viewKeyOrNamed(session.client, ids[0]!, 'rotate')).id;
-  const { rotation, delivered } = await rotate(session, named, opts, plan);
+  const { rotation, delivered } = await rotate(session, ids[0]!, opts, plan);
   if (session.options.json) {
     const key = delivered === null ? { key: rotation.created.document } : deliveredDocument(rotation.created, delivered);
     session.render.json({ ...key, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
