@@ -3,6 +3,13 @@ import { PromptCancelledError } from './errors.js';
 import type { IO } from './io.js';
 import { sanitize } from './render/text.js';
 
+/**
+ * A letter typed into a many-key list selects nothing: with inquirer's `a`
+ * (all) and `i` (invert), typing a key's name there marked every key, the
+ * one in use included.
+ */
+const NO_SHORTCUTS = { all: null, invert: null };
+
 export interface Choice<T> {
   name: string;
   value: T;
@@ -98,7 +105,7 @@ function inquirerPrompter(io: IO): Prompter {
           c,
         ),
       ),
-    pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: 12, loop: false }, c)),
+    pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: 12, loop: false, shortcuts: NO_SHORTCUTS }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);

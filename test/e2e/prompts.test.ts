@@ -65,6 +65,18 @@ describe('prompts on a real terminal', () => {
     expect(await term.exitCode()).toBe(0);
   });
 
+  it('letters typed into the many-key list mark nothing (no "a" for all, the key in use included)', async () => {
+    for (const name of ['one', 'two']) expect((await svc(['keys', 'create', name], keyEnv())).exitCode).toBe(0);
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], { ...keyEnv(), NO_COLOR: '1' });
+    await term.waitFor('Keys to revoke');
+    // With inquirer's shortcuts, "a" marked all three keys and space then unmarked the first: two marks, not one.
+    await term.send('a', 'Space');
+    const screen = await term.waitFor('◉');
+    expect(screen.match(/◉/g)).toHaveLength(1);
+    await term.send('C-c');
+    expect(await term.exitCode()).toBe(130);
+  });
+
   it('keys list draws a table marking the key in use, with relative times', async () => {
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'list'], { ...keyEnv(), NO_COLOR: '1' });
     const screen = await term.waitFor('the key svc is using');
