@@ -56,6 +56,15 @@ describe('--to-file', () => {
     expect(await keysNamed('refused-existing')).toEqual([]);
   });
 
+  it('says a directory is no regular file, with or without --force, before any key is made', async () => {
+    for (const force of [[], ['--force']]) {
+      const result = await svc(['keys', 'create', 'refused-dir', '--to-file', dir, ...force], local.env);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(`${dir} is not a regular file`);
+    }
+    expect(await keysNamed('refused-dir')).toEqual([]);
+  });
+
   it('with --force replaces only the SVC_API_KEY line, keeps the others, drops a duplicate, and takes the mode down to 0600', async () => {
     const path = join(dir, '.env');
     writeFileSync(path, '# deploy\r\nFOO=1\r\nexport SVC_API_KEY=sk_old\r\nBAR="two words"\r\nSVC_API_KEY=sk_older\r\n', { mode: 0o644 });

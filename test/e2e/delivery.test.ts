@@ -7,12 +7,13 @@
  * server. svc runs in this process (main), so a Ctrl-C can be delivered
  * through its deps at the moment the command is known to be running.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execa } from 'execa';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/cli/deps.js';
-import { svc as svcProcess } from '../helpers/cli.js';
+import { cleanEnv, svc as svcProcess, SVC_BIN } from '../helpers/cli.js';
 import { svc, useLocalServer } from '../helpers/in-process.js';
 import { canMount, mountTmpfs } from '../helpers/tmpfs.js';
 
@@ -166,6 +167,22 @@ describe('--to-command', () => {
 });
 
 describe('the built svc, as a process of its own', () => {
+  it('a relative --to-file from a working directory that was removed is a usage error before any key is made', async () => {
+    const gone = at('gone');
+    mkdirSync(gone);
+    // A shell in the directory removes it, then becomes svc there.
+    const result = await execa('sh', ['-c', 'rmdir "$PWD" && exec node "$0" keys create orphaned-cwd --to-file .env', SVC_BIN], {
+      cwd: gone,
+      env: cleanEnv(local.env),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('.env is relative, and the working directory no longer exists: give an absolute path');
+    expect(await keyIds('orphaned-cwd')).toEqual([]);
+  });
+
   it('delivers to a command; a SIGTERM while the command runs prints the secret and exits 130', async () => {
     const delivered = await svcProcess(['keys', 'create', 'built', '--to-command', `cat > ${at('got')}`], local.env);
     expect(delivered.exitCode).toBe(0);

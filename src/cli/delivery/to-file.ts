@@ -25,7 +25,8 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { workingDirectory } from '../io.js';
 import { DeliveryStepError } from './failure.js';
 
 /** An existing line for the variable: `SVC_API_KEY=…`, optionally `export`ed, as shells and dotenv loaders read it. */
@@ -38,6 +39,8 @@ const KEY_LINE = /^\s*(export\s+)?SVC_API_KEY\s*=/;
  * with the secret printed instead.
  */
 export function fileTargetProblem(path: string, force: boolean): string | null {
+  // resolve() of a relative path reads the working directory, which fails once it is removed.
+  if (!isAbsolute(path) && workingDirectory() === undefined) return `${path} is relative, and the working directory no longer exists: give an absolute path`;
   const target = resolve(path);
   let stats;
   try {
@@ -47,8 +50,8 @@ export function fileTargetProblem(path: string, force: boolean): string | null {
     return isDirectory(dirname(target)) ? null : missingDirectory(target);
   }
   if (stats.isSymbolicLink()) return symlinkRefused(target).reason;
-  if (!force) return exists(target);
   if (!stats.isFile()) return notRegular(target);
+  if (!force) return exists(target);
   return isOwn(stats.uid) ? null : othersFile(target);
 }
 
