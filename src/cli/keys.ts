@@ -16,7 +16,7 @@ export function isNotFound(error: unknown): boolean {
 
 export function keyNotFound(ids: string): CliError {
   return new CliError(
-    `No key with id ${clip(ids, 200)}: it never existed, belongs to another user, or was already revoked.`,
+    `No key with id or name ${clip(ids, 200)}: it never existed, belongs to another user, or was already revoked.`,
     ExitCode.notFound,
   );
 }

@@ -105,7 +105,7 @@ describe('keys enable / disable / revoke', () => {
     expect((await svc(['keys', 'enable', 'key_doesnotexist'], local.env)).exitCode).toBe(4);
     const foreign = await svc(['keys', 'disable', 'NOT AN ID/..'], local.env);
     expect(foreign.exitCode).toBe(4);
-    expect(foreign.stderr).toContain('No key with id NOT AN ID/..');
+    expect(foreign.stderr).toContain('No key with id or name NOT AN ID/..');
     expect((await svc(['keys', 'disable', '..'], local.env)).exitCode).toBe(2);
   });
 

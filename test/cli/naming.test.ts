@@ -79,7 +79,7 @@ describe('several ids', () => {
       [
         `✓ Disabled ${a.id} (many-a).`,
         `✓ Disabled ${b.id} (many-b).`,
-        'error: No key with id key_nope: it never existed, belongs to another user, or was already revoked.',
+        'error: No key with id or name key_nope: it never existed, belongs to another user, or was already revoked.',
       ].join('\n'),
     );
     const on = await svc(['keys', 'enable', a.id, b.id, '--json'], local.env);
@@ -174,11 +174,11 @@ describe('what is given for an id', () => {
     const typo = await svc(['keys', 'view', 'workstaton'], local.env);
     expect(typo.exitCode).toBe(4);
     expect(typo.stderr).toBe(
-      `error: No key with id workstaton: it never existed, belongs to another user, or was already revoked. Did you mean ${key.id} ('workstation') (\`svc keys view ${key.id}\`)?`,
+      `error: No key with id or name workstaton: it never existed, belongs to another user, or was already revoked. Did you mean ${key.id} ('workstation') (\`svc keys view ${key.id}\`)?`,
     );
     const nothing = await svc(['keys', 'disable', 'zzzzzzzzzzzzzzzzzzzz'], local.env);
     expect(nothing.exitCode).toBe(4);
-    expect(nothing.stderr).toBe('error: No key with id zzzzzzzzzzzzzzzzzzzz: it never existed, belongs to another user, or was already revoked.');
+    expect(nothing.stderr).toBe('error: No key with id or name zzzzzzzzzzzzzzzzzzzz: it never existed, belongs to another user, or was already revoked.');
   });
 
   it('revoke --if-exists takes a gone id for done, and revokes a key by its name', async () => {

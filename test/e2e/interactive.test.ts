@@ -350,7 +350,7 @@ describe('svc with no command on a terminal', () => {
     await t.waitFor("Revoke 'gone-meanwhile'");
     expect((await svc(['keys', 'revoke', doomed.id, '--yes'], env())).exitCode).toBe(0);
     await t.send('y', 'Enter');
-    const screen = await t.waitFor(/No key with id key_\w+[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
+    const screen = await t.waitFor(/No key with id or name key_\w+[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
     expect(screen).toContain(doomed.id);
     await t.send('Up', 'Enter');
     expect(await t.exitCode()).toBe(0);
