@@ -35,5 +35,5 @@ export async function afterCommand(session: ProfileSession, credentials: Credent
     }
   }
   if (session.options.quiet) return;
-  for (const line of healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName)) session.render.warn(line);
+  for (const line of healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName, session.profileSource === 'flag')) session.render.warn(line);
 }

@@ -102,18 +102,20 @@ export function onlyTimeWarning(id: string | null): string {
 }
 
 /** The key-health warnings (docs/contract.md §C8), each one line. */
-export function healthWarnings(health: KeyHealth, days: number, profileName: string): Line[] {
+/** `byFlag`: the profile was chosen by --profile, which the commands suggested here must then carry too. */
+export function healthWarnings(health: KeyHealth, days: number, profileName: string, byFlag: boolean): Line[] {
   const lines: Line[] = [];
+  const profile = byFlag ? ` --profile ${shellWord(profileName)}` : '';
   const { expiry, pending } = health;
   if (expiry && expiresSoon(expiry, days)) {
     const when = new Date(expiry.expiresAt).toISOString();
     const left = expiry.expiresAt > expiry.nowMs ? `expires ${relativeTime(expiry.expiresAt, expiry.nowMs)} (${when})` : `expired at ${when}`;
-    lines.push(`The key in use (${expiry.hint}) ${left}: replace it with \`svc keys rotate ${shellWord(expiry.id)}\`.`);
+    lines.push(`The key in use (${expiry.hint}) ${left}: replace it with \`svc keys rotate ${shellWord(expiry.id)}${profile}\`.`);
   }
   if (pending) {
     lines.push(
       `A rotation is pending in profile '${profileName}' since ${pending.since}: ${shown(pending.oldId)} still works beside ${shown(pending.newId)}. ` +
-        'Once everything uses the new key: `svc keys rotate --finish` (or `--cancel`).',
+        `Once everything uses the new key: \`svc keys rotate --finish${profile}\` (or \`--cancel\`).`,
     );
   }
   return lines;
