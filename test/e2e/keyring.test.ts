@@ -261,6 +261,15 @@ describe('no keyring to be had', () => {
     expect(existsSync(file()) ? saved().profiles : {}).toEqual({});
     expect(kernelKeys()).toEqual(kernelBefore);
 
+    expect((await run(['login', '--with-key'], nowhere, {}, key())).exitCode).toBe(0);
+    const before = readFileSync(file(), 'utf8');
+    const move = await run(['profile', 'move-key', 'default', '--to', 'keyring'], nowhere);
+    expect(move.exitCode).toBe(3);
+    expect(move.stderr).toContain(`The key ${keyHint(key())} of profile 'default' was not moved to the OS keyring`);
+    expect(move.stderr).toContain(`it is still in the config file ${file()}, and nothing was changed.`);
+    expect(move.stderr).not.toContain('was not saved');
+    expect(readFileSync(file(), 'utf8')).toBe(before);
+
     const unset = await run(['login', '--with-key', '--keyring'], undefined, {}, key());
     expect(unset.exitCode).toBe(3);
     expect(unset.stderr).toContain('no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set');
@@ -290,6 +299,22 @@ describe('no keyring to be had', () => {
       expect(login.stderr).toContain('Start a Secret Service');
     } finally {
       await bare.stop();
+    }
+  });
+});
+
+describe('a keyring service that was started but never unlocked', () => {
+  it('login --keyring says the keyring is locked or has no default collection, and how to unlock or create it (exit 3)', async () => {
+    const fresh = await startPrivateKeyring({ unlocked: false });
+    try {
+      const login = await run(['login', '--with-key', '--keyring'], fresh.address, {}, key());
+      expect(login.exitCode).toBe(3);
+      expect(login.stderr).toContain('The OS keyring is locked, or has no default collection to keep keys in');
+      expect(login.stderr).toContain('gnome-keyring-daemon --replace --unlock --components=secrets');
+      expect(login.stderr).not.toContain('The OS keyring refused');
+      expect(existsSync(file()) ? saved().profiles : {}).toEqual({});
+    } finally {
+      await fresh.stop();
     }
   });
 });

@@ -27,7 +27,8 @@ export interface PrivateKeyring {
   stop(): Promise<void>;
 }
 
-export async function startPrivateKeyring(options: { secretService?: boolean } = {}): Promise<PrivateKeyring> {
+/** `unlocked: false`: gnome-keyring as a session starts it without a password, with no login keyring yet (nothing unlocked, no default collection). */
+export async function startPrivateKeyring(options: { secretService?: boolean; unlocked?: boolean } = {}): Promise<PrivateKeyring> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-keyring-'));
   const config = join(dir, 'bus.conf');
   writeFileSync(
@@ -52,7 +53,8 @@ export async function startPrivateKeyring(options: { secretService?: boolean } =
   const address = await firstLine(bus);
   const env = { ...homeEnv(), PATH: process.env.PATH, DBUS_SESSION_BUS_ADDRESS: address, XDG_RUNTIME_DIR: dir, XDG_DATA_HOME: join(dir, 'data') };
   if (options.secretService !== false) {
-    const daemon = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+    const unlock = options.unlocked === false ? [] : ['--unlock'];
+    const daemon = spawn('gnome-keyring-daemon', ['--foreground', ...unlock, '--components=secrets'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
     children.push(daemon);
     secrets = daemon;
     daemon.stdin!.end('test-keyring-password');
