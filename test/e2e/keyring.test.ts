@@ -178,10 +178,73 @@ describe('a locked keyring', () => {
 
     const logout = await run(['logout'], bus);
     expect(logout.exitCode).toBe(3);
-    expect(logout.stderr).toContain(`✓ Removed ${keyHint(key())} from profile 'default'.`);
+    expect(logout.stderr).not.toContain('✓');
+    expect(logout.stderr).toContain(`Profile 'default' no longer points at ${keyHint(key())}, but the OS keyring still holds it.`);
     expect(logout.stderr).toContain(`svc could not delete it: The OS keyring is locked`);
     expect(logout.stderr).toContain(`secret-tool clear service svc username ${account()}`);
     expect(saved().profiles.default ?? {}).not.toHaveProperty('keyring');
+  });
+});
+
+describe('a Secret Service that hangs while the bus answers', () => {
+  let keyring: PrivateKeyring;
+  beforeAll(async () => {
+    keyring = await startPrivateKeyring();
+  }, 30_000);
+  afterAll(() => keyring.stop());
+  const bus = () => keyring.address;
+  /** The kernel keyutils keys of this test's config, where the binding would fall back to (and lose the key at logout). */
+  const kernelKeys = () => (existsSync('/proc/keys') ? readFileSync('/proc/keys', 'utf8').split('\n').filter((line) => line.includes(config.dir)) : []);
+  /** `work` while gnome-keyring is stopped (SIGSTOP), and running again after, whatever happens. */
+  const whileHung = async <T>(work: () => Promise<T>): Promise<T> => {
+    keyring.hang();
+    try {
+      return await work();
+    } finally {
+      keyring.resume();
+    }
+  };
+
+  it('login --keyring is exit 3 saying the keyring did not answer; nothing is saved, not to the kernel keyring either', async () => {
+    expect((await run(['login', '--with-key', '--keyring', '--profile', 'kept'], bus(), {}, key())).exitCode).toBe(0);
+    const before = readFileSync(file(), 'utf8');
+    const login = await whileHung(() => run(['login', '--with-key', '--keyring', '--profile', 'fresh'], bus(), {}, key()));
+    expect(login.exitCode, login.stderr).toBe(3);
+    expect(login.stderr).not.toContain('✓');
+    expect(login.stderr).toContain("The key was not saved to profile 'fresh'");
+    expect(login.stderr).toContain('The keyring did not answer within 3 s');
+    expect(readFileSync(file(), 'utf8')).toBe(before);
+    expect(kernelKeys()).toEqual([]);
+    expect(await keyring.lookup(account('fresh'))).toBeNull();
+    expect(await keyring.lookup(account('kept'))).toBe(key());
+  });
+
+  it('move-key --to keyring is exit 3 saying the key was not moved; it stays in the config file', async () => {
+    expect((await run(['login', '--with-key', '--profile', 'infile'], bus(), {}, key())).exitCode).toBe(0);
+    const before = readFileSync(file(), 'utf8');
+    const move = await whileHung(() => run(['profile', 'move-key', 'infile', '--to', 'keyring'], bus()));
+    expect(move.exitCode, move.stderr).toBe(3);
+    expect(move.stderr).not.toContain('✓');
+    expect(move.stderr).toContain(`The key ${keyHint(key())} of profile 'infile' was not moved to the OS keyring`);
+    expect(move.stderr).toContain('The keyring did not answer within 3 s');
+    expect(readFileSync(file(), 'utf8')).toBe(before);
+    expect(saved().profiles.infile).toHaveProperty('apiKey', key());
+    expect(kernelKeys()).toEqual([]);
+    expect(await keyring.lookup(account('infile'))).toBeNull();
+  });
+
+  it('logout does not claim the entry was removed: exit 3 with the command that deletes it, and the entry is still in the Secret Service', async () => {
+    expect((await run(['login', '--with-key', '--keyring', '--profile', 'kept'], bus(), {}, key())).exitCode).toBe(0);
+    const logout = await whileHung(() => run(['logout', '--profile', 'kept'], bus()));
+    expect(logout.exitCode, logout.stderr).toBe(3);
+    expect(logout.stderr).not.toContain('✓');
+    expect(logout.stderr).toContain(`Profile 'kept' no longer points at ${keyHint(key())}, but the OS keyring still holds it.`);
+    expect(logout.stderr).toContain('svc could not delete it: The keyring did not answer within 3 s');
+    expect(logout.stderr).toContain(`secret-tool clear service svc username ${account('kept')}`);
+    // As C1 orders it: the profile forgets first, so it never points at a deleted entry.
+    expect(saved().profiles.kept ?? {}).not.toHaveProperty('keyring');
+    expect(kernelKeys()).toEqual([]);
+    expect(await keyring.lookup(account('kept'))).toBe(key());
   });
 });
 
@@ -197,6 +260,15 @@ describe('no keyring to be had', () => {
     expect(login.stderr).toContain('nothing was changed');
     expect(existsSync(file()) ? saved().profiles : {}).toEqual({});
     expect(kernelKeys()).toEqual(kernelBefore);
+
+    expect((await run(['login', '--with-key'], nowhere, {}, key())).exitCode).toBe(0);
+    const before = readFileSync(file(), 'utf8');
+    const move = await run(['profile', 'move-key', 'default', '--to', 'keyring'], nowhere);
+    expect(move.exitCode).toBe(3);
+    expect(move.stderr).toContain(`The key ${keyHint(key())} of profile 'default' was not moved to the OS keyring`);
+    expect(move.stderr).toContain(`it is still in the config file ${file()}, and nothing was changed.`);
+    expect(move.stderr).not.toContain('was not saved');
+    expect(readFileSync(file(), 'utf8')).toBe(before);
 
     const unset = await run(['login', '--with-key', '--keyring'], undefined, {}, key());
     expect(unset.exitCode).toBe(3);
@@ -227,6 +299,22 @@ describe('no keyring to be had', () => {
       expect(login.stderr).toContain('Start a Secret Service');
     } finally {
       await bare.stop();
+    }
+  });
+});
+
+describe('a keyring service that was started but never unlocked', () => {
+  it('login --keyring says the keyring is locked or has no default collection, and how to unlock or create it (exit 3)', async () => {
+    const fresh = await startPrivateKeyring({ unlocked: false });
+    try {
+      const login = await run(['login', '--with-key', '--keyring'], fresh.address, {}, key());
+      expect(login.exitCode).toBe(3);
+      expect(login.stderr).toContain('The OS keyring is locked, or has no default collection to keep keys in');
+      expect(login.stderr).toContain('gnome-keyring-daemon --replace --unlock --components=secrets');
+      expect(login.stderr).not.toContain('The OS keyring refused');
+      expect(existsSync(file()) ? saved().profiles : {}).toEqual({});
+    } finally {
+      await fresh.stop();
     }
   });
 });

@@ -18,12 +18,17 @@ export interface PrivateKeyring {
   address: string;
   /** Locks the login collection through the Secret Service API, as a screen lock would. */
   lock(): Promise<void>;
+  /** Stops the Secret Service's process (SIGSTOP) while the bus goes on answering: a keyring daemon that hangs. */
+  hang(): void;
+  /** Lets it run again (SIGCONT). */
+  resume(): void;
   /** The secret under svc's service and `account`, as secret-tool reads it; null when there is none. */
   lookup(account: string): Promise<string | null>;
   stop(): Promise<void>;
 }
 
-export async function startPrivateKeyring(options: { secretService?: boolean } = {}): Promise<PrivateKeyring> {
+/** `unlocked: false`: gnome-keyring as a session starts it without a password, with no login keyring yet (nothing unlocked, no default collection). */
+export async function startPrivateKeyring(options: { secretService?: boolean; unlocked?: boolean } = {}): Promise<PrivateKeyring> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-keyring-'));
   const config = join(dir, 'bus.conf');
   writeFileSync(
@@ -42,13 +47,16 @@ export async function startPrivateKeyring(options: { secretService?: boolean } =
 `,
   );
   const children: ChildProcess[] = [];
+  let secrets: ChildProcess | undefined;
   const bus = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(bus);
   const address = await firstLine(bus);
   const env = { ...homeEnv(), PATH: process.env.PATH, DBUS_SESSION_BUS_ADDRESS: address, XDG_RUNTIME_DIR: dir, XDG_DATA_HOME: join(dir, 'data') };
   if (options.secretService !== false) {
-    const daemon = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+    const unlock = options.unlocked === false ? [] : ['--unlock'];
+    const daemon = spawn('gnome-keyring-daemon', ['--foreground', ...unlock, '--components=secrets'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
     children.push(daemon);
+    secrets = daemon;
     daemon.stdin!.end('test-keyring-password');
     await untilOwned(address);
   }
@@ -57,6 +65,12 @@ export async function startPrivateKeyring(options: { secretService?: boolean } =
     address,
     async lock() {
       await dbusSend(['--dest=org.freedesktop.secrets', '/org/freedesktop/secrets', 'org.freedesktop.Secret.Service.Lock', 'array:objpath:/org/freedesktop/secrets/collection/login']);
+    },
+    hang() {
+      secrets!.kill('SIGSTOP');
+    },
+    resume() {
+      secrets?.kill('SIGCONT');
     },
     async lookup(account) {
       const result = await execa('secret-tool', ['lookup', 'service', 'svc', 'username', account], { env, extendEnv: false, reject: false });
@@ -70,6 +84,7 @@ export async function startPrivateKeyring(options: { secretService?: boolean } =
               if (child.exitCode !== null || child.signalCode !== null) return resolve();
               child.once('exit', () => resolve());
               child.kill();
+              child.kill('SIGCONT');
             }),
         ),
       );

@@ -24,6 +24,8 @@ export async function run(session: ProfileSession): Promise<void> {
   if (!session.profileExists) throw new UnknownProfileError([noSuchProfile(session), 'Nothing was changed (`svc profile list` shows each profile).']);
   const { hint, leftover } = await logOut(session);
   if (hint === null) render.info(`${notLoggedIn(profileName)}; nothing to remove.`);
+  // No ✓ while the key is still in the keyring: the error after it says why and how to delete it.
+  else if (leftover) render.info(`Profile '${profileName}' no longer points at ${hint}, but the OS keyring still holds it.`);
   else render.success(`Removed ${hint} from profile '${profileName}'. The key still works until revoked.`);
   if (session.options.json) render.json({ profile: profileName, removed: hint === null ? null : { hint } });
   if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is still set in this environment; svc keeps using it.');

@@ -49,8 +49,11 @@ const ENV_STILL_WORKS = 'SVC_API_KEY still works meanwhile.';
 
 /**
  * The keyring, once it is known to be there: the library loaded and, on
- * Linux, a Secret Service on the session bus (never the kernel keyring the
- * library would otherwise fall back to). Throws KeyringError.
+ * Linux, a Secret Service on the session bus. Every entry is pinned to the
+ * Secret Service: by default the library falls back to the kernel's
+ * keyutils keyring whenever the Secret Service does not answer, which a
+ * check made beforehand cannot rule out (a service that hangs after it).
+ * Throws KeyringError.
  */
 export async function openKeyring(env: NodeJS.ProcessEnv, schedule: Deps['schedule']): Promise<Keyring> {
   const bounded = <T>(what: string, work: (signal: AbortSignal) => Promise<T>) => withinBound(what, work, schedule);
@@ -70,7 +73,7 @@ export async function openKeyring(env: NodeJS.ProcessEnv, schedule: Deps['schedu
   }
   const open = (entry: KeyringEntry) => {
     try {
-      return new AsyncEntry(entry.service, entry.account);
+      return new AsyncEntry(entry.service, entry.account, SECRET_SERVICE_ONLY);
     } catch (error) {
       throw refused(error);
     }
@@ -87,6 +90,9 @@ export async function openKeyring(env: NodeJS.ProcessEnv, schedule: Deps['schedu
 }
 
 type Library = typeof import('@napi-rs/keyring');
+
+/** Linux: the Secret Service or nothing (the option is ignored elsewhere). */
+const SECRET_SERVICE_ONLY = { linux: { store: 'secret-service' } } as const;
 
 /**
  * The bundle is CommonJS and, on Node 20, compiled by vm.Script, where
@@ -116,7 +122,8 @@ function withinBound<T>(what: string, work: (signal: AbortSignal) => Promise<T>,
       reject(slow);
       controller.abort(slow);
     });
-    work(controller.signal).then(
+    // The library's entry is made synchronously and may throw: that failure is reported like any other, and ends the wait.
+    new Promise<T>((settle) => settle(work(controller.signal))).then(
       (value) => {
         cancel();
         resolve(value);
@@ -132,10 +139,23 @@ function withinBound<T>(what: string, work: (signal: AbortSignal) => Promise<T>,
 /** The library's failure, sorted into what a person can act on. */
 function refused(error: unknown): KeyringError {
   const message = firstLine(error);
-  if (/locked|unlock prompt was dismissed|prompt dismissed/i.test(message)) {
+  if (/did not receive a reply|timeout|timed out/i.test(message)) {
+    // The library gives up on a Secret Service that does not answer (after 2 s, inside svc's bound); pinned to it, it does not fall back.
+    return new KeyringError(
+      `The keyring did not answer within ${KEYRING_WAIT_MS / 1000} s: its service (the Secret Service on Linux) is stuck, or waiting for its password in a prompt`,
+      `Unlock the keyring or restart its service (on Linux, gnome-keyring-daemon or KeePassXC), then run the command again. ${ENV_STILL_WORKS}`,
+    );
+  }
+  if (/\blocked\b|unlock prompt was dismissed|prompt dismissed/i.test(message)) {
     return new KeyringError(
       `The OS keyring is locked (${message})`,
       `Unlock it (log in to the desktop session, or \`gnome-keyring-daemon --unlock\`), then run the command again. ${ENV_STILL_WORKS}`,
+    );
+  }
+  if (/no result found/i.test(message)) {
+    return new KeyringError(
+      `The OS keyring is locked, or has no default collection to keep keys in (${message})`,
+      `Unlock it, or create its default keyring: log in to the desktop session, or open your keyring manager (Seahorse, KeePassXC); on a bare session, \`echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets\` unlocks (or creates) it. Then run the command again. ${ENV_STILL_WORKS}`,
     );
   }
   return new KeyringError(`The OS keyring refused: ${message}`, `Check that the keyring works (\`secret-tool\`, Keychain Access or Credential Manager). ${ENV_STILL_WORKS}`);

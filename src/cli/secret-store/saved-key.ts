@@ -208,7 +208,11 @@ export async function moveKey(ctx: KeyStoreContext, name: string, to: KeyStore):
   if (from === to) return { from, to, hint, where: where(to), leftover: null };
   if (to === 'keyring') {
     const secret = profile.apiKey!;
-    const result = await saveKey(ctx, name, secret, { to, keep: (now) => now.apiKey === secret });
+    const result = await saveKey(ctx, name, secret, { to, keep: (now) => now.apiKey === secret }).catch((error: unknown) => {
+      throw error instanceof KeyringError
+        ? error.about(`The key ${hint} of profile '${clip(name, 200)}' was not moved to ${where(to)}; it is still in ${where(from)}, and nothing was changed.`)
+        : error;
+    });
     if (!result.saved) throw changedMeanwhile(name);
     return { from, to, hint, where: where(to, ctx.config.getProfile(name).keyring), leftover: null };
   }

@@ -5,7 +5,10 @@
  * keyring is gone at logout or reboot: a key saved there would be lost
  * while the profile still pointed at it. So svc asks the bus itself, with
  * the few messages that takes (the D-Bus wire format, little-endian), and
- * uses the library only once a Secret Service owns its name.
+ * uses the library only once a Secret Service owns its name: the check
+ * names what is missing (the bus, or a Secret Service on it), and the
+ * entries are pinned to the Secret Service besides (keyring.ts), for one
+ * that stops answering after the check.
  */
 import { createConnection, type Socket } from 'node:net';
 

@@ -18,7 +18,8 @@ export async function run(session: ProfileSession, name: string): Promise<void> 
   const { hint, wasDefault, leftover } = await removeProfile(session, name);
   const { render } = session;
   const key = hint === null ? 'it had no saved key' : `its key ${hint} still works until revoked`;
-  render.success(`Removed profile '${clip(name, 200)}'; ${key}.`);
+  if (leftover) render.info(`Removed profile '${clip(name, 200)}', but the OS keyring still holds its key ${hint}.`);
+  else render.success(`Removed profile '${clip(name, 200)}'; ${key}.`);
   if (wasDefault) render.info("'default' is the default profile again (`svc profile use NAME` changes it).");
   if (session.options.json) render.json({ profile: name, removed: hint === null ? null : { hint }, defaultProfile: wasDefault ? 'default' : undefined });
   if (leftover) throw leftover;
