@@ -164,6 +164,11 @@ describe('the expiry warning for the key in use', () => {
     expect(warnings(json.stderr)).toHaveLength(1);
   });
 
+  it('names the profile in the command to run when --profile chose it', async () => {
+    const result = await svc(['keys', 'list', '--profile', 'soon'], env());
+    expect(warnings(result.stderr)).toEqual([expect.stringMatching(/replace it with `svc keys rotate key_\w+ --profile soon`\.$/)]);
+  });
+
   it('is silent under --quiet, with SVC_EXPIRY_WARNING_DAYS=0, and past its threshold', async () => {
     expect(warnings((await svc(['keys', 'list', '--quiet'], env())).stderr)).toEqual([]);
     expect(warnings((await svc(['keys', 'list'], env({ SVC_EXPIRY_WARNING_DAYS: '0' }))).stderr)).toEqual([]);
