@@ -1,5 +1,6 @@
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, OutputError, SecretNotWrittenError } from '../errors.js';
 import { SecretNotFoundError, type CreateWatch, type NewKey } from '../operations/create.js';
+import type { Renderer } from '../render/renderer.js';
 import { tone } from '../render/text.js';
 import type { Session } from '../session.js';
 import { describeNewKey, onlyTimeWarning } from './keys.js';
@@ -8,9 +9,12 @@ import { describeNewKey, onlyTimeWarning } from './keys.js';
  * Shows a new key: the one and only time its secret can be seen. The secret
  * (or, when svc cannot tell which part it is, the whole answer) reaches
  * stdout before anything else is said; with --quiet nothing else is. With --json a caller that prints a
- * larger document of its own passes `printDocument: false`.
+ * larger document of its own passes `printDocument: false`. Resolves only
+ * once stdout has taken the secret: a rotation retires the old key after
+ * this, so a secret that could not be written (a full disk) throws
+ * SecretNotWrittenError instead.
  */
-export function showNewKey(session: Session, key: NewKey, printDocument = true): void {
+export async function showNewKey(session: Session, key: NewKey, printDocument = true): Promise<void> {
   const { render, io, options } = session;
   if (options.json) {
     if (printDocument) render.json(key.document);
@@ -22,10 +26,21 @@ export function showNewKey(session: Session, key: NewKey, printDocument = true):
     render.success(`Created ${describeNewKey(key)}.`);
     render.lines(['', ['  ', tone(key.secret, 'bold')], '']);
   }
+  await secretWritten(render, key.view.id);
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
   // --quiet asks for the data alone: the one-time warning is the one warning it silences (docs/contract.md §C3).
   if (!options.quiet) render.warn(onlyTimeWarning(key.view.id));
   if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.']);
+}
+
+/** Resolves once stdout took a new secret; a secret it did not take is lost, and the error names the key to revoke. */
+export async function secretWritten(render: Renderer, id: string | null): Promise<void> {
+  try {
+    await render.written();
+  } catch (error) {
+    if (error instanceof OutputError) throw new SecretNotWrittenError(id, error.writeError);
+    throw error;
+  }
 }
 
 /** What a create watches while its request is out: Ctrl-C waits on for the answer, and says so. */
