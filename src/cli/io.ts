@@ -1,3 +1,4 @@
+import { fstatSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative } from 'node:path';
 import { isatty } from 'node:tty';
 import { readEnv } from './environment.js';
@@ -45,6 +46,12 @@ export interface IO {
    * it met, or null. Unset: a stdout that cannot fail (tests' memory).
    */
   stdoutWritten?: () => Promise<Error | null>;
+  /**
+   * Stdout is /dev/null, where a secret would be gone the moment it was
+   * printed. A closed stdout (`>&-`) looks the same: Node opens /dev/null
+   * in place of a closed fd 0, 1 or 2 before svc runs.
+   */
+  readonly stdoutDiscarded?: boolean;
 }
 
 export interface ProcessIO {
@@ -104,6 +111,10 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     get rows() {
       return (stderrIsTTY && process.stderr.rows) || (stdoutIsTTY && process.stdout.rows) || 24;
     },
+    // Asked only before a secret is printed: two system calls no other command pays.
+    get stdoutDiscarded() {
+      return isNullDevice(1);
+    },
     // Not built yet: nothing was written to it, so nothing failed.
     stdoutWritten: () => (opened.includes(process.stdout) ? written(process.stdout) : Promise.resolve(null)),
     env: process.env,
@@ -124,6 +135,15 @@ function written(stream: NodeJS.WriteStream): Promise<Error | null> {
     if (stream.errored || stream.destroyed) settle();
     else stream.write('', settle);
   });
+}
+
+function isNullDevice(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isCharacterDevice() && stat.rdev === statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
 }
 
 /** The process's working directory; undefined once it has been removed, where no project can be and no path is relative to it. */

@@ -105,3 +105,46 @@ describe('stdout on a full device', () => {
     expect((await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: old.secret })).exitCode).toBe(0);
   });
 });
+
+/** The built svc through sh, for redirections spawn cannot make (`>&-`). */
+function svcShell(args: string[], redirect: string, env: Record<string, string>): Promise<Run> {
+  const child = spawn('sh', ['-c', `exec node "$@" ${redirect}`, 'sh', SVC_BIN, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve({ exitCode, stdout: '', stderr }));
+  });
+}
+
+// Node opens /dev/null in place of a closed stdout before svc runs, so `>&-` and `>/dev/null` are one case.
+describe.each([['closed (>&-)', '>&-'], ['/dev/null', '>/dev/null']])('stdout %s', (_, redirect) => {
+  it('keys rotate is refused before anything is made: the old key stays enabled and still authenticates', async () => {
+    const name = `discard-rotate-${redirect.length}`;
+    const created = await svc(['keys', 'create', name, '--json'], local.env);
+    const old = JSON.parse(created.stdout) as { id: string; secret: string };
+    const result = await svcShell(['keys', 'rotate', old.id, '--yes'], redirect, local.env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('Stdout is /dev/null (or was closed), where the new secret would be lost. Nothing was done.');
+    expect((await keysNamed(name)).map((key) => [key.id, key.enabled])).toEqual([[old.id, true]]);
+    expect((await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: old.secret })).exitCode).toBe(0);
+  });
+
+  it('keys create is refused before any key is made', async () => {
+    const name = `discard-create-${redirect.length}`;
+    const result = await svcShell(['keys', 'create', name], redirect, local.env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('Send stdout somewhere, or give --to-file <path> or --to-command <command>.');
+    expect(await keysNamed(name)).toEqual([]);
+  });
+
+  it('a failed --to-command cannot fall back to printing: the message says the secret is lost and how to revoke the key', async () => {
+    const name = `discard-command-${redirect.length}`;
+    const result = await svcShell(['keys', 'create', name, '--to-command', 'exit 3'], redirect, local.env);
+    const [key] = await keysNamed(name);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('could not be delivered: `exit 3` exited with status 3');
+    expect(result.stderr).toContain('its secret could not be written to stdout (stdout is /dev/null, or was closed): the secret is lost');
+    expect(result.stderr).toContain(`svc keys revoke ${key!.id}`);
+  });
+});

@@ -1,4 +1,5 @@
-import { InterruptedError, OutputError, SecretNotWrittenError } from '../errors.js';
+import { InterruptedError, OutputError, SecretNotWrittenError, UsageError } from '../errors.js';
+import type { IO } from '../io.js';
 import { SecretNotFoundError, type CreateWatch, type NewKey } from '../operations/create.js';
 import type { Renderer } from '../render/renderer.js';
 import { tone } from '../render/text.js';
@@ -26,15 +27,26 @@ export async function showNewKey(session: Session, key: NewKey, printDocument = 
     render.success(`Created ${describeNewKey(key)}.`);
     render.lines(['', ['  ', tone(key.secret, 'bold')], '']);
   }
-  await secretWritten(render, key.view.id);
+  await secretWritten(render, io, key.view.id);
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
   // --quiet asks for the data alone: the one-time warning is the one warning it silences (docs/contract.md §C3).
   if (!options.quiet) render.warn(onlyTimeWarning(key.view.id));
   if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.']);
 }
 
+/**
+ * Refuses, before any key is made, to print a new secret to /dev/null (or
+ * a closed stdout, which Node turns into /dev/null): it would be lost.
+ */
+export function refuseDiscardedStdout(io: IO): void {
+  if (io.stdoutDiscarded) throw new UsageError([`${DISCARDED}. Nothing was done.`, 'Send stdout somewhere, or give --to-file <path> or --to-command <command>.']);
+}
+
+const DISCARDED = 'Stdout is /dev/null (or was closed), where the new secret would be lost';
+
 /** Resolves once stdout took a new secret; a secret it did not take is lost, and the error names the key to revoke. */
-export async function secretWritten(render: Renderer, id: string | null): Promise<void> {
+export async function secretWritten(render: Renderer, io: IO, id: string | null): Promise<void> {
+  if (io.stdoutDiscarded) throw new SecretNotWrittenError(id, new Error('stdout is /dev/null, or was closed'));
   try {
     await render.written();
   } catch (error) {

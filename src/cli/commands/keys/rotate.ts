@@ -9,6 +9,7 @@ import { viewKeyOrNamed } from '../../operations/keys.js';
 import type { RotateOptions } from '../../operations/rotate.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
+import { refuseDiscardedStdout } from '../../views/show-new-key.js';
 
 export interface RotateCommandOptions extends RotateOptions, DeliveryOptions {
   yes?: boolean;
@@ -45,6 +46,7 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
     if (idArg !== undefined) throw new UsageError('--finish and --cancel take no key id: they act on the pending rotation of the profile.');
     return finishRotation(session, opts.finish ? 'finish' : 'cancel');
   }
+  if (plan === null) refuseDiscardedStdout(session.io);
   const { ids } = await keysToActOn(session, idArg === undefined ? [] : [idArg], { command: 'rotate', many: false, question: 'Key to rotate:' });
   // A key's name is resolved to its id first: the rotation names the old key by id from its question to its last message.
   const named = idArg === undefined ? ids[0]! : (await viewKeyOrNamed(session.client, ids[0]!, 'rotate')).id;
