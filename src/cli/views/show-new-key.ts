@@ -45,12 +45,12 @@ export function refuseDiscardedStdout(io: IO): void {
 const DISCARDED = 'Stdout is /dev/null (or was closed), where the new secret would be lost';
 
 /** Resolves once stdout took a new secret; a secret it did not take is lost, and the error names the key to revoke. */
-export async function secretWritten(render: Renderer, io: IO, id: string | null): Promise<void> {
-  if (io.stdoutDiscarded) throw new SecretNotWrittenError(id, new Error('stdout is /dev/null, or was closed'));
+export async function secretWritten(render: Renderer, io: IO, id: string | null, before: readonly string[] = []): Promise<void> {
+  if (io.stdoutDiscarded) throw new SecretNotWrittenError(id, new Error('stdout is /dev/null, or was closed'), before);
   try {
     await render.written();
   } catch (error) {
-    if (error instanceof OutputError) throw new SecretNotWrittenError(id, error.writeError);
+    if (error instanceof OutputError) throw new SecretNotWrittenError(id, error.writeError, before);
     throw error;
   }
 }

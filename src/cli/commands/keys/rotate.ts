@@ -6,10 +6,11 @@ import { UsageError } from '../../errors.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { finishRotation, rotate } from '../../dialogs/rotate.js';
 import { viewKeyOrNamed } from '../../operations/keys.js';
-import type { RotateOptions } from '../../operations/rotate.js';
+import type { RotateOptions, Rotation } from '../../operations/rotate.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
-import { refuseDiscardedStdout } from '../../views/show-new-key.js';
+import { shown } from '../../views/keys.js';
+import { refuseDiscardedStdout, secretWritten } from '../../views/show-new-key.js';
 
 export interface RotateCommandOptions extends RotateOptions, DeliveryOptions {
   yes?: boolean;
@@ -54,9 +55,16 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
   if (session.options.json) {
     const key = delivered === null ? { key: rotation.created.document } : deliveredDocument(rotation.created, delivered);
     session.render.json({ ...key, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
+    // This document, which says what became of the old key, is the only place --json prints the new secret, so it comes last.
+    if (delivered === null) await secretWritten(session.render, session.io, rotation.created.view.id, [oldKeyFate(named, rotation)]);
   }
   // The key-health step is then about the key the profile holds now.
   const savedHere = rotation.holders.includes(session.profileName) && session.credentials.source === 'profile';
   return savedHere ? { keyInUse: { apiKey: rotation.created.secret!, source: 'profile' } } : undefined;
 }
 
+
+function oldKeyFate(id: string, rotation: Rotation): string {
+  const fate = { revoked: 'was revoked', disabled: 'was disabled', 'kept-overlap': 'still works (`svc keys rotate --cancel` revokes the new key and ends the --overlap rotation)', 'kept-unsaved': 'still works' }[rotation.retired];
+  return `The rotation went through (with --json the new secret is printed last): the old key ${shown(id)} ${fate}.`;
+}
