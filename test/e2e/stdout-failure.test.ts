@@ -106,6 +106,24 @@ describe('stdout on a full device', () => {
   });
 });
 
+describe('a reader of stdout that went away before the secret came (EPIPE)', () => {
+  it('keys rotate exits non-zero and leaves the old key working', async () => {
+    const created = await svc(['keys', 'create', 'gone-reader', '--json'], local.env);
+    const old = JSON.parse(created.stdout) as { id: string; secret: string };
+    const child = spawn('node', [SVC_BIN, 'keys', 'rotate', old.id, '--yes'], { env: cleanEnv(local.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    // Closed before svc has even read the old key: its first write to stdout is the secret's.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(exitCode).toBe(141);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    const made = (await keysNamed('gone-reader')).find((key) => key.id !== old.id)!;
+    expect(stderr).toContain(`svc keys revoke ${made.id}`);
+    expect((await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: old.secret })).exitCode).toBe(0);
+  });
+});
+
 /** The built svc through sh, for redirections spawn cannot make (`>&-`). */
 function svcShell(args: string[], redirect: string, env: Record<string, string>): Promise<Run> {
   const child = spawn('sh', ['-c', `exec node "$@" ${redirect}`, 'sh', SVC_BIN, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -66,8 +66,8 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
     if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
     if (findSecret(res.body) !== null) {
-      await secretWritten(render, session.io, readKey(res.body).id);
       if (!session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));
+      await secretWritten(render, session.io, readKey(res.body).id);
     }
   } catch (error) {
     // The server's own error document is the answer a script asked for; the
