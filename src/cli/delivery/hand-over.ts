@@ -3,12 +3,12 @@
  * printed. Whatever goes wrong, the secret is then printed as without
  * delivery, before the failure is reported: delivery never loses a secret.
  */
+import { SecretNotWrittenError } from '../errors.js';
 import type { NewKey } from '../operations/create.js';
 import type { Session } from '../session.js';
 import { describeNewKey } from '../views/keys.js';
 import { showNewKey } from '../views/show-new-key.js';
 import { deliver } from './deliver.js';
-import { SecretNotWrittenError } from '../errors.js';
 import { DeliveryFailedError, describeDelivered, type Delivered } from './failure.js';
 import type { DeliveryPlan } from './plan.js';
 

@@ -63,8 +63,12 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
   return savedHere ? { keyInUse: { apiKey: rotation.created.secret!, source: 'profile' } } : undefined;
 }
 
-
 function oldKeyFate(id: string, rotation: Rotation): string {
-  const fate = { revoked: 'was revoked', disabled: 'was disabled', 'kept-overlap': 'still works (`svc keys rotate --cancel` revokes the new key and ends the --overlap rotation)', 'kept-unsaved': 'still works' }[rotation.retired];
+  const fate = {
+    revoked: 'was revoked',
+    disabled: 'was disabled',
+    'kept-overlap': 'still works (`svc keys rotate --cancel` revokes the new key and ends the --overlap rotation)',
+    'kept-unsaved': 'still works',
+  }[rotation.retired];
   return `The rotation went through (with --json the new secret is printed last): the old key ${shown(id)} ${fate}.`;
 }
