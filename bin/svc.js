@@ -51,9 +51,11 @@ const { ExitCode, main, processIO } = useCodeCache ? require('./load-bundle.js')
   // The reader went away (`svc keys list | head -1`): stop quietly, as a
   // process killed by SIGPIPE would, rather than crash with a stack trace.
   // Node ignores SIGPIPE itself, so the shell's status for it is set by hand.
+  // Any other failed write (ENOSPC, EIO) stays on its stream, where svc looks
+  // before it counts stdout's data as written (io.stdoutWritten): reported,
+  // never thrown. A failed stderr has no one left to tell: the exit code says it.
   const { io, flushed } = processIO((error) => {
     if (error.code === 'EPIPE') process.exit(ExitCode.brokenPipe);
-    throw error;
   });
   process.exitCode = await main(argv, io);
   // Writes to a pipe are asynchronous: exiting now would cut off what the

@@ -35,6 +35,34 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * A write to stdout failed for a reason other than a reader that went away
+ * (EPIPE exits 141 in bin/svc.js): a full disk, /dev/full, an I/O error.
+ */
+export class OutputError extends CliError {
+  constructor(readonly writeError: Error) {
+    super(`Could not write to stdout: ${clip(writeError.message, 200)}; what svc printed there is incomplete.`);
+    this.name = 'OutputError';
+  }
+}
+
+/** A new key's secret could not be written: it is lost, and the key should go. */
+export class SecretNotWrittenError extends CliError {
+  /** `before`: what failed first, when printing was the fallback (a delivery). */
+  constructor(
+    id: string | null,
+    readonly writeError: Error,
+    before: readonly string[] = [],
+  ) {
+    super([
+      ...before,
+      `The new key${id === null ? '' : ` ${clip(id, 200)}`} was created, but its secret could not be written to stdout (${clip(writeError.message, 200)}): the secret is lost, and svc keeps no copy.`,
+      id === null ? 'Revoke the new key: find it with `svc keys list`, then `svc keys revoke <id>`.' : `Revoke it: svc keys revoke ${shellWord(id)}`,
+    ]);
+    this.name = 'SecretNotWrittenError';
+  }
+}
+
 export class UsageError extends CliError {
   constructor(message: string | readonly string[]) {
     super(message, ExitCode.usage);

@@ -1,3 +1,4 @@
+import { fstatSync, statSync } from 'node:fs';
 import { basename, isAbsolute, relative } from 'node:path';
 import { isatty } from 'node:tty';
 import { readEnv } from './environment.js';
@@ -39,6 +40,18 @@ export interface IO {
    * again once the screen they were said on is cleared (render/region.ts).
    */
   said?: (message: string) => void;
+  /**
+   * Resolves once everything written to stdout so far has been handed to
+   * the system (for a pipe, taken by the kernel): with the error a write to
+   * it met, or null. Unset: a stdout that cannot fail (tests' memory).
+   */
+  stdoutWritten?: () => Promise<Error | null>;
+  /**
+   * Stdout is /dev/null, where a secret would be gone the moment it was
+   * printed. A closed stdout (`>&-`) looks the same: Node opens /dev/null
+   * in place of a closed fd 0, 1 or 2 before svc runs.
+   */
+  readonly stdoutDiscarded?: boolean;
 }
 
 export interface ProcessIO {
@@ -51,7 +64,9 @@ export interface ProcessIO {
  * The process's own terminal. Node builds process.stdout and process.stderr
  * on first touch, which costs start-up, so each is touched only when a
  * command writes to it; `onError` is attached to each as it is built (EPIPE
- * when the reader has gone), and only those built need flushing.
+ * when the reader has gone, ENOSPC on a full disk), and only those built
+ * need flushing. A stream keeps the error its write met (`errored`), which
+ * `stdoutWritten` gives to whoever must know the data arrived.
  */
 export function processIO(onError: (error: NodeJS.ErrnoException) => void): ProcessIO {
   const stdoutIsTTY = isatty(1);
@@ -96,12 +111,39 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     get rows() {
       return (stderrIsTTY && process.stderr.rows) || (stdoutIsTTY && process.stdout.rows) || 24;
     },
+    // Asked only before a secret is printed: two system calls no other command pays.
+    get stdoutDiscarded() {
+      return isNullDevice(1);
+    },
+    // Not built yet: nothing was written to it, so nothing failed.
+    stdoutWritten: () => (opened.includes(process.stdout) ? written(process.stdout) : Promise.resolve(null)),
     env: process.env,
     invokedAs: invocation(process.argv[1], workingDirectory()),
   };
   // An empty write's callback runs once everything queued before it is flushed.
   const flushed = () => Promise.all(opened.map((s) => new Promise<void>((resolve) => s.write('', () => resolve())))).then(() => {});
   return { io, flushed };
+}
+
+/**
+ * What became of everything written to `stream`: once handed to the system,
+ * the error a write met (kept by the stream itself), or null.
+ */
+function written(stream: NodeJS.WriteStream): Promise<Error | null> {
+  return new Promise((resolve) => {
+    const settle = () => resolve(stream.errored ?? (stream.destroyed ? new Error('stdout was closed') : null));
+    if (stream.errored || stream.destroyed) settle();
+    else stream.write('', settle);
+  });
+}
+
+function isNullDevice(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isCharacterDevice() && stat.rdev === statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
 }
 
 /** The process's working directory; undefined once it has been removed, where no project can be and no path is relative to it. */

@@ -1,5 +1,5 @@
 import { CommanderError, type Command, type Option } from 'commander';
-import { ExitCode } from './errors.js';
+import { ExitCode, OutputError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
 import { createProgram, type Program } from './program.js';
@@ -67,6 +67,9 @@ export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Pro
   const { program } = buildProgram(io, { ...realDeps, ...deps });
   try {
     await program.parseAsync(expandHelp(program, argv), { from: 'user' });
+    // Data that never arrived (a full disk) is a failure, whichever command wrote it.
+    const unwritten = await io.stdoutWritten?.();
+    if (unwritten) throw new OutputError(unwritten);
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

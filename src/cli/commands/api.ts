@@ -12,6 +12,7 @@ import { Renderer } from '../render/renderer.js';
 import { clip } from '../render/text.js';
 import type { KeySession } from '../session.js';
 import { onlyTimeWarning } from '../views/keys.js';
+import { secretWritten } from '../views/show-new-key.js';
 
 export interface ApiOptions {
   method?: string;
@@ -64,7 +65,10 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
     if (opts.include) printHead(session, res.status, res.headers);
     if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
-    if (findSecret(res.body) !== null && !session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));
+    if (findSecret(res.body) !== null) {
+      if (!session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));
+      await secretWritten(render, session.io, readKey(res.body).id);
+    }
   } catch (error) {
     // The server's own error document is the answer a script asked for; the
     // exit code still tells failure apart.

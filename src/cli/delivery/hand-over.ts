@@ -3,12 +3,13 @@
  * printed. Whatever goes wrong, the secret is then printed as without
  * delivery, before the failure is reported: delivery never loses a secret.
  */
+import { SecretNotWrittenError } from '../errors.js';
 import type { NewKey } from '../operations/create.js';
 import type { Session } from '../session.js';
 import { describeNewKey } from '../views/keys.js';
 import { showNewKey } from '../views/show-new-key.js';
 import { deliver } from './deliver.js';
-import { describeDelivered, type Delivered } from './failure.js';
+import { DeliveryFailedError, describeDelivered, type Delivered } from './failure.js';
 import type { DeliveryPlan } from './plan.js';
 
 /**
@@ -21,14 +22,22 @@ export async function handOverNewKey(session: Session, key: NewKey, plan: Delive
   const { secret } = key;
   if (secret === null || key.interrupted) {
     // Throws: SecretNotFoundError, or the InterruptedError that ends the command once the key is shown.
-    showNewKey(session, key, printDocument);
+    await showNewKey(session, key, printDocument);
     return [];
   }
   let delivered: Delivered[];
   try {
     delivered = await deliver(plan, secret, { env: session.io.env, output: session.io.stderr, onSignal: session.deps.onSignal });
   } catch (error) {
-    showNewKey(session, key, printDocument);
+    try {
+      await showNewKey(session, key, printDocument);
+    } catch (shown) {
+      // Printing was the fallback: both ways out failed, and that is what the person must hear.
+      if (shown instanceof SecretNotWrittenError && error instanceof DeliveryFailedError) {
+        throw new SecretNotWrittenError(key.view.id, shown.writeError, [`The new secret could not be delivered: ${error.reason}.`]);
+      }
+      throw shown;
+    }
     throw error;
   }
   session.render.success(`Created ${describeNewKey(key)}.`, `Its secret went to ${describeDelivered(delivered)}, and was not printed; svc keeps no copy.`);

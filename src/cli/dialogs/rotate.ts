@@ -33,9 +33,9 @@ export async function rotate(
         const label = old.id === null ? shown(id) : keyLabel({ ...old, id: old.id });
         return (await session.prompts()).confirm(`Rotate ${label}? A new key replaces it and ${retire}.`);
       },
-      show(key) {
+      async show(key) {
         created = key;
-        showNewKey(session, key, false);
+        await showNewKey(session, key, false);
       },
       ...(plan === null
         ? {}

@@ -62,7 +62,7 @@ export const ACTIONS = {
         }
       });
       const expiry = expiresIn.trim() ? { expiresIn: expiresIn.trim() } : {};
-      showNewKey(session, await createExpiringKey(session.client, name.trim(), expiry, createWatch(session)));
+      await showNewKey(session, await createExpiringKey(session.client, name.trim(), expiry, createWatch(session)));
     },
   },
   toggle: {

@@ -9,7 +9,7 @@ import type { KeyView } from '../../client/key-view.js';
 import { savedKeyHint } from '../config/file.js';
 import type { PendingRotation, Profile } from '../config/store.js';
 import type { Deps } from '../deps.js';
-import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, UsageError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, SecretNotWrittenError, UsageError } from '../errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
@@ -29,8 +29,13 @@ export interface RotateHooks {
   watch: CreateWatch;
   /** Asked once the old key is read, before anything is made: go ahead? */
   proceed(old: KeyView): Promise<boolean>;
-  /** Shows the new key, its secret above all; called before the old key is touched. Throws SecretNotFoundError when there is no secret to show. */
-  show(created: NewKey): void;
+  /**
+   * Shows the new key, its secret above all; called before the old key is
+   * touched, which waits until the secret was written. Throws
+   * SecretNotFoundError when there is no secret to show, SecretNotWrittenError
+   * when it could not be written.
+   */
+  show(created: NewKey): Promise<void>;
   /**
    * Given instead of `show` when the command hands the secret to where it is
    * used (--to-file, --to-command): delivers it, or prints it and throws
@@ -80,7 +85,7 @@ export async function rotateKey(session: KeySession, arg: string, opts: RotateOp
   try {
     rest = await handOver(session, created, hooks);
   } catch (error) {
-    if (error instanceof SecretNotFoundError || error instanceof DeliveryFailedError) {
+    if (error instanceof SecretNotFoundError || error instanceof DeliveryFailedError || error instanceof SecretNotWrittenError) {
       throw new CliError([...error.lines, `The old key ${clip(id, 200)} was left as it was.`], error.exitCode);
     }
     throw error;
@@ -119,7 +124,7 @@ export async function rotateKey(session: KeySession, arg: string, opts: RotateOp
  */
 async function handOver(session: KeySession, created: NewKey, hooks: RotateHooks): Promise<KeySession> {
   if (hooks.deliver === undefined) {
-    hooks.show(created);
+    await hooks.show(created);
     return session;
   }
   const began = session.deps.now();

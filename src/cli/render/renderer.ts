@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
+import { OutputError } from '../errors.js';
 import type { IO } from '../io.js';
 import { jsonDocument, sanitize, type Line, type Segment, type Tone } from './text.js';
 import { displayWidth, fit } from './width.js';
@@ -139,6 +140,16 @@ export class Renderer {
   lines(lines: readonly Line[]): void {
     if (lines.length === 0) return;
     this.#io.stdout.write(`${lines.map((line) => paint(runsOf(line), this.#out)).join('\n')}\n`);
+  }
+
+  /**
+   * Resolves once everything written to stdout so far has been handed to
+   * the system; throws OutputError when a write failed (a full disk). What
+   * must not be lost (a new secret) is shown only once this resolves.
+   */
+  async written(): Promise<void> {
+    const error = await (this.#io.stdoutWritten?.() ?? null);
+    if (error) throw new OutputError(error);
   }
 
   /**

@@ -1,5 +1,7 @@
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, OutputError, SecretNotWrittenError, UsageError } from '../errors.js';
+import type { IO } from '../io.js';
 import { SecretNotFoundError, type CreateWatch, type NewKey } from '../operations/create.js';
+import type { Renderer } from '../render/renderer.js';
 import { tone } from '../render/text.js';
 import type { Session } from '../session.js';
 import { describeNewKey, onlyTimeWarning } from './keys.js';
@@ -8,9 +10,12 @@ import { describeNewKey, onlyTimeWarning } from './keys.js';
  * Shows a new key: the one and only time its secret can be seen. The secret
  * (or, when svc cannot tell which part it is, the whole answer) reaches
  * stdout before anything else is said; with --quiet nothing else is. With --json a caller that prints a
- * larger document of its own passes `printDocument: false`.
+ * larger document of its own passes `printDocument: false`. Resolves only
+ * once stdout has taken the secret: a rotation retires the old key after
+ * this, so a secret that could not be written (a full disk) throws
+ * SecretNotWrittenError instead.
  */
-export function showNewKey(session: Session, key: NewKey, printDocument = true): void {
+export async function showNewKey(session: Session, key: NewKey, printDocument = true): Promise<void> {
   const { render, io, options } = session;
   if (options.json) {
     if (printDocument) render.json(key.document);
@@ -22,10 +27,33 @@ export function showNewKey(session: Session, key: NewKey, printDocument = true):
     render.success(`Created ${describeNewKey(key)}.`);
     render.lines(['', ['  ', tone(key.secret, 'bold')], '']);
   }
-  if (key.secret === null) throw new SecretNotFoundError(key.view.id);
   // --quiet asks for the data alone: the one-time warning is the one warning it silences (docs/contract.md §C3).
-  if (!options.quiet) render.warn(onlyTimeWarning(key.view.id));
+  // Said before the write is known to have landed: a reader that goes away (EPIPE) ends svc at once, and this names the key to revoke.
+  if (key.secret !== null && !options.quiet) render.warn(onlyTimeWarning(key.view.id));
+  await secretWritten(render, io, key.view.id);
+  if (key.secret === null) throw new SecretNotFoundError(key.view.id);
   if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.']);
+}
+
+/**
+ * Refuses, before any key is made, to print a new secret to /dev/null (or
+ * a closed stdout, which Node turns into /dev/null): it would be lost.
+ */
+export function refuseDiscardedStdout(io: IO): void {
+  if (io.stdoutDiscarded) throw new UsageError([`${DISCARDED}. Nothing was done.`, 'Send stdout somewhere, or give --to-file <path> or --to-command <command>.']);
+}
+
+const DISCARDED = 'Stdout is /dev/null (or was closed), where the new secret would be lost';
+
+/** Resolves once stdout took a new secret; a secret it did not take is lost, and the error names the key to revoke. */
+export async function secretWritten(render: Renderer, io: IO, id: string | null, before: readonly string[] = []): Promise<void> {
+  if (io.stdoutDiscarded) throw new SecretNotWrittenError(id, new Error('stdout is /dev/null, or was closed'), before);
+  try {
+    await render.written();
+  } catch (error) {
+    if (error instanceof OutputError) throw new SecretNotWrittenError(id, error.writeError, before);
+    throw error;
+  }
 }
 
 /** What a create watches while its request is out: Ctrl-C waits on for the answer, and says so. */

@@ -6,7 +6,7 @@ import { checkKeyName, validateKeyName } from '../../keys.js';
 import { createExpiringKey } from '../../operations/create.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
-import { createWatch, showNewKey } from '../../views/show-new-key.js';
+import { createWatch, refuseDiscardedStdout, showNewKey } from '../../views/show-new-key.js';
 
 export interface CreateOptions extends DeliveryOptions {
   expiresIn?: string;
@@ -32,6 +32,7 @@ export function register(keys: Command, app: App): void {
 
 export async function run(session: KeySession, nameArg: string | undefined, opts: CreateOptions): Promise<void> {
   const plan = deliveryPlan(opts);
+  if (plan === null) refuseDiscardedStdout(session.io);
   const name = nameArg === undefined ? await askName(session) : checkKeyName(nameArg);
   const key = await createExpiringKey(session.client, name, opts, createWatch(session));
   if (plan === null) return showNewKey(session, key);

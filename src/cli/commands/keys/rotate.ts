@@ -5,9 +5,11 @@ import { deliveryPlan, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { finishRotation, rotate } from '../../dialogs/rotate.js';
-import type { RotateOptions } from '../../operations/rotate.js';
+import type { RotateOptions, Rotation } from '../../operations/rotate.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
+import { shown } from '../../views/keys.js';
+import { refuseDiscardedStdout, secretWritten } from '../../views/show-new-key.js';
 
 export interface RotateCommandOptions extends RotateOptions, DeliveryOptions {
   yes?: boolean;
@@ -44,14 +46,26 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
     if (idArg !== undefined) throw new UsageError('--finish and --cancel take no key id: they act on the pending rotation of the profile.');
     return finishRotation(session, opts.finish ? 'finish' : 'cancel');
   }
+  if (plan === null) refuseDiscardedStdout(session.io);
   const { ids } = await keysToActOn(session, idArg === undefined ? [] : [idArg], { command: 'rotate', many: false, question: 'Key to rotate:' });
   const { rotation, delivered } = await rotate(session, ids[0]!, opts, plan);
   if (session.options.json) {
     const key = delivered === null ? { key: rotation.created.document } : deliveredDocument(rotation.created, delivered);
     session.render.json({ ...key, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
+    // This document, which says what became of the old key, is the only place --json prints the new secret, so it comes last.
+    if (delivered === null) await secretWritten(session.render, session.io, rotation.created.view.id, [oldKeyFate(rotation.oldId, rotation)]);
   }
   // The key-health step is then about the key the profile holds now.
   const savedHere = rotation.holders.includes(session.profileName) && session.credentials.source === 'profile';
   return savedHere ? { keyInUse: { apiKey: rotation.created.secret!, source: 'profile' } } : undefined;
 }
 
+function oldKeyFate(id: string, rotation: Rotation): string {
+  const fate = {
+    revoked: 'was revoked',
+    disabled: 'was disabled',
+    'kept-overlap': 'still works (`svc keys rotate --cancel` revokes the new key and ends the --overlap rotation)',
+    'kept-unsaved': 'still works',
+  }[rotation.retired];
+  return `The rotation went through (with --json the new secret is printed last): the old key ${shown(id)} ${fate}.`;
+}
