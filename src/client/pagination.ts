@@ -46,9 +46,9 @@ export function nextPage(path: string, body: unknown, linkHeader: string | null,
   const link = linkHeader === null ? null : nextLink(linkHeader);
   if (link !== null) return fromAddress(link, path, baseUrl);
   if (!isObject(body)) return null;
-  const cursor = firstText(body.next_cursor, body.nextCursor);
+  const cursor = firstText(cursorText(body.next_cursor), cursorText(body.nextCursor));
   if (cursor !== null) return { path: withQuery(path, 'cursor', cursor) };
-  const next = firstText(body.next);
+  const next = firstText(cursorText(body.next));
   if (next !== null) return /^(https?:)?\/\//i.test(next) || next.startsWith('/') ? fromAddress(next, path, baseUrl) : { path: withQuery(path, 'cursor', next) };
   const links = isObject(body.links) ? body.links : null;
   const hal = isObject(body._links) && isObject(body._links.next) ? body._links.next : null;
@@ -59,6 +59,23 @@ export function nextPage(path: string, body: unknown, linkHeader: string | null,
     return { path: withQuery(path, 'page', String(current + 1)) };
   }
   return null;
+}
+
+/**
+ * A cursor as services send it: text, or a page number or offset
+ * (`"nextCursor": 2`), sent back as text. A 0 ends the list, as in Redis's
+ * SCAN: no next page is page or offset 0.
+ */
+function cursorText(value: unknown): unknown {
+  if (value === 0) return null;
+  return typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+}
+
+/** A cursor field that says there is more in a form svc cannot send back (an object, a list, a fraction). */
+const CURSOR_FIELDS = ['next_cursor', 'nextCursor', 'next'] as const;
+function unusableCursor(value: unknown): boolean {
+  const text = cursorText(value);
+  return text !== undefined && text !== null && text !== false && text !== '' && typeof text !== 'string';
 }
 
 function firstText(...values: unknown[]): string | null {
@@ -111,6 +128,8 @@ export function unfollowedMore(body: unknown, keysRead: number): string | null {
   if (!isObject(body)) return null;
   const token = UNFOLLOWED_TOKENS.find((name) => firstText(body[name]) !== null);
   if (token !== undefined) return `its last page names a next page by \`${token}\`, which svc does not know how to send back`;
+  const odd = CURSOR_FIELDS.find((name) => unusableCursor(body[name]));
+  if (odd !== undefined) return `its last page's \`${odd}\` is ${Array.isArray(body[odd]) ? 'a list' : typeof body[odd]}, not a cursor svc can send back`;
   const total = [body.total, body.total_count, body.totalCount].find((n): n is number => typeof n === 'number' && Number.isSafeInteger(n));
   if (total !== undefined && total > keysRead) return `it says it holds ${total} keys, but its pages held ${keysRead} and named no next page`;
   return null;

@@ -39,6 +39,16 @@ describe('nextPage: where the next page of a key list is', () => {
     expect(unfollowedMore({ total: 75 }, 20)).toBe('it says it holds 75 keys, but its pages held 20 and named no next page');
     expect(unfollowedMore({ total_count: 20 }, 20)).toBeNull();
     for (const body of [{}, { next_page_token: null }, { next_page_token: '' }, null, 'keys']) expect(unfollowedMore(body, 3), JSON.stringify(body)).toBeNull();
+    expect(unfollowedMore({ nextCursor: {} }, 3)).toBe("its last page's `nextCursor` is object, not a cursor svc can send back");
+    expect(unfollowedMore({ next: [2] }, 3)).toBe("its last page's `next` is a list, not a cursor svc can send back");
+    expect(unfollowedMore({ next_cursor: 2.5 }, 3)).toBe("its last page's `next_cursor` is number, not a cursor svc can send back");
+    for (const body of [{ next_cursor: false }, { nextCursor: '' }, { next: null }, { next_cursor: 0 }]) expect(unfollowedMore(body, 3), JSON.stringify(body)).toBeNull();
+  });
+
+  it('sends back a cursor given as a number, as text', () => {
+    expect(nextPage('/user/api-keys', { nextCursor: 2 }, null, BASE)).toEqual({ path: '/user/api-keys?cursor=2' });
+    expect(nextPage('/user/api-keys', { next_cursor: 0 }, null, BASE)).toBeNull();
+    expect(nextPage('/user/api-keys', { next: 40 }, null, BASE)).toEqual({ path: '/user/api-keys?cursor=40' });
   });
 
   it('ends where nothing says there is more', () => {
