@@ -60,6 +60,16 @@ function heldTransport() {
 
 const keysAnswer: HttpResponse = { status: 200, headers: { 'content-type': 'application/json' }, text: '{"keys":[]}' };
 
+
+/** An onSignal for deps that keeps its listeners where the test can fire them. */
+function signalListeners() {
+  const listeners: ((signal: NodeJS.Signals) => void)[] = [];
+  const onSignal = (_: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => {
+    listeners.push(listener);
+    return () => listeners.splice(listeners.indexOf(listener), 1);
+  };
+  return { listeners, onSignal };
+}
 describe('a request that does not answer at once', () => {
   it('shows "Waiting for <address> (N s)" on a terminal from 300 ms on, counted each second, then clears it', async () => {
     const clock = manualClock();
@@ -115,11 +125,7 @@ describe('a request that does not answer at once', () => {
   it('Ctrl-C while the line shows clears it and ends the command with 130', async () => {
     const clock = manualClock();
     const held = heldTransport();
-    const listeners: ((signal: NodeJS.Signals) => void)[] = [];
-    const onSignal = (_: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => {
-      listeners.push(listener);
-      return () => listeners.splice(listeners.indexOf(listener), 1);
-    };
+    const { listeners, onSignal } = signalListeners();
     const running = svc(['keys', 'list'], env(), { tty: true, deps: { transport: held.transport, now: clock.now, schedule: clock.schedule, onSignal } });
     await held.requested;
     clock.advance(2_000);
@@ -134,11 +140,7 @@ describe('a request that does not answer at once', () => {
   it('a message said while the line shows (a Ctrl-C during a create) clears it first', async () => {
     const clock = manualClock();
     const held = heldTransport();
-    const listeners: ((signal: NodeJS.Signals) => void)[] = [];
-    const onSignal = (_: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => {
-      listeners.push(listener);
-      return () => listeners.splice(listeners.indexOf(listener), 1);
-    };
+    const { listeners, onSignal } = signalListeners();
     const running = svc(['keys', 'create', 'ci'], env(), { tty: true, deps: { transport: held.transport, now: clock.now, schedule: clock.schedule, onSignal } });
     await held.requested;
     clock.advance(1_500);

@@ -14,7 +14,7 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keyHint } from '../../src/contract/key-format.js';
 import { SVC_BIN, call, cleanEnv, svc, tempConfigDir, useLocalServer } from '../helpers/cli.js';
-import { startPrivateKeyring, type PrivateKeyring } from '../helpers/keyring.js';
+import { startPrivateKeyring, usePrivateKeyring } from '../helpers/keyring.js';
 
 const local = useLocalServer(['--plan', 'pro', '--admin-token', 'local-admin']);
 const ANY_KEY = /sk_[A-Za-z0-9]{64}/;
@@ -35,12 +35,8 @@ const run = (args: string[], bus: string | undefined, extra: Record<string, stri
 const keyLine = (stdout: string) => stdout.split('\n').find((line) => line.startsWith('Key:'));
 
 describe('with an unlocked keyring', () => {
-  let keyring: PrivateKeyring;
-  beforeAll(async () => {
-    keyring = await startPrivateKeyring();
-  }, 30_000);
-  afterAll(() => keyring.stop());
-  const bus = () => keyring.address;
+  const keyring = usePrivateKeyring();
+  const bus = () => keyring().address;
 
   it('login --keyring keeps the key in the keyring; the config file records only where, and every command uses it', async () => {
     const login = await run(['login', '--with-key', '--keyring'], bus(), {}, key());
@@ -52,7 +48,7 @@ describe('with an unlocked keyring', () => {
     expect(text).not.toMatch(ANY_KEY);
     expect(saved().profiles.default).toMatchObject({ keyring: { service: 'svc', account: account(), hint: keyHint(key()) } });
     expect(saved().profiles.default).not.toHaveProperty('apiKey');
-    expect(await keyring.lookup(account())).toBe(key());
+    expect(await keyring().lookup(account())).toBe(key());
 
     const list = await run(['keys', 'list', '--json'], bus());
     expect(list.exitCode, list.stderr).toBe(0);
@@ -89,7 +85,7 @@ describe('with an unlocked keyring', () => {
     expect((await run(['login', '--with-key', '--no-keyring'], bus(), {}, key())).exitCode).toBe(0);
     expect(saved().profiles.default).toHaveProperty('apiKey', key());
     expect(saved().profiles.default).not.toHaveProperty('keyring');
-    expect(await keyring.lookup(account())).toBeNull();
+    expect(await keyring().lookup(account())).toBeNull();
   });
 
   it('profile move-key moves a key into the keyring and back, each place written before the other is cleared', async () => {
@@ -98,7 +94,7 @@ describe('with an unlocked keyring', () => {
     expect(into.exitCode, into.stderr).toBe(0);
     expect(into.stderr).toBe(`✓ Moved ${keyHint(key())} of profile 'work' to the OS keyring (service 'svc', account '${account('work')}').`);
     expect(readFileSync(file(), 'utf8')).not.toMatch(ANY_KEY);
-    expect(await keyring.lookup(account('work'))).toBe(key());
+    expect(await keyring().lookup(account('work'))).toBe(key());
     expect((await run(['keys', 'list', '--profile', 'work'], bus())).exitCode).toBe(0);
 
     const again = await run(['profile', 'move-key', 'work', '--to', 'keyring', '--json'], bus());
@@ -109,22 +105,22 @@ describe('with an unlocked keyring', () => {
     expect(out.exitCode, out.stderr).toBe(0);
     expect(saved().profiles.work).toHaveProperty('apiKey', key());
     expect(saved().profiles.work).not.toHaveProperty('keyring');
-    expect(await keyring.lookup(account('work'))).toBeNull();
+    expect(await keyring().lookup(account('work'))).toBeNull();
     expect((await run(['keys', 'list', '--profile', 'work'], bus())).exitCode).toBe(0);
   });
 
   it('logout and profile remove delete the keyring entry too', async () => {
     expect((await run(['login', '--with-key', '--keyring', '--profile', 'work'], bus(), {}, key())).exitCode).toBe(0);
-    expect(await keyring.lookup(account('work'))).toBe(key());
+    expect(await keyring().lookup(account('work'))).toBe(key());
     const logout = await run(['logout', '--profile', 'work'], bus());
     expect(logout.exitCode, logout.stderr).toBe(0);
-    expect(await keyring.lookup(account('work'))).toBeNull();
+    expect(await keyring().lookup(account('work'))).toBeNull();
     expect(saved().profiles.work ?? {}).not.toHaveProperty('keyring');
 
     expect((await run(['login', '--with-key', '--keyring', '--profile', 'old'], bus(), {}, key())).exitCode).toBe(0);
     const remove = await run(['profile', 'remove', 'old'], bus());
     expect(remove.exitCode, remove.stderr).toBe(0);
-    expect(await keyring.lookup(account('old'))).toBeNull();
+    expect(await keyring().lookup(account('old'))).toBeNull();
     expect(saved().profiles).not.toHaveProperty('old');
   });
 
@@ -134,7 +130,7 @@ describe('with an unlocked keyring', () => {
     const rotate = await run(['keys', 'rotate', user.apiKey.id, '--save'], bus());
     expect(rotate.exitCode, rotate.stderr).toBe(0);
     const fresh = rotate.stdout.match(ANY_KEY)![0];
-    expect(await keyring.lookup(account())).toBe(fresh);
+    expect(await keyring().lookup(account())).toBe(fresh);
     expect(saved().profiles.default).toMatchObject({ keyring: { hint: keyHint(fresh) } });
     expect(readFileSync(file(), 'utf8')).not.toMatch(ANY_KEY);
     expect((await run(['keys', 'ping'], bus())).exitCode).toBe(0);
@@ -142,16 +138,12 @@ describe('with an unlocked keyring', () => {
 });
 
 describe('a locked keyring', () => {
-  let keyring: PrivateKeyring;
-  beforeAll(async () => {
-    keyring = await startPrivateKeyring();
-  }, 30_000);
-  afterAll(() => keyring.stop());
+  const keyring = usePrivateKeyring();
 
   it('is exit 3 with the reason and the fix, never a fall back to the file; SVC_API_KEY still works; logout says what it could not delete', async () => {
-    const bus = keyring.address;
+    const bus = keyring().address;
     expect((await run(['login', '--with-key', '--keyring'], bus, {}, key())).exitCode).toBe(0);
-    await keyring.lock();
+    await keyring().lock();
     const before = readFileSync(file(), 'utf8');
 
     const list = await run(['keys', 'list'], bus);
@@ -187,21 +179,17 @@ describe('a locked keyring', () => {
 });
 
 describe('a Secret Service that hangs while the bus answers', () => {
-  let keyring: PrivateKeyring;
-  beforeAll(async () => {
-    keyring = await startPrivateKeyring();
-  }, 30_000);
-  afterAll(() => keyring.stop());
-  const bus = () => keyring.address;
+  const keyring = usePrivateKeyring();
+  const bus = () => keyring().address;
   /** The kernel keyutils keys of this test's config, where the binding would fall back to (and lose the key at logout). */
   const kernelKeys = () => (existsSync('/proc/keys') ? readFileSync('/proc/keys', 'utf8').split('\n').filter((line) => line.includes(config.dir)) : []);
   /** `work` while gnome-keyring is stopped (SIGSTOP), and running again after, whatever happens. */
   const whileHung = async <T>(work: () => Promise<T>): Promise<T> => {
-    keyring.hang();
+    keyring().hang();
     try {
       return await work();
     } finally {
-      keyring.resume();
+      keyring().resume();
     }
   };
 
@@ -215,8 +203,8 @@ describe('a Secret Service that hangs while the bus answers', () => {
     expect(login.stderr).toContain('The keyring did not answer within 3 s');
     expect(readFileSync(file(), 'utf8')).toBe(before);
     expect(kernelKeys()).toEqual([]);
-    expect(await keyring.lookup(account('fresh'))).toBeNull();
-    expect(await keyring.lookup(account('kept'))).toBe(key());
+    expect(await keyring().lookup(account('fresh'))).toBeNull();
+    expect(await keyring().lookup(account('kept'))).toBe(key());
   });
 
   it('move-key --to keyring is exit 3 saying the key was not moved; it stays in the config file', async () => {
@@ -230,7 +218,7 @@ describe('a Secret Service that hangs while the bus answers', () => {
     expect(readFileSync(file(), 'utf8')).toBe(before);
     expect(saved().profiles.infile).toHaveProperty('apiKey', key());
     expect(kernelKeys()).toEqual([]);
-    expect(await keyring.lookup(account('infile'))).toBeNull();
+    expect(await keyring().lookup(account('infile'))).toBeNull();
   });
 
   it('logout does not claim the entry was removed: exit 3 with the command that deletes it, and the entry is still in the Secret Service', async () => {
@@ -244,7 +232,7 @@ describe('a Secret Service that hangs while the bus answers', () => {
     // As C1 orders it: the profile forgets first, so it never points at a deleted entry.
     expect(saved().profiles.kept ?? {}).not.toHaveProperty('keyring');
     expect(kernelKeys()).toEqual([]);
-    expect(await keyring.lookup(account('kept'))).toBe(key());
+    expect(await keyring().lookup(account('kept'))).toBe(key());
   });
 });
 

@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { execa } from 'execa';
 import { homeEnv } from './home.js';
 
@@ -118,4 +119,14 @@ function firstLine(child: ChildProcess): Promise<string> {
     });
     child.once('exit', (code) => reject(new Error(`dbus-daemon exited (${code}) before printing its address`)));
   });
+}
+
+/** A private keyring for the tests of the describe block that calls this: started before them, stopped after. */
+export function usePrivateKeyring(): () => PrivateKeyring {
+  let keyring: PrivateKeyring | undefined;
+  beforeAll(async () => {
+    keyring = await startPrivateKeyring();
+  }, 30_000);
+  afterAll(() => keyring?.stop());
+  return () => keyring!;
 }
