@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { openApiDocument } from './scripts/openapi-json.mjs';
+import { bundleDefines } from './scripts/openapi-json.mjs';
 
 /**
  * Two tiers, run one after the other (sequence.groupOrder). The in-process
@@ -34,7 +34,7 @@ const inTier = (tier: Tier) => testFiles.filter((file) => tiers.get(file) === ti
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 export default defineConfig({
-  define: { SVC_VERSION: JSON.stringify(version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
+  define: await bundleDefines(version),
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,

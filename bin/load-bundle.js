@@ -11,7 +11,6 @@ const { dirname, join } = process.getBuiltinModule('node:path');
 
 /** The exports of the CommonJS file `file`, compiled with the code cache kept in `cacheDir`. */
 function loadWithCodeCache(file, cacheDir) {
-  const Module = process.getBuiltinModule('node:module');
   const source = readFileSync(file, 'utf8');
   // V8 checks a cache against the source's length, not its content: the name
   // carries what changes when the bundle does. npm gives every installed file
@@ -32,7 +31,10 @@ function loadWithCodeCache(file, cacheDir) {
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
   const script = new (process.getBuiltinModule('node:vm').Script)(wrapped, { filename: file, cachedData });
   const module = { exports: {} };
-  script.runInThisContext().call(module.exports, module.exports, Module.createRequire(file), module, file, dirname(file));
+  // This file's own require: bin/ and dist/ are siblings in one package, so
+  // the bundle's one package it requires (the keyring binding) resolves the
+  // same from either; Module.createRequire would load node:module for it.
+  script.runInThisContext().call(module.exports, module.exports, require, module, file, dirname(file));
   // Made now, before any command runs: a V8 flag a command sets (the
   // transport's --liftoff-only) would make V8 refuse the cache next time.
   if (usable && (cachedData === undefined || script.cachedDataRejected)) save(cacheDir, name, script.createCachedData());

@@ -33,7 +33,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 const bundle = join(__dirname, '..', 'dist', 'main.js');
 const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
 const cacheDir = process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache');
-const { enableCompileCache } = process.getBuiltinModule('node:module');
+// module.enableCompileCache came with Node 22.1; node:module is loaded only
+// there, since on Node 20 it brings parts of the ES module loader with it.
+const [major, minor] = process.versions.node.split('.').map(Number);
+const { enableCompileCache } = major > 22 || (major === 22 && minor >= 1) ? process.getBuiltinModule('node:module') : {};
 if (enableCompileCache) enableCompileCache(cacheDir);
 const useCodeCache = !enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE;
 

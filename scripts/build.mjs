@@ -11,7 +11,7 @@
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { openApiDocument } from './openapi-json.mjs';
+import { bundleDefines } from './openapi-json.mjs';
 import { tableWidth, tableWithoutColors } from './table-plugins.mjs';
 
 // --metafile <file>: esbuild's account of how much of each input is in the
@@ -125,7 +125,7 @@ const result = await build({
   target: 'node20.18',
   minify: true,
   legalComments: 'none',
-  define: { SVC_VERSION: JSON.stringify(pkg.version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
+  define: await bundleDefines(pkg.version),
   // The OS keyring's binding is a native addon, an optional dependency
   // installed beside svc from the npm registry (a prebuilt binary per
   // platform); it cannot be bundled, and is required only by a profile that

@@ -8,7 +8,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSources, root } from './load-sources.mjs';
-import { openApiDocument } from './openapi-json.mjs';
+import { bundleDefines } from './openapi-json.mjs';
 import { tableWidth, tableWithoutColors } from './table-plugins.mjs';
 
 const readmePath = join(root, 'README.md');
@@ -19,7 +19,7 @@ const { readTour, runTour, patchReadme, TOUR_COLUMNS } = await loadSources(
   'readme-examples',
   "export { readTour, runTour, patchReadme, TOUR_COLUMNS } from './scripts/readme-tour.ts';",
   {
-    define: { SVC_VERSION: JSON.stringify(pkg.version), SVC_OPENAPI: JSON.stringify(await openApiDocument()) },
+    define: await bundleDefines(pkg.version),
     plugins: [tableWidth, tableWithoutColors],
   },
 );

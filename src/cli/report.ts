@@ -1,11 +1,10 @@
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
 import { CliError, ExitCode, InterruptedError, loginCommand } from './errors.js';
-import type { IO } from './io.js';
 import { isLoopbackHost } from '../client/loopback.js';
 import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
 import { MaybeCreatedError } from './operations/create.js';
-import { Renderer } from './render/renderer.js';
+import type { Renderer } from './render/renderer.js';
 import { clip } from './render/text.js';
 
 /** The reference server's own port, as `svc serve --local` picks it. */
@@ -236,7 +235,7 @@ function notTheService(origin: RequestOrigin | null): string {
  * hold the only copy of a secret). An interruption with nothing to say
  * prints nothing.
  */
-export function reportFailure(io: IO, error: unknown, options: ReportOptions, render = new Renderer(io, { quiet: false })): ExitCode {
+export function reportFailure(error: unknown, options: ReportOptions, render: Renderer): ExitCode {
   if (error instanceof MaybeCreatedError && error.answer !== null) render.lines(error.answer.replace(/\n$/, '').split('\n'));
   const { exitCode, lines } = describeFailure(error, options);
   if (!(error instanceof InterruptedError && error.silent)) render.failure(lines);

@@ -3,7 +3,9 @@ import { ExitCode, OutputError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
 import { createProgram, type Program } from './program.js';
+import { branchesFor, commandWords, type Branch } from './branches.js';
 import { reportFailure } from './report.js';
+import { createRenderer } from './render/renderer.js';
 import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
 import { register as registerStatus } from './commands/status.js';
@@ -15,20 +17,36 @@ import { register as registerCompletion } from './commands/completion.js';
 import { register as registerComplete } from './commands/complete.js';
 import { register as registerInteractive } from './interactive/command.js';
 
-/** The whole command tree; also the source of the man page and completions. */
-export function buildProgram(io: IO, deps: Deps): Program {
+/**
+ * Each command of the program, in the help's order, and what declares it.
+ * `keys` is declared by the interactive manager's registration too, since
+ * bare `svc keys` opens the manager.
+ */
+const COMMANDS: readonly Branch[] = [
+  { names: ['login'], register: registerLogin },
+  { names: ['logout'], register: registerLogout },
+  { names: ['status'], register: registerStatus },
+  {
+    names: ['keys'],
+    register: (program, app, words) => registerInteractive(program, registerKeys(program, app, words?.slice(1)), app),
+  },
+  { names: ['profile'], register: (program, app, words) => registerProfile(program, app, words?.slice(1)) },
+  { names: ['api'], register: registerApi },
+  { names: ['serve'], register: registerServe },
+  { names: ['completion'], register: registerCompletion, wholeTree: true },
+  { names: ['__complete'], register: registerComplete, wholeTree: true },
+];
+
+/**
+ * The command tree; also the source of the man page and completions.
+ * Given the words of an invocation, only the branch they run is declared
+ * (src/cli/branches.ts); without, the whole tree.
+ */
+export function buildProgram(io: IO, deps: Deps, argv?: readonly string[]): Program {
   const built = createProgram(io, deps);
   const { program, app } = built;
-  registerLogin(program, app);
-  registerLogout(program, app);
-  registerStatus(program, app);
-  const keys = registerKeys(program, app);
-  registerProfile(program, app);
-  registerApi(program, app);
-  registerServe(program, app);
-  registerCompletion(program, app);
-  registerComplete(program, app);
-  registerInteractive(program, keys, app);
+  const words = argv === undefined ? undefined : commandWords(program, argv);
+  for (const command of branchesFor(COMMANDS, words)) command.register(program, app, words);
   return built;
 }
 
@@ -64,7 +82,7 @@ export function expandHelp(program: Command, argv: readonly string[]): string[] 
 
 /** Parses and runs one `svc` invocation; returns its exit code. */
 export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
-  const { program } = buildProgram(io, { ...realDeps, ...deps });
+  const { program } = buildProgram(io, { ...realDeps, ...deps }, argv);
   try {
     await program.parseAsync(expandHelp(program, argv), { from: 'user' });
     // Data that never arrived (a full disk) is a failure, whichever command wrote it.
@@ -76,6 +94,6 @@ export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Pro
       // Commander has already printed its message or the help text.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    return reportFailure(io, error, { verbose: program.opts().verbose === true || argv.includes('--verbose') });
+    return reportFailure(error, { verbose: program.opts().verbose === true || argv.includes('--verbose') }, await createRenderer(io, { quiet: false }));
   }
 }

@@ -17,7 +17,7 @@ import { checkKeyMayGo, resolveEndpoint, sameServer, type Endpoint } from './end
 import { CliError, loginCommand, NotAuthenticatedError, UnknownProfileError, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import type { Prompter } from './prompt.js';
-import { Renderer } from './render/renderer.js';
+import { createRenderer, type Renderer } from './render/renderer.js';
 import { clip } from './render/text.js';
 import { readEnv } from './environment.js';
 import { findProjectProfile } from './project-profile.js';
@@ -110,16 +110,22 @@ export type Needs = 'nothing' | 'profile' | 'credentials' | 'key';
 /** The resolved session for what a command needs. */
 export type SessionFor<N extends Needs> = N extends 'key' ? KeySession : N extends 'profile' | 'credentials' ? ProfileSession : Session;
 
-export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session {
+/** A person can be asked: TTYs both ways, no --no-input, not CI. */
+export function canPrompt(io: IO, options: GlobalOptions): boolean {
+  return io.stdinIsTTY && io.stderrIsTTY && options.input !== false && !readEnv(io.env, 'CI');
+}
+
+/** The session's parts that read nothing; `render` made for `io` with --quiet as `options` say (createRenderer). */
+export function baseSession(io: IO, options: GlobalOptions, deps: Deps, render: Renderer): Session {
   const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
   const started = deps.now();
   return Object.freeze({
     io,
     deps,
     options: Object.freeze({ ...options }),
-    render: new Renderer(io, { quiet: options.quiet === true }),
+    render,
     profileName: options.profile || readEnv(io.env, 'SVC_PROFILE') || 'default',
-    canPrompt: io.stdinIsTTY && io.stderrIsTTY && options.input !== false && !readEnv(io.env, 'CI'),
+    canPrompt: canPrompt(io, options),
     timeoutMs,
     deadlineMs: started + options.maxWait * 1000 + timeoutMs,
     waitUntilMs: started + options.maxWait * 1000,
@@ -132,7 +138,7 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps): Session
 
 /** Resolves what `needs` asks for; a missing key is NotAuthenticatedError, a bad address a UsageError, before any request. */
 export async function resolveSession<N extends Needs>(io: IO, options: GlobalOptions, deps: Deps, needs: N): Promise<SessionFor<N>> {
-  const base = baseSession(io, options, deps);
+  const base = baseSession(io, options, deps, await createRenderer(io, { quiet: options.quiet === true }));
   if (needs === 'nothing') return base as SessionFor<N>;
   const modules = needs === 'key' ? clientModules() : undefined;
   // Awaited in withKey unless reading the profile fails first; that failure is the one to report.

@@ -3,5 +3,5 @@
  * in as JSON when the bundle is built (scripts/openapi-json.mjs).
  */
 export function openApiDocument(): unknown {
-  return SVC_OPENAPI;
+  return JSON.parse(SVC_OPENAPI_JSON);
 }

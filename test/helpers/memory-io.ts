@@ -1,5 +1,11 @@
+import { Chalk } from 'chalk';
+import Table from 'cli-table3';
 import { PassThrough } from 'node:stream';
 import type { IO } from '../../src/cli/io.js';
+import type { TerminalLibraries } from '../../src/cli/render/renderer.js';
+
+/** Both of what a renderer may need, for one made by hand over a memory IO that claims a terminal. */
+export const terminalLibraries: TerminalLibraries = { Chalk, Table };
 
 /** An IO over in-memory streams, with what was written readable as text. */
 export function memoryIO(overrides: Partial<IO> = {}) {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Renderer } from '../../src/cli/render/renderer.js';
 import { waitWithCountdown } from '../../src/cli/wait.js';
 import { realDeps } from '../../src/cli/deps.js';
-import { memoryIO } from '../helpers/memory-io.js';
+import { memoryIO, terminalLibraries } from '../helpers/memory-io.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -14,7 +14,7 @@ describe('waitWithCountdown', () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO({ stderrIsTTY: true });
     let done = false;
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }), io, { reason: 'rate-limit', ms: 3000, cause: '429' }, realDeps).then(
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 3000, cause: '429' }, realDeps).then(
       () => (done = true),
     );
     await vi.advanceTimersByTimeAsync(2999);
@@ -39,7 +39,7 @@ describe('waitWithCountdown', () => {
       subscribed++;
       return () => subscribed--;
     };
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }), io, { reason: 'rate-limit', ms: 30_000, cause: '429' }, { ...realDeps, onSignal });
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 30_000, cause: '429' }, { ...realDeps, onSignal });
     const outcome = waiting.then(
       () => 'finished',
       (error: Error) => error.name,
@@ -56,7 +56,7 @@ describe('waitWithCountdown', () => {
   it('writes one plain line when stderr is not a terminal', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }), io, { reason: 'rate-limit', ms: 5000, cause: '429' }, realDeps);
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 5000, cause: '429' }, realDeps);
     await vi.advanceTimersByTimeAsync(5000);
     await waiting;
     expect(stderr()).toBe('Rate limited; retrying in 5 s.\n');
@@ -65,7 +65,7 @@ describe('waitWithCountdown', () => {
   it('announces a backoff with its cause', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }), io, { reason: 'backoff', ms: 1000, cause: '503' }, realDeps);
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'backoff', ms: 1000, cause: '503' }, realDeps);
     await vi.advanceTimersByTimeAsync(1000);
     await waiting;
     expect(stderr()).toBe('Request failed (503); retrying in 1.0 s.\n');

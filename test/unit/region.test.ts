@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { Region } from '../../src/cli/render/region.js';
 import { Renderer } from '../../src/cli/render/renderer.js';
-import { memoryIO } from '../helpers/memory-io.js';
+import { memoryIO, terminalLibraries } from '../helpers/memory-io.js';
 
 function terminal(columns = 20, rows = 10, tty = true) {
   const size = { columns, rows };
@@ -17,7 +17,7 @@ function terminal(columns = 20, rows = 10, tty = true) {
     rows: { get: () => size.rows },
   });
   const region = new Region(mem.io);
-  const render = new Renderer(region.io, { quiet: false });
+  const render = new Renderer(region.io, { quiet: false }, terminalLibraries);
   /** What the last clear wrote: everything after the last write before it. */
   const cleared = (before: number) => mem.stderr().slice(before);
   return { mem, region, render, size, cleared };

@@ -6,7 +6,7 @@ import type { IO } from '../../src/cli/io.js';
 import { Renderer, type Column, type Field } from '../../src/cli/render/renderer.js';
 import { tone, type Line, type Segment, type Tone } from '../../src/cli/render/text.js';
 import { freshSeedNote, hostileString, SEEDS, stripColour, UNSAFE_OUTPUT } from '../helpers/hostile-text.js';
-import { memoryIO } from '../helpers/memory-io.js';
+import { memoryIO, terminalLibraries } from '../helpers/memory-io.js';
 
 beforeAll(() => console.info(`renderer: ${freshSeedNote('test/unit/renderer.test.ts')}`));
 
@@ -14,7 +14,7 @@ const TTY: Partial<IO> = { stdoutIsTTY: true, stderrIsTTY: true, colorStdout: tr
 
 function renderer(overrides: Partial<IO> = {}, quiet = false) {
   const memory = memoryIO(overrides);
-  return { ...memory, r: new Renderer(memory.io, { quiet }) };
+  return { ...memory, r: new Renderer(memory.io, { quiet }, terminalLibraries) };
 }
 
 describe('messages', () => {

@@ -3,7 +3,8 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { baseSession, resolveSession, type GlobalOptions } from '../../src/cli/session.js';
+import { Renderer } from '../../src/cli/render/renderer.js';
+import { baseSession, canPrompt, resolveSession, type GlobalOptions } from '../../src/cli/session.js';
 import { CliError, ExitCode } from '../../src/cli/errors.js';
 import { realDeps } from '../../src/cli/deps.js';
 import { memoryIO } from '../helpers/memory-io.js';
@@ -32,8 +33,8 @@ function context(env: NodeJS.ProcessEnv, over: Partial<GlobalOptions> = {}, tty 
   const { io } = memoryIO({ env: { SVC_CONFIG_DIR: dir, ...env }, stdinIsTTY: tty, stderrIsTTY: tty });
   const options = globals(over);
   return {
-    profileName: baseSession(io, options, realDeps).profileName,
-    canPrompt: baseSession(io, options, realDeps).canPrompt,
+    profileName: baseSession(io, options, realDeps, new Renderer(io, { quiet: false }, {})).profileName,
+    canPrompt: canPrompt(io, options),
     credentials: async () => (await resolveSession(io, options, realDeps, 'key')).credentials,
     resolveBaseUrl: async () => {
       const { url, source } = (await resolveSession(io, options, realDeps, 'profile')).endpoint;

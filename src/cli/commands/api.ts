@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ApiError } from '../../client/errors.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
@@ -8,7 +7,7 @@ import { nearest } from '../suggest.js';
 import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
-import { Renderer } from '../render/renderer.js';
+import { createRenderer } from '../render/renderer.js';
 import { clip } from '../render/text.js';
 import type { KeySession } from '../session.js';
 import { onlyTimeWarning } from '../views/keys.js';
@@ -62,7 +61,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
   const { client, render } = session;
   try {
     const res = await client.request<unknown>(method, path, { body, timeoutMs });
-    if (opts.include) printHead(session, res.status, res.headers);
+    if (opts.include) await printHead(session, res.status, res.headers);
     if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
     if (findSecret(res.body) !== null) {
@@ -138,6 +137,8 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
 
 /** A file named on the command line; one that cannot be read is the caller's mistake (exit 2), said with its name. */
 async function readArgumentFile(path: string, option: string): Promise<string> {
+  // Loaded here: node:fs/promises costs every other command's start-up a millisecond.
+  const { readFile } = await import('node:fs/promises');
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
@@ -163,10 +164,10 @@ export async function typedValue(value: string): Promise<unknown> {
 }
 
 /** The status line and headers on stderr, as the server sent them but escaped: a header is server text like any other. */
-function printHead(session: KeySession, status: number, headers: Record<string, string | string[] | undefined>): void {
+async function printHead(session: KeySession, status: number, headers: Record<string, string | string[] | undefined>): Promise<void> {
   const lines = [`HTTP ${status}`];
   for (const [name, value] of Object.entries(headers)) {
     for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
   }
-  new Renderer(session.io, { quiet: false }).info(...lines, '');
+  (await createRenderer(session.io, { quiet: false })).info(...lines, '');
 }

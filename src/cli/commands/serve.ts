@@ -4,7 +4,7 @@ import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { PLANS, REQUESTS_PER_MINUTE, type Plan } from '../../contract/plans.js';
 import type { LocalServerReady } from '../../contract/types.js';
 import type { Deps } from '../deps.js';
-import { Renderer } from '../render/renderer.js';
+import { createRenderer, type Renderer } from '../render/renderer.js';
 import { tone, type Line } from '../render/text.js';
 import type { Session } from '../session.js';
 import { CliError, UsageError } from '../errors.js';
@@ -112,7 +112,7 @@ const ADMIN_TOKEN = /^[\x21-\x7e]+$/;
 export async function run(session: Session, options: ServeOptions): Promise<void> {
   const { io, render } = session;
   // The banner and the server's own log are shown even with --quiet; only the next steps are not.
-  const log = new Renderer(io, { quiet: false });
+  const log = await createRenderer(io, { quiet: false });
   if (!options.local) {
     throw new UsageError('svc serve needs --local: only the embedded reference server is supported (svc serve --local).');
   }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { App } from '../program.js';
-import { baseSession } from '../session.js';
+import { canPrompt } from '../session.js';
 import { unknownCommand } from '../suggest.js';
 
 /**
@@ -13,7 +13,7 @@ export function register(program: Command, keys: Command, app: App): void {
     command.allowExcessArguments(true).action(async () => {
       if (command.args.length > 0) unknownCommand(command, command.args);
       const options = app.options(command);
-      if (!baseSession(app.io, options, app.deps).canPrompt) command.help({ error: true });
+      if (!canPrompt(app.io, options)) command.help({ error: true });
       const { runManager } = await import('./manager.js');
       await runManager(app.io, options, app.deps);
     });

@@ -63,7 +63,7 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
       if (error instanceof PromptCancelledError) session.render.info(tone('Cancelled.', 'dim'));
       // Ctrl-C outside a prompt (a rate-limit countdown) ends the manager, as it ends a command.
       else if (error instanceof InterruptedError && error.silent) throw error;
-      else reportFailure(io, error, { verbose: options.verbose === true }, session.render);
+      else reportFailure(error, { verbose: options.verbose === true }, session.render);
     }
     // A secret printed by the action (whatever came after it) stays on screen until the person says it is stored; Ctrl-C leaves it there.
     if (!(action.showsSecret && region.holdsData)) region.clear();

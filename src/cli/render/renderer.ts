@@ -1,5 +1,5 @@
-import { Chalk, type ChalkInstance } from 'chalk';
-import Table from 'cli-table3';
+import type { Chalk, ChalkInstance } from 'chalk';
+import type Table from 'cli-table3';
 import { OutputError } from '../errors.js';
 import type { IO } from '../io.js';
 import { jsonDocument, sanitize, type Line, type Segment, type Tone } from './text.js';
@@ -70,6 +70,30 @@ const BORDERLESS = {
 const UNSTYLED = { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true };
 
 /**
+ * What only a terminal needs: chalk for a stream that gets colour,
+ * cli-table3 for a table drawn on a terminal stdout (piped, a table is
+ * tab-separated lines). createRenderer loads each only when the streams
+ * need it, so a script's piped command starts without them.
+ */
+export interface TerminalLibraries {
+  Chalk?: typeof Chalk;
+  Table?: typeof Table;
+}
+
+export interface RendererOptions {
+  quiet: boolean;
+}
+
+/** A renderer for `io`, with what its streams need loaded. */
+export async function createRenderer(io: IO, options: RendererOptions): Promise<Renderer> {
+  const [chalk, table] = await Promise.all([
+    io.colorStdout || io.colorStderr ? import('chalk') : undefined,
+    io.stdoutIsTTY ? import('cli-table3') : undefined,
+  ]);
+  return new Renderer(io, options, { Chalk: chalk?.Chalk, Table: table?.default });
+}
+
+/**
  * Everything svc shows a person, through one door: each string is
  * sanitised (./text.ts) before any colour is added, and colour comes only
  * from here, so no caller can put an escape sequence on the terminal.
@@ -79,17 +103,27 @@ const UNSTYLED = { 'padding-left': 0, 'padding-right': 0, head: [], border: [], 
 export class Renderer {
   readonly #io: IO;
   readonly #quiet: boolean;
-  readonly #out: ChalkInstance;
-  readonly #err: ChalkInstance;
+  /** Null on a stream without colour. */
+  readonly #out: ChalkInstance | null;
+  readonly #err: ChalkInstance | null;
+  readonly #Table: typeof Table | undefined;
   /** A progress line is on screen: a message first clears it, and the next progress draws it again. */
   #progressShown = false;
 
-  constructor(io: IO, options: { quiet: boolean }) {
+  /** `libraries` must hold what `io`'s streams need (TerminalLibraries); createRenderer loads it. */
+  constructor(io: IO, options: RendererOptions, libraries: TerminalLibraries) {
     this.#io = io;
     this.#quiet = options.quiet;
     const level = io.colorLevel ?? 1;
-    this.#out = new Chalk({ level: io.colorStdout ? level : 0 });
-    this.#err = new Chalk({ level: io.colorStderr ? level : 0 });
+    const painter = (coloured: boolean) => {
+      if (!coloured) return null;
+      if (!libraries.Chalk) throw new Error('a renderer for a stream with colour needs chalk');
+      return new libraries.Chalk({ level });
+    };
+    this.#out = painter(io.colorStdout);
+    this.#err = painter(io.colorStderr);
+    if (io.stdoutIsTTY && !libraries.Table) throw new Error('a renderer for a terminal needs cli-table3');
+    this.#Table = libraries.Table;
   }
 
   /** Terminal width, read at each use: a terminal can be resized while svc waits. */
@@ -219,9 +253,9 @@ export class Renderer {
   }
 
   #drawChunks<T>(laid: readonly LaidColumn<T>[], colWidths: number[], count: number, withHead: boolean): void {
-    const head = laid.map((c) => this.#out.bold(c.header));
+    const head = laid.map((c) => bold(c.header, this.#out));
     for (let start = 0; start === 0 || start < count; start += CHUNK_ROWS) {
-      const table = new Table({ head: withHead && start === 0 ? head : [], colWidths, chars: BORDERLESS, style: UNSTYLED, wordWrap: false });
+      const table = new this.#Table!({ head: withHead && start === 0 ? head : [], colWidths, chars: BORDERLESS, style: UNSTYLED, wordWrap: false });
       const end = Math.min(count, start + CHUNK_ROWS);
       for (let row = start; row < end; row++) table.push(laid.map((c) => paint([c.cells[row]!], this.#out)));
       // The last column is padded to its width like the others.
@@ -240,7 +274,7 @@ export class Renderer {
     const widest = Math.max(...labels.map(displayWidth));
     const lines = fields.map((f, i) => {
       const pad = ' '.repeat(widest - displayWidth(labels[i]!) + GAP.length);
-      return `${this.#out.bold(labels[i]!)}${pad}${paint(runsOf(f.human), this.#out)}`.trimEnd();
+      return `${bold(labels[i]!, this.#out)}${pad}${paint(runsOf(f.human), this.#out)}`.trimEnd();
     });
     this.#io.stdout.write(`${lines.join('\n')}\n`);
   }
@@ -275,13 +309,17 @@ function runsOf(line: Line): Run[] {
   return (isList(line) ? line : [line]).map((segment) => (typeof segment === 'string' ? run(segment) : run(segment.text, segment.tone)));
 }
 
+function bold(text: string, chalk: ChalkInstance | null): string {
+  return chalk ? chalk.bold(text) : text;
+}
+
 /** Neighbouring runs of one tone are painted as one, so a toned phrase broken into words costs one pair of codes. */
-function paint(runs: readonly Run[], chalk: ChalkInstance): string {
+function paint(runs: readonly Run[], chalk: ChalkInstance | null): string {
   let text = '';
   let pending = '';
   let pendingTone: Tone | undefined;
   const flush = () => {
-    text += pendingTone === undefined || pending === '' ? pending : chalk[pendingTone](pending);
+    text += pendingTone === undefined || pending === '' || !chalk ? pending : chalk[pendingTone](pending);
     pending = '';
   };
   for (const r of runs) {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { branchesFor, type Branch } from '../../branches.js';
 import type { App } from '../../program.js';
 import { register as registerList } from './list.js';
 import { register as registerCreate } from './create.js';
@@ -10,7 +11,21 @@ import { register as registerView } from './view.js';
 import { register as registerPrune } from './prune.js';
 import { register as registerAudit } from './audit.js';
 
-export function register(program: Command, app: App): Command {
+/** The subcommands, in the help's order. */
+const SUBCOMMANDS: readonly Branch[] = [
+  { names: ['list', 'ls'], register: registerList },
+  { names: ['view'], register: registerView },
+  { names: ['create'], register: registerCreate },
+  { names: ['revoke', 'rm'], register: registerRevoke },
+  { names: ['enable', 'disable'], register: registerSwitch },
+  { names: ['rotate'], register: registerRotate },
+  { names: ['prune'], register: registerPrune },
+  { names: ['audit'], register: registerAudit },
+  { names: ['ping'], register: registerPing },
+];
+
+/** `words`: the command words after `keys`, when only the subcommand they name is to be declared (src/cli/branches.ts). */
+export function register(program: Command, app: App, words?: readonly string[]): Command {
   const keys = program
     .command('keys')
     .description('list, view, create, rotate, revoke, enable, disable, prune and audit API keys')
@@ -18,14 +33,6 @@ export function register(program: Command, app: App): Command {
       'after',
       '\nWith no subcommand on a terminal, opens the interactive key manager.\n\nExamples:\n  $ svc keys list\n  $ svc keys create laptop\n  $ svc keys',
     );
-  registerList(keys, app);
-  registerView(keys, app);
-  registerCreate(keys, app);
-  registerRevoke(keys, app);
-  registerSwitch(keys, app);
-  registerRotate(keys, app);
-  registerPrune(keys, app);
-  registerAudit(keys, app);
-  registerPing(keys, app);
+  for (const subcommand of branchesFor(SUBCOMMANDS, words)) subcommand.register(keys, app, undefined);
   return keys;
 }

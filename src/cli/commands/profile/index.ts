@@ -1,11 +1,21 @@
 import type { Command } from 'commander';
+import { branchesFor, type Branch } from '../../branches.js';
 import type { App } from '../../program.js';
 import { register as registerList } from './list.js';
 import { register as registerUse } from './use.js';
 import { register as registerRemove } from './remove.js';
 import { register as registerMoveKey } from './move-key.js';
 
-export function register(program: Command, app: App): Command {
+/** The subcommands, in the help's order. */
+const SUBCOMMANDS: readonly Branch[] = [
+  { names: ['list', 'ls'], register: registerList },
+  { names: ['use'], register: registerUse },
+  { names: ['remove', 'rm'], register: registerRemove },
+  { names: ['move-key'], register: registerMoveKey },
+];
+
+/** `words`: the command words after `profile`, when only the subcommand they name is to be declared (src/cli/branches.ts). */
+export function register(program: Command, app: App, words?: readonly string[]): Command {
   const profile = program
     .command('profile')
     .description('list the saved profiles, choose the default one, remove one, move its key into the OS keyring')
@@ -16,9 +26,6 @@ export function register(program: Command, app: App): Command {
         'The profile svc uses: --profile, else SVC_PROFILE, else the default one (`svc profile use`), else `default`.\n\n' +
         'Examples:\n  $ svc profile list\n  $ svc profile use work\n  $ svc profile move-key work --to keyring\n  $ svc profile remove old-laptop',
     );
-  registerList(profile, app);
-  registerUse(profile, app);
-  registerRemove(profile, app);
-  registerMoveKey(profile, app);
+  for (const subcommand of branchesFor(SUBCOMMANDS, words)) subcommand.register(profile, app, undefined);
   return profile;
 }
