@@ -3,27 +3,30 @@ import type { App } from './program.js';
 
 /**
  * One command of a group (the program, `keys`, `profile`): the words that
- * run it, and what declares it on the group. `wholeTree`: it reads the
- * whole command tree (completions), so it is declared only with every
- * other command.
+ * run it, and what declares it on the group, given the command words after
+ * its own when it alone is declared. `wholeTree`: it reads the whole
+ * command tree (completions), so it is declared only with every other.
  */
-export interface Branch<R = unknown> {
+export interface Branch {
   names: readonly string[];
-  register: (group: Command, app: App, words: readonly string[] | undefined) => R;
+  register: (group: Command, app: App, words: readonly string[] | undefined) => unknown;
   wholeTree?: boolean;
 }
 
 /**
- * The branches to declare for an invocation whose command words below the
- * group are `words`: only the one they name, or, when they name none of
- * them (no words, `help`, a typo that wants suggestions) or are unknown,
- * every one. Commander's cost is per option declared, and `keys list` has
- * no use for the options of `serve`, `api` or `keys audit`.
+ * Declares on `group` the branch that `words` (the command words after the
+ * group's own) name, or every branch when they name none of them: no
+ * words, `help`, a typo that wants suggestions. Commander's cost is per
+ * option declared, and `keys list` has no use for the options of `serve`,
+ * `api` or `keys audit`.
  */
-export function branchesFor<B extends Branch>(branches: readonly B[], words: readonly string[] | undefined): readonly B[] {
-  if (words === undefined || words.length === 0) return branches;
-  const named = branches.find((branch) => branch.names.includes(words[0]!));
-  return named && !named.wholeTree ? [named] : branches;
+export function declareBranches(group: Command, app: App, branches: readonly Branch[], words: readonly string[] | undefined): void {
+  const named = words && words.length > 0 ? branches.find((branch) => branch.names.includes(words[0]!)) : undefined;
+  if (named && !named.wholeTree) {
+    named.register(group, app, words!.slice(1));
+    return;
+  }
+  for (const branch of branches) branch.register(group, app, undefined);
 }
 
 /**

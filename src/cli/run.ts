@@ -3,7 +3,7 @@ import { ExitCode, OutputError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
 import { createProgram, type Program } from './program.js';
-import { branchesFor, commandWords, type Branch } from './branches.js';
+import { commandWords, declareBranches, type Branch } from './branches.js';
 import { reportFailure } from './report.js';
 import { createRenderer } from './render/renderer.js';
 import { register as registerLogin } from './commands/login.js';
@@ -26,11 +26,8 @@ const COMMANDS: readonly Branch[] = [
   { names: ['login'], register: registerLogin },
   { names: ['logout'], register: registerLogout },
   { names: ['status'], register: registerStatus },
-  {
-    names: ['keys'],
-    register: (program, app, words) => registerInteractive(program, registerKeys(program, app, words?.slice(1)), app),
-  },
-  { names: ['profile'], register: (program, app, words) => registerProfile(program, app, words?.slice(1)) },
+  { names: ['keys'], register: (program, app, words) => registerInteractive(program, registerKeys(program, app, words), app) },
+  { names: ['profile'], register: registerProfile },
   { names: ['api'], register: registerApi },
   { names: ['serve'], register: registerServe },
   { names: ['completion'], register: registerCompletion, wholeTree: true },
@@ -45,8 +42,7 @@ const COMMANDS: readonly Branch[] = [
 export function buildProgram(io: IO, deps: Deps, argv?: readonly string[]): Program {
   const built = createProgram(io, deps);
   const { program, app } = built;
-  const words = argv === undefined ? undefined : commandWords(program, argv);
-  for (const command of branchesFor(COMMANDS, words)) command.register(program, app, words);
+  declareBranches(program, app, COMMANDS, argv === undefined ? undefined : commandWords(program, argv));
   return built;
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { branchesFor, type Branch } from '../../branches.js';
+import { declareBranches, type Branch } from '../../branches.js';
 import type { App } from '../../program.js';
 import { register as registerList } from './list.js';
 import { register as registerCreate } from './create.js';
@@ -24,7 +24,7 @@ const SUBCOMMANDS: readonly Branch[] = [
   { names: ['ping'], register: registerPing },
 ];
 
-/** `words`: the command words after `keys`, when only the subcommand they name is to be declared (src/cli/branches.ts). */
+/** `words`: the command words after `keys`, when only the subcommand they name is declared (src/cli/branches.ts). */
 export function register(program: Command, app: App, words?: readonly string[]): Command {
   const keys = program
     .command('keys')
@@ -33,6 +33,6 @@ export function register(program: Command, app: App, words?: readonly string[]):
       'after',
       '\nWith no subcommand on a terminal, opens the interactive key manager.\n\nExamples:\n  $ svc keys list\n  $ svc keys create laptop\n  $ svc keys',
     );
-  for (const subcommand of branchesFor(SUBCOMMANDS, words)) subcommand.register(keys, app, undefined);
+  declareBranches(keys, app, SUBCOMMANDS, words);
   return keys;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { branchesFor, type Branch } from '../../branches.js';
+import { declareBranches, type Branch } from '../../branches.js';
 import type { App } from '../../program.js';
 import { register as registerList } from './list.js';
 import { register as registerUse } from './use.js';
@@ -14,7 +14,7 @@ const SUBCOMMANDS: readonly Branch[] = [
   { names: ['move-key'], register: registerMoveKey },
 ];
 
-/** `words`: the command words after `profile`, when only the subcommand they name is to be declared (src/cli/branches.ts). */
+/** `words`: the command words after `profile`, when only the subcommand they name is declared (src/cli/branches.ts). */
 export function register(program: Command, app: App, words?: readonly string[]): Command {
   const profile = program
     .command('profile')
@@ -26,6 +26,6 @@ export function register(program: Command, app: App, words?: readonly string[]):
         'The profile svc uses: --profile, else SVC_PROFILE, else the default one (`svc profile use`), else `default`.\n\n' +
         'Examples:\n  $ svc profile list\n  $ svc profile use work\n  $ svc profile move-key work --to keyring\n  $ svc profile remove old-laptop',
     );
-  for (const subcommand of branchesFor(SUBCOMMANDS, words)) subcommand.register(profile, app, undefined);
+  declareBranches(profile, app, SUBCOMMANDS, words);
   return profile;
 }
