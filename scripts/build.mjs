@@ -136,6 +136,11 @@ const result = await build({
   logLevel: 'warning',
 });
 if (options.metafile) await writeFile(options.metafile, JSON.stringify(result.metafile));
+// bin/load-bundle.js reads the bundle as Latin-1, which is UTF-8 only for
+// ASCII; esbuild's default charset escapes everything else.
+const bundled = await readFile(new URL('main.js', `${staging.href}/`));
+const nonAscii = bundled.findIndex((byte) => byte > 0x7f);
+if (nonAscii !== -1) throw new Error(`dist/main.js has a byte that is not ASCII at offset ${nonAscii}; bin/load-bundle.js reads it as Latin-1`);
 // The package is "type": "module"; this marks the bundle as what it is.
 await writeFile(new URL('package.json', `${staging.href}/`), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 
