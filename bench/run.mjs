@@ -25,7 +25,8 @@ import { benchThroughput, CONNECTIONS } from './throughput.mjs';
 const { values } = parseArgs({ options: { before: { type: 'string' }, node: { type: 'string', multiple: true, default: [] } } });
 
 const TARGETS = {
-  throughputRatio: 0.8,
+  // Each of the 200, 429 and 401 paths against bare node:http at 50 connections.
+  throughputRatio: 0.6,
   p99Ms: 10,
   managementMs: 100,
   // "Unchanged": authentication with 100,000 keys within 10 % of its throughput and latency with 2,000.
