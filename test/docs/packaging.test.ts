@@ -125,10 +125,16 @@ describe('start-up', () => {
   });
 
   /** V8's own count of each function's calls while svc runs `args`: code parsed but never run counts 0. */
-  async function callCounts(args: string[]): Promise<{ countAt: (offset: number) => number }> {
+  async function callCounts(args: string[], env: Record<string, string> = {}): Promise<{ countAt: (offset: number) => number }> {
     const coverage = mkdtempSync(join(work, 'v8-coverage-'));
     const config = mkdtempSync(join(work, 'config-'));
-    await execa('node', [join(repo, 'bin/svc.js'), ...args], { env: { NODE_V8_COVERAGE: coverage, SVC_CONFIG_DIR: config }, reject: false });
+    // Colour is the case's to choose: none inherited, since an empty FORCE_COLOR forces it too.
+    const { FORCE_COLOR: _force, NO_COLOR: _none, ...inherited } = process.env;
+    await execa('node', [join(repo, 'bin/svc.js'), ...args], {
+      env: { ...inherited, NODE_V8_COVERAGE: coverage, SVC_CONFIG_DIR: config, ...env },
+      extendEnv: false,
+      reject: false,
+    });
     type Range = { startOffset: number; endOffset: number; count: number };
     type Script = { url: string; functions: { ranges: Range[] }[] };
     const scripts = readdirSync(coverage).flatMap((f) => (JSON.parse(readFileSync(join(coverage, f), 'utf8')) as { result: Script[] }).result);
@@ -168,5 +174,17 @@ describe('start-up', () => {
     }
     // And the check sees code that does run: the report of the missing key.
     for (const at of offsetsOf('Not logged in: no API key for profile')) expect(countAt(at)).toBeGreaterThan(0);
+  });
+
+  it('runs chalk only for a stream that gets colour, and cli-table3 only for a terminal', async () => {
+    // A style only chalk's ansi-styles names, and cli-table3's layout manager.
+    const chalk = 'bgBlackBright';
+    const table = 'layoutTable';
+    const piped = await callCounts(['status']);
+    for (const marker of [chalk, table]) for (const at of offsetsOf(marker)) expect(piped.countAt(at), marker).toBe(0);
+    // FORCE_COLOR colours a pipe: chalk runs, and still no table is drawn there.
+    const coloured = await callCounts(['status'], { FORCE_COLOR: '1' });
+    expect(offsetsOf(chalk).some((at) => coloured.countAt(at) > 0)).toBe(true);
+    for (const at of offsetsOf(table)) expect(coloured.countAt(at), table).toBe(0);
   });
 });
