@@ -23,6 +23,14 @@ export class TextBody {
   ) {}
 }
 
+/**
+ * A JSON body already written as text, ASCII only (key-json.ts): sent as it
+ * is, its length its byte count, in the one write that carries the header block.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** An expected failure, thrown from deep inside a handler and answered as an error body. */
 export class HttpError extends Error {
   constructor(
@@ -64,6 +72,15 @@ export function send(res: ServerResponse, reply: Reply, closeConnection: boolean
     res.end();
     return;
   }
+  if (reply.body instanceof JsonText) {
+    const { text } = reply.body;
+    setHeader(headers, 'content-type', JSON_TYPE);
+    setHeader(headers, 'content-length', text.length);
+    res.writeHead(reply.status, headers);
+    // Latin-1, which for ASCII is the bytes themselves: node joins a string body to the header block and writes both at once.
+    res.end(text, 'latin1');
+    return;
+  }
   const isText = reply.body instanceof TextBody;
   const text = isText ? (reply.body as TextBody).text : JSON.stringify(reply.body);
   const contentType = isText ? (reply.body as TextBody).contentType : 'application/json';
@@ -75,6 +92,8 @@ export function send(res: ServerResponse, reply: Reply, closeConnection: boolean
   res.writeHead(reply.status, headers);
   res.end(bytes);
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Names and values taking turns, as node's writeHead takes them; each name once. */
 type HeaderList = (string | number | string[])[];
