@@ -10,16 +10,18 @@ import { authenticateKey, isAdminToken } from './auth.js';
 import type { Clock } from './clock.js';
 import type { FaultPlan, FaultTable } from './faults.js';
 import {
+  asciiJson,
   hasAnnouncedBody,
   hasUnreadBody,
   HttpError,
+  JsonText,
   parseJsonObject,
   readBody,
   RequestAborted,
   requestPath,
   requestQuery,
   send,
-  type Headers,
+  type HeaderList,
   type Reply,
 } from './http.js';
 import type { FixedWindowLimiter, RateDecision } from './limiter.js';
@@ -75,10 +77,12 @@ const LOCK_LOST: Reply = {
 const DROPPED = Symbol('dropped');
 type Outcome = Reply | typeof DROPPED;
 
-/** What the log keeps of a request under /api/service, filled in as the request passes each layer. */
+/** What a request under /api/service met as it passed each layer: what the log keeps, and what sets the rate-limit headers. */
 interface Seen {
   key: StoredKey | null;
   fault: string | null;
+  /** The limiter's count, once it counted the request; null again when a fault replaced the answer. */
+  decision: RateDecision | null;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -87,8 +91,11 @@ function unauthorized(): HttpError {
   return new HttpError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
 }
 
-/** The one answer to every failed authentication (docs/contract.md §A2), made once; nothing changes a reply once made. */
-const UNAUTHORIZED: Reply = unauthorized().toReply();
+/**
+ * The one answer to every failed authentication (docs/contract.md §A2), made and written once; nothing
+ * changes a reply once made. A script guessing keys makes this the busiest answer of all.
+ */
+const UNAUTHORIZED: Reply = writtenOnce(unauthorized().toReply());
 
 /**
  * The request handler. Checks run in the order of docs/contract.md §A2:
@@ -106,33 +113,33 @@ export function createApp(deps: AppDeps): RequestListener {
    * rate limiter counts. A delayed request's body is read while it waits, so
    * a client that gives up during the delay still had its request handled.
    */
-  function serveApi(req: IncomingMessage, path: string, headers: Headers, seen: Seen): Outcome | Promise<Outcome> {
+  function serveApi(req: IncomingMessage, path: string, seen: Seen): Outcome | Promise<Outcome> {
     const key = authenticateKey(store, req);
     // Returned, not thrown: every refused guess would otherwise pay for an Error and the unwinding.
     if (!key) return UNAUTHORIZED;
     seen.key = key;
     const plan = faults.take(req.method ?? '', path);
-    if (!plan) return admitted(req, path, headers, key);
+    if (!plan) return admitted(req, path, seen, key);
     seen.fault = plan.fault;
-    return withFault(req, path, headers, key, plan);
+    return withFault(req, path, seen, key, plan);
   }
 
-  async function withFault(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, plan: FaultPlan): Promise<Outcome> {
+  async function withFault(req: IncomingMessage, path: string, seen: Seen, key: StoredKey, plan: FaultPlan): Promise<Outcome> {
     let raw: Promise<Buffer> | undefined;
     if (plan.delayMs > 0) {
       raw = readBody(req);
       raw.catch(() => {});
       await sleep(plan.delayMs);
     }
-    if (!plan.after) return plan.then === 'answer' ? admitted(req, path, headers, key, raw) : faulted(req, plan, headers);
+    if (!plan.after) return plan.then === 'answer' ? admitted(req, path, seen, key, raw) : faulted(req, plan, seen);
     // The change is made and saved (the handler answers only once it is durable); then its answer is lost.
     let real: Reply;
     try {
-      real = await admitted(req, path, headers, key, raw);
+      real = await admitted(req, path, seen, key, raw);
     } catch (error) {
       real = errorReply(error);
     }
-    return plan.then === 'answer' ? real : faulted(req, plan, headers);
+    return plan.then === 'answer' ? real : faulted(req, plan, seen);
   }
 
   /**
@@ -140,11 +147,11 @@ export function createApp(deps: AppDeps): RequestListener {
    * refused by the limiter, or answered from memory, costs no promise and no trip through the
    * microtask queue (bench/throughput.mjs).
    */
-  function admitted(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, raw?: Promise<Buffer>): Reply | Promise<Reply> {
+  function admitted(req: IncomingMessage, path: string, seen: Seen, key: StoredKey, raw?: Promise<Buffer>): Reply | Promise<Reply> {
     stillHeld(key);
     const workspace = store.workspace(key.workspaceId)!;
     const decision = limiter.check(workspace.id, REQUESTS_PER_MINUTE[workspace.plan]);
-    setRateLimitHeaders(headers, decision);
+    seen.decision = decision;
     if (!decision.allowed) {
       // An answer, not a thrown HttpError: a client hammering an exhausted workspace makes this the busiest path.
       const body: ErrorBody = {
@@ -173,8 +180,8 @@ export function createApp(deps: AppDeps): RequestListener {
   }
 
   /** The fault's own answer, or none: a replaced answer carries nothing of the real one, rate-limit headers included. */
-  function faulted(req: IncomingMessage, plan: FaultPlan, headers: Headers): Outcome {
-    for (const name of Object.values(RATE_LIMIT_HEADERS)) delete headers[name];
+  function faulted(req: IncomingMessage, plan: FaultPlan, seen: Seen): Outcome {
+    seen.decision = null;
     if (plan.then === 'reset') {
       req.socket.resetAndDestroy();
       return DROPPED;
@@ -207,9 +214,7 @@ export function createApp(deps: AppDeps): RequestListener {
     const at = clock.now();
     const path = requestPath(req.url);
     const local = isUnder(path, LOCAL_PREFIX);
-    const seen: Seen = { key: null, fault: null };
-    // Headers every answer to this request carries, whatever it turns out to be: rate-limit headers, and the Date below.
-    const headers: Headers = {};
+    const seen: Seen = { key: null, fault: null, decision: null };
     // The admin area is the harness, not the traffic under test: only other requests are logged.
     const log = (status: number | null) => {
       if (local) return;
@@ -232,8 +237,9 @@ export function createApp(deps: AppDeps): RequestListener {
       // An unread body must not be drained (it may be huge), so the connection cannot be reused.
       // Date is the server's clock as it answers, not as the request came: after a delay or a slow save the
       // arrival time would put the client's reading of the server's clock behind by that long (docs/contract.md §B).
-      headers.date = clock.httpDate();
-      headers[SERVER_INSTANCE_HEADER] = deps.instance;
+      // Headers every answer to this request carries, whatever it turns out to be.
+      const headers: HeaderList = seen.decision === null ? [] : rateLimitHeaders(seen.decision);
+      headers.push('date', clock.httpDate(), SERVER_INSTANCE_HEADER, deps.instance);
       send(res, reply, deps.isClosing() || hasUnreadBody(req), headers);
       log(res.headersSent ? reply.status : null);
     };
@@ -248,7 +254,7 @@ export function createApp(deps: AppDeps): RequestListener {
     try {
       let outcome: Outcome | Promise<Outcome>;
       try {
-        if (isUnder(path, API_PREFIX)) outcome = serveApi(req, path.slice(API_PREFIX.length), headers, seen);
+        if (isUnder(path, API_PREFIX)) outcome = serveApi(req, path.slice(API_PREFIX.length), seen);
         else if (local) outcome = serveAdmin(req, path.slice(LOCAL_PREFIX.length));
         else throw new HttpError(404, 'NOT_FOUND', `Not found: the API lives under ${API_PREFIX}/`);
       } catch (error) {
@@ -261,6 +267,10 @@ export function createApp(deps: AppDeps): RequestListener {
       crash(error);
     }
   };
+}
+
+function writtenOnce(reply: Reply): Reply {
+  return { ...reply, body: new JsonText(asciiJson(reply.body)) };
 }
 
 function isUnder(path: string, prefix: string): boolean {
@@ -281,9 +291,27 @@ async function requestBody(req: IncomingMessage, raw: Promise<Buffer> = readBody
   return BODY_METHODS.has(req.method ?? '') ? parseJsonObject(req, bytes) : {};
 }
 
-function setRateLimitHeaders(headers: Headers, decision: RateDecision): void {
-  headers[RATE_LIMIT_HEADERS.limit] = decision.limit;
-  headers[RATE_LIMIT_HEADERS.remaining] = decision.remaining;
-  headers[RATE_LIMIT_HEADERS.reset] = decision.resetSeconds;
-  headers[RATE_LIMIT_HEADERS.policy] = `${decision.limit};w=${RATE_WINDOW_SECONDS}`;
+function rateLimitHeaders(decision: RateDecision): HeaderList {
+  return [
+    RATE_LIMIT_HEADERS.limit,
+    decision.limit,
+    RATE_LIMIT_HEADERS.remaining,
+    decision.remaining,
+    RATE_LIMIT_HEADERS.reset,
+    decision.resetSeconds,
+    RATE_LIMIT_HEADERS.policy,
+    policyOf(decision.limit),
+  ];
+}
+
+/** The policy header of each ceiling, written once: there are as many as plans. */
+const policies = new Map<number, string>();
+
+function policyOf(limit: number): string {
+  let policy = policies.get(limit);
+  if (policy === undefined) {
+    policy = `${limit};w=${RATE_WINDOW_SECONDS}`;
+    policies.set(limit, policy);
+  }
+  return policy;
 }

@@ -23,10 +23,7 @@ export class TextBody {
   ) {}
 }
 
-/**
- * A JSON body already written as text, ASCII only (key-json.ts): sent as it
- * is, its length its byte count, in the one write that carries the header block.
- */
+/** A JSON body already written as text by asciiJson or key-json.ts, sent as it is. */
 export class JsonText {
   constructor(readonly text: string) {}
 }
@@ -58,45 +55,56 @@ export class RequestAborted extends Error {}
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** `extra` headers (rate limits, Date) go over the reply's own. */
-export function send(res: ServerResponse, reply: Reply, closeConnection: boolean, extra?: Headers): void {
+export function send(res: ServerResponse, reply: Reply, closeConnection: boolean, extra?: HeaderList): void {
   if (res.headersSent || res.destroyed) return;
   // A flat list of names and values, which writeHead takes as it is: merging objects and walking the result
   // key by key cost more than the rest of sending (callgrind). First the headers every response carries:
   // nothing here may be cached by a proxy or sniffed as HTML.
   const headers: HeaderList = ['cache-control', 'no-store', 'x-content-type-options', 'nosniff'];
   if (reply.headers) setAll(headers, reply.headers);
-  if (extra) setAll(headers, extra);
+  if (extra) for (let i = 0; i < extra.length; i += 2) setHeader(headers, extra[i] as string, extra[i + 1]!);
   if (closeConnection) setHeader(headers, 'connection', 'close');
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
     res.end();
     return;
   }
-  if (reply.body instanceof JsonText) {
-    const { text } = reply.body;
-    setHeader(headers, 'content-type', JSON_TYPE);
-    setHeader(headers, 'content-length', text.length);
+  if (reply.body instanceof TextBody) {
+    const { text, contentType } = reply.body;
+    if (contentType !== null) setHeader(headers, 'content-type', `${contentType}; charset=utf-8`);
+    // Encoded once, here: a string body past Latin-1 would be measured, then joined to the header block and
+    // encoded again by node, all of it, header block included, as the slow two-byte kind.
+    const bytes = Buffer.from(text, 'utf8');
+    setHeader(headers, 'content-length', bytes.length);
     res.writeHead(reply.status, headers);
-    // Latin-1, which for ASCII is the bytes themselves: node joins a string body to the header block and writes both at once.
-    res.end(text, 'latin1');
+    res.end(bytes);
     return;
   }
-  const isText = reply.body instanceof TextBody;
-  const text = isText ? (reply.body as TextBody).text : JSON.stringify(reply.body);
-  const contentType = isText ? (reply.body as TextBody).contentType : 'application/json';
-  if (contentType !== null) setHeader(headers, 'content-type', `${contentType}; charset=utf-8`);
-  // Encoded once, here. A string body is measured, then joined to the header block and encoded again by node;
-  // and one character past Latin-1 (a key hint's "…") makes all of that, header block included, the slow two-byte kind.
-  const bytes = Buffer.from(text, 'utf8');
-  setHeader(headers, 'content-length', bytes.length);
+  // JSON is sent as ASCII text (asciiJson): its length is its byte count, and node joins it
+  // to the header block and writes both at once, as Latin-1, which for ASCII is the bytes themselves.
+  const text = reply.body instanceof JsonText ? reply.body.text : asciiJson(reply.body);
+  setHeader(headers, 'content-type', JSON_TYPE);
+  setHeader(headers, 'content-length', text.length);
   res.writeHead(reply.status, headers);
-  res.end(bytes);
+  res.end(text, 'latin1');
+}
+
+const NON_ASCII = /[\u0080-\uffff]/g;
+
+/**
+ * JSON.stringify, every character past ASCII written as its \u escape: the
+ * same JSON value, in a string V8 keeps one byte per character, whose length
+ * is its size on the wire. A pair of surrogates becomes two escapes, which
+ * JSON reads back as the one character.
+ */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Names and values taking turns, as node's writeHead takes them; each name once. */
-type HeaderList = (string | number | string[])[];
+export type HeaderList = (string | number | string[])[];
 
 /** A later value for a name replaces the earlier one, as it would in one object. */
 function setHeader(list: HeaderList, name: string, value: string | number | string[]): void {
@@ -202,10 +210,15 @@ export function parseJsonObject(req: IncomingMessage, raw: Buffer): Record<strin
 
 /** The path of a request target, without query; absolute-form targets (`http://host/path`) are reduced to their path. */
 export function requestPath(url: string | undefined): string {
-  const target = (url ?? '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
-  const end = target.search(/[?#]/);
+  // Origin-form (`/path?query`), what every client but a proxy sends, has no scheme and authority to strip.
+  const target = url === undefined ? '' : url.charCodeAt(0) === SLASH ? url : url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  const query = target.indexOf('?');
+  const fragment = target.indexOf('#');
+  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
   return end === -1 ? target : target.slice(0, end);
 }
+
+const SLASH = 0x2f;
 
 /**
  * A complete HTTP/1.1 error response as raw text, for the moments node

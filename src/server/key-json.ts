@@ -1,5 +1,6 @@
 import type { KeyRecord } from '../contract/types.js';
 import { isoTime } from './clock.js';
+import { asciiJson } from './http.js';
 import type { StoredKey } from './store.js';
 
 /**
@@ -94,15 +95,4 @@ function usedTime(ms: number): string {
 /** A page of the list (KeyList) from its records' JSON texts. */
 export function keyListJson(records: string[], nextCursor: string | null): string {
   return `{"keys":[${records.join(',')}],"nextCursor":${nextCursor === null ? 'null' : asciiJson(nextCursor)}}`;
-}
-
-const NON_ASCII = /[\u0080-\uffff]/g;
-
-/**
- * JSON.stringify, every character past ASCII written as its \u escape: the
- * same JSON value, and a string V8 keeps one byte per character. A pair of
- * surrogates becomes two escapes, which JSON reads back as the one character.
- */
-export function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,7 +1,8 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
 import { Clock } from '../../src/server/clock.js';
-import { asciiJson, keyListJson, keyRecordJson } from '../../src/server/key-json.js';
+import { asciiJson } from '../../src/server/http.js';
+import { keyListJson, keyRecordJson } from '../../src/server/key-json.js';
 import { Store, type StoredKey } from '../../src/server/store.js';
 
 /** A store on a clock the test moves, with one user and one key. */
