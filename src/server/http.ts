@@ -98,7 +98,12 @@ const NON_ASCII = /[\u0080-\uffff]/g;
  * JSON reads back as the one character.
  */
 export function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const json = JSON.stringify(value);
+  const escaped = json.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // Escaped, the text is ASCII but V8 keeps it in two bytes a character, as the original was; every
+  // string built on it would be two-byte too, and sending one costs a conversion of all of it. Read
+  // back from Latin-1 bytes, it is a one-byte string.
+  return escaped === json ? json : Buffer.from(escaped, 'latin1').toString('latin1');
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
