@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { UNAUTHORIZED_MESSAGE, type ErrorBody } from '../contract/errors.js';
 import { RATE_LIMIT_HEADERS, SERVER_INSTANCE_HEADER } from '../contract/headers.js';
 import { API_PREFIX, LOCAL_PREFIX } from '../contract/paths.js';
-import { RATE_WINDOW_SECONDS, REQUESTS_PER_MINUTE } from '../contract/plans.js';
+import { RATE_WINDOW_SECONDS, REQUESTS_PER_MINUTE, type Plan } from '../contract/plans.js';
 import type { LocalServerReady } from '../contract/types.js';
 import { adminRouter } from './admin.js';
 import { apiRouter } from './api.js';
@@ -28,7 +28,7 @@ import type { FixedWindowLimiter, RateDecision } from './limiter.js';
 import { LockLostError, StateFileError } from './persistence.js';
 import type { RequestLog } from './request-log.js';
 import type { Match } from './router.js';
-import type { Store, StoredKey } from './store.js';
+import type { Store, StoredKey, WorkspaceState } from './store.js';
 
 export interface AppDeps {
   store: Store;
@@ -107,6 +107,7 @@ export function createApp(deps: AppDeps): RequestListener {
   const { store, clock, limiter, save, whenDurable, adminToken, faults, requestLog } = deps;
   const api = apiRouter({ store, now: () => clock.now(), save, whenDurable, pageSize: deps.pageSize });
   const admin = adminRouter({ store, clock, save, faults, requestLog, reset: deps.reset });
+  const refusals = new Refusals();
 
   /**
    * docs/contract.md §B: faults apply after authentication and before the
@@ -152,14 +153,8 @@ export function createApp(deps: AppDeps): RequestListener {
     const workspace = store.workspace(key.workspaceId)!;
     const decision = limiter.check(workspace.id, REQUESTS_PER_MINUTE[workspace.plan]);
     seen.decision = decision;
-    if (!decision.allowed) {
-      // An answer, not a thrown HttpError: a client hammering an exhausted workspace makes this the busiest path.
-      const body: ErrorBody = {
-        error: `Rate limit exceeded: ${decision.limit} requests per minute for workspace ${workspace.id} (plan ${workspace.plan}); retry in ${decision.resetSeconds} s`,
-        code: 'RATE_LIMITED',
-      };
-      return { status: 429, body, headers: { 'retry-after': decision.resetSeconds } };
-    }
+    // An answer, not a thrown HttpError: a client hammering an exhausted workspace makes this the busiest path.
+    if (!decision.allowed) return refusals.reply(workspace, decision);
     const { handler, params } = routed(api.match(req.method ?? '', path));
     const call = (body: Record<string, unknown>) => handler({ key, user: store.user(key.userId)!, params, query: requestQuery(req.url), body });
     // Without a body, every method's is `{}` (docs/contract.md §A1), and there is nothing to wait for.
@@ -267,6 +262,30 @@ export function createApp(deps: AppDeps): RequestListener {
       crash(error);
     }
   };
+}
+
+/**
+ * The 429 of the workspace refused last, written once and answered again while nothing in it
+ * changes: a client hammering an exhausted workspace gets the same answer for up to a second
+ * (retry-after counts whole seconds), and building and serialising it again was most of the 429's cost.
+ */
+class Refusals {
+  private last: { workspaceId: string; plan: Plan; limit: number; resetSeconds: number; reply: Reply } | null = null;
+
+  reply(workspace: WorkspaceState, decision: RateDecision): Reply {
+    const { last } = this;
+    const { limit, resetSeconds } = decision;
+    if (last && last.workspaceId === workspace.id && last.plan === workspace.plan && last.limit === limit && last.resetSeconds === resetSeconds) {
+      return last.reply;
+    }
+    const body: ErrorBody = {
+      error: `Rate limit exceeded: ${limit} requests per minute for workspace ${workspace.id} (plan ${workspace.plan}); retry in ${resetSeconds} s`,
+      code: 'RATE_LIMITED',
+    };
+    const reply = writtenOnce({ status: 429, body, headers: { 'retry-after': resetSeconds } });
+    this.last = { workspaceId: workspace.id, plan: workspace.plan, limit, resetSeconds, reply };
+    return reply;
+  }
 }
 
 function writtenOnce(reply: Reply): Reply {
