@@ -229,12 +229,13 @@ export function createApp(deps: AppDeps): RequestListener {
         log(null);
         return;
       }
+      // Headers every answer to this request carries, whatever it turns out to be. Date is the server's clock
+      // as it answers, not as the request came: after a delay or a slow save the arrival time would put the
+      // client's reading of the server's clock behind by that long (docs/contract.md §B).
+      const date = clock.httpDate();
+      const headers: HeaderList =
+        seen.decision === null ? ['date', date, SERVER_INSTANCE_HEADER, deps.instance] : rateLimitHeaders(seen.decision, date, deps.instance);
       // An unread body must not be drained (it may be huge), so the connection cannot be reused.
-      // Date is the server's clock as it answers, not as the request came: after a delay or a slow save the
-      // arrival time would put the client's reading of the server's clock behind by that long (docs/contract.md §B).
-      // Headers every answer to this request carries, whatever it turns out to be.
-      const headers: HeaderList = seen.decision === null ? [] : rateLimitHeaders(seen.decision);
-      headers.push('date', clock.httpDate(), SERVER_INSTANCE_HEADER, deps.instance);
       send(res, reply, deps.isClosing() || hasUnreadBody(req), headers);
       log(res.headersSent ? reply.status : null);
     };
@@ -310,7 +311,8 @@ async function requestBody(req: IncomingMessage, raw: Promise<Buffer> = readBody
   return BODY_METHODS.has(req.method ?? '') ? parseJsonObject(req, bytes) : {};
 }
 
-function rateLimitHeaders(decision: RateDecision): HeaderList {
+/** The rate-limit headers, then Date and the instance, in one list made at its full length. */
+function rateLimitHeaders(decision: RateDecision, date: string, instance: string): HeaderList {
   return [
     RATE_LIMIT_HEADERS.limit,
     decision.limit,
@@ -320,6 +322,10 @@ function rateLimitHeaders(decision: RateDecision): HeaderList {
     decision.resetSeconds,
     RATE_LIMIT_HEADERS.policy,
     policyOf(decision.limit),
+    'date',
+    date,
+    SERVER_INSTANCE_HEADER,
+    instance,
   ];
 }
 

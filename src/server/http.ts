@@ -61,8 +61,13 @@ export function send(res: ServerResponse, reply: Reply, closeConnection: boolean
   // key by key cost more than the rest of sending (callgrind). First the headers every response carries:
   // nothing here may be cached by a proxy or sniffed as HTML.
   const headers: HeaderList = ['cache-control', 'no-store', 'x-content-type-options', 'nosniff'];
-  if (reply.headers) setAll(headers, reply.headers);
-  if (extra) for (let i = 0; i < extra.length; i += 2) setHeader(headers, extra[i] as string, extra[i + 1]!);
+  if (reply.headers) {
+    setAll(headers, reply.headers);
+    if (extra) for (let i = 0; i < extra.length; i += 2) setHeader(headers, extra[i] as string, extra[i + 1]!);
+  } else if (extra) {
+    // Nothing to replace: the caller's names are its own, none of the four above.
+    for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
+  }
   if (closeConnection) setHeader(headers, 'connection', 'close');
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
@@ -244,11 +249,14 @@ export function rawErrorResponse(status: number, code: ErrorCode, message: strin
   ].join('\r\n');
 }
 
+/** The query of a target without one, shared: nothing writes to a query. */
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+
 /** The query parameters of a request target; the last of a repeated name wins. */
-export function requestQuery(url: string | undefined): Record<string, string> {
+export function requestQuery(url: string | undefined): Readonly<Record<string, string>> {
   const target = url ?? '';
   const start = target.indexOf('?');
-  if (start === -1) return {};
+  if (start === -1) return NO_QUERY;
   const end = target.indexOf('#', start);
   return Object.fromEntries(new URLSearchParams(target.slice(start + 1, end === -1 ? undefined : end)));
 }
