@@ -1,6 +1,7 @@
 import { KEY_ID_PATTERN } from '../contract/paths.js';
-import type { KeyList, RevokeResult } from '../contract/types.js';
-import { HttpError, type Reply } from './http.js';
+import type { RevokeResult } from '../contract/types.js';
+import { HttpError, JsonText, type Reply } from './http.js';
+import { keyListJson, keyRecordJson } from './key-json.js';
 import { Router } from './router.js';
 import { workspaceView, type KeyPlace, type Store, type StoredKey, type UserState } from './store.js';
 import { validCreateKey, validPatchKey } from './validation.js';
@@ -53,8 +54,8 @@ export function apiRouter({ store, now, save, whenDurable, pageSize = DEFAULT_PA
       // In pages (docs/contract.md §A5): a page's records and their JSON cost the page, not the account.
       GET: ({ user, query = {} }) => {
         const page = store.keyPage(user, pageLimit(query.limit, pageSize), readCursor(query.cursor));
-        const body: KeyList = { keys: page.keys.map((k) => store.keyRecord(k)), nextCursor: page.next && writeCursor(page.next) };
-        return { status: 200, body };
+        const records = page.keys.map((k) => keyRecordJson(k, store.keyStatus(k)));
+        return { status: 200, body: new JsonText(keyListJson(records, page.next && writeCursor(page.next))) };
       },
       POST: async ({ user, body }) => {
         const input = validCreateKey(body, now());

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { UNAUTHORIZED_MESSAGE, type ErrorBody } from '../contract/errors.js';
 import { RATE_LIMIT_HEADERS, SERVER_INSTANCE_HEADER } from '../contract/headers.js';
 import { API_PREFIX, LOCAL_PREFIX } from '../contract/paths.js';
-import { RATE_WINDOW_SECONDS, REQUESTS_PER_MINUTE } from '../contract/plans.js';
+import { RATE_WINDOW_SECONDS, REQUESTS_PER_MINUTE, type Plan } from '../contract/plans.js';
 import type { LocalServerReady } from '../contract/types.js';
 import { adminRouter } from './admin.js';
 import { apiRouter } from './api.js';
@@ -10,23 +10,25 @@ import { authenticateKey, isAdminToken } from './auth.js';
 import type { Clock } from './clock.js';
 import type { FaultPlan, FaultTable } from './faults.js';
 import {
+  asciiJson,
   hasAnnouncedBody,
   hasUnreadBody,
   HttpError,
+  JsonText,
   parseJsonObject,
   readBody,
   RequestAborted,
   requestPath,
   requestQuery,
   send,
-  type Headers,
+  type HeaderList,
   type Reply,
 } from './http.js';
 import type { FixedWindowLimiter, RateDecision } from './limiter.js';
 import { LockLostError, StateFileError } from './persistence.js';
 import type { RequestLog } from './request-log.js';
 import type { Match } from './router.js';
-import type { Store, StoredKey } from './store.js';
+import type { Store, StoredKey, WorkspaceState } from './store.js';
 
 export interface AppDeps {
   store: Store;
@@ -75,10 +77,12 @@ const LOCK_LOST: Reply = {
 const DROPPED = Symbol('dropped');
 type Outcome = Reply | typeof DROPPED;
 
-/** What the log keeps of a request under /api/service, filled in as the request passes each layer. */
+/** What a request under /api/service met as it passed each layer: what the log keeps, and what sets the rate-limit headers. */
 interface Seen {
   key: StoredKey | null;
   fault: string | null;
+  /** The limiter's count, once it counted the request; null again when a fault replaced the answer. */
+  decision: RateDecision | null;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -87,8 +91,11 @@ function unauthorized(): HttpError {
   return new HttpError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE, { 'www-authenticate': 'Bearer' });
 }
 
-/** The one answer to every failed authentication (docs/contract.md §A2), made once; nothing changes a reply once made. */
-const UNAUTHORIZED: Reply = unauthorized().toReply();
+/**
+ * The one answer to every failed authentication (docs/contract.md §A2), made and written once; nothing
+ * changes a reply once made. A script guessing keys makes this the busiest answer of all.
+ */
+const UNAUTHORIZED: Reply = writtenOnce(unauthorized().toReply());
 
 /**
  * The request handler. Checks run in the order of docs/contract.md §A2:
@@ -100,39 +107,40 @@ export function createApp(deps: AppDeps): RequestListener {
   const { store, clock, limiter, save, whenDurable, adminToken, faults, requestLog } = deps;
   const api = apiRouter({ store, now: () => clock.now(), save, whenDurable, pageSize: deps.pageSize });
   const admin = adminRouter({ store, clock, save, faults, requestLog, reset: deps.reset });
+  const refusals = new Refusals();
 
   /**
    * docs/contract.md §B: faults apply after authentication and before the
    * rate limiter counts. A delayed request's body is read while it waits, so
    * a client that gives up during the delay still had its request handled.
    */
-  function serveApi(req: IncomingMessage, path: string, headers: Headers, seen: Seen): Outcome | Promise<Outcome> {
+  function serveApi(req: IncomingMessage, path: string, seen: Seen): Outcome | Promise<Outcome> {
     const key = authenticateKey(store, req);
     // Returned, not thrown: every refused guess would otherwise pay for an Error and the unwinding.
     if (!key) return UNAUTHORIZED;
     seen.key = key;
     const plan = faults.take(req.method ?? '', path);
-    if (!plan) return admitted(req, path, headers, key);
+    if (!plan) return admitted(req, path, seen, key);
     seen.fault = plan.fault;
-    return withFault(req, path, headers, key, plan);
+    return withFault(req, path, seen, key, plan);
   }
 
-  async function withFault(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, plan: FaultPlan): Promise<Outcome> {
+  async function withFault(req: IncomingMessage, path: string, seen: Seen, key: StoredKey, plan: FaultPlan): Promise<Outcome> {
     let raw: Promise<Buffer> | undefined;
     if (plan.delayMs > 0) {
       raw = readBody(req);
       raw.catch(() => {});
       await sleep(plan.delayMs);
     }
-    if (!plan.after) return plan.then === 'answer' ? admitted(req, path, headers, key, raw) : faulted(req, plan, headers);
+    if (!plan.after) return plan.then === 'answer' ? admitted(req, path, seen, key, raw) : faulted(req, plan, seen);
     // The change is made and saved (the handler answers only once it is durable); then its answer is lost.
     let real: Reply;
     try {
-      real = await admitted(req, path, headers, key, raw);
+      real = await admitted(req, path, seen, key, raw);
     } catch (error) {
       real = errorReply(error);
     }
-    return plan.then === 'answer' ? real : faulted(req, plan, headers);
+    return plan.then === 'answer' ? real : faulted(req, plan, seen);
   }
 
   /**
@@ -140,19 +148,13 @@ export function createApp(deps: AppDeps): RequestListener {
    * refused by the limiter, or answered from memory, costs no promise and no trip through the
    * microtask queue (bench/throughput.mjs).
    */
-  function admitted(req: IncomingMessage, path: string, headers: Headers, key: StoredKey, raw?: Promise<Buffer>): Reply | Promise<Reply> {
+  function admitted(req: IncomingMessage, path: string, seen: Seen, key: StoredKey, raw?: Promise<Buffer>): Reply | Promise<Reply> {
     stillHeld(key);
     const workspace = store.workspace(key.workspaceId)!;
     const decision = limiter.check(workspace.id, REQUESTS_PER_MINUTE[workspace.plan]);
-    setRateLimitHeaders(headers, decision);
-    if (!decision.allowed) {
-      // An answer, not a thrown HttpError: a client hammering an exhausted workspace makes this the busiest path.
-      const body: ErrorBody = {
-        error: `Rate limit exceeded: ${decision.limit} requests per minute for workspace ${workspace.id} (plan ${workspace.plan}); retry in ${decision.resetSeconds} s`,
-        code: 'RATE_LIMITED',
-      };
-      return { status: 429, body, headers: { 'retry-after': decision.resetSeconds } };
-    }
+    seen.decision = decision;
+    // An answer, not a thrown HttpError: a client hammering an exhausted workspace makes this the busiest path.
+    if (!decision.allowed) return refusals.reply(workspace, decision);
     const { handler, params } = routed(api.match(req.method ?? '', path));
     const call = (body: Record<string, unknown>) => handler({ key, user: store.user(key.userId)!, params, query: requestQuery(req.url), body });
     // Without a body, every method's is `{}` (docs/contract.md §A1), and there is nothing to wait for.
@@ -173,8 +175,8 @@ export function createApp(deps: AppDeps): RequestListener {
   }
 
   /** The fault's own answer, or none: a replaced answer carries nothing of the real one, rate-limit headers included. */
-  function faulted(req: IncomingMessage, plan: FaultPlan, headers: Headers): Outcome {
-    for (const name of Object.values(RATE_LIMIT_HEADERS)) delete headers[name];
+  function faulted(req: IncomingMessage, plan: FaultPlan, seen: Seen): Outcome {
+    seen.decision = null;
     if (plan.then === 'reset') {
       req.socket.resetAndDestroy();
       return DROPPED;
@@ -207,9 +209,7 @@ export function createApp(deps: AppDeps): RequestListener {
     const at = clock.now();
     const path = requestPath(req.url);
     const local = isUnder(path, LOCAL_PREFIX);
-    const seen: Seen = { key: null, fault: null };
-    // Headers every answer to this request carries, whatever it turns out to be: rate-limit headers, and the Date below.
-    const headers: Headers = {};
+    const seen: Seen = { key: null, fault: null, decision: null };
     // The admin area is the harness, not the traffic under test: only other requests are logged.
     const log = (status: number | null) => {
       if (local) return;
@@ -229,11 +229,13 @@ export function createApp(deps: AppDeps): RequestListener {
         log(null);
         return;
       }
+      // Headers every answer to this request carries, whatever it turns out to be. Date is the server's clock
+      // as it answers, not as the request came: after a delay or a slow save the arrival time would put the
+      // client's reading of the server's clock behind by that long (docs/contract.md §B).
+      const date = clock.httpDate();
+      const headers: HeaderList =
+        seen.decision === null ? ['date', date, SERVER_INSTANCE_HEADER, deps.instance] : rateLimitHeaders(seen.decision, date, deps.instance);
       // An unread body must not be drained (it may be huge), so the connection cannot be reused.
-      // Date is the server's clock as it answers, not as the request came: after a delay or a slow save the
-      // arrival time would put the client's reading of the server's clock behind by that long (docs/contract.md §B).
-      headers.date = clock.httpDate();
-      headers[SERVER_INSTANCE_HEADER] = deps.instance;
       send(res, reply, deps.isClosing() || hasUnreadBody(req), headers);
       log(res.headersSent ? reply.status : null);
     };
@@ -248,7 +250,7 @@ export function createApp(deps: AppDeps): RequestListener {
     try {
       let outcome: Outcome | Promise<Outcome>;
       try {
-        if (isUnder(path, API_PREFIX)) outcome = serveApi(req, path.slice(API_PREFIX.length), headers, seen);
+        if (isUnder(path, API_PREFIX)) outcome = serveApi(req, path.slice(API_PREFIX.length), seen);
         else if (local) outcome = serveAdmin(req, path.slice(LOCAL_PREFIX.length));
         else throw new HttpError(404, 'NOT_FOUND', `Not found: the API lives under ${API_PREFIX}/`);
       } catch (error) {
@@ -261,6 +263,34 @@ export function createApp(deps: AppDeps): RequestListener {
       crash(error);
     }
   };
+}
+
+/**
+ * The 429 of the workspace refused last, written once and answered again while nothing in it
+ * changes: a client hammering an exhausted workspace gets the same answer for up to a second
+ * (retry-after counts whole seconds), and building and serialising it again was most of the 429's cost.
+ */
+class Refusals {
+  private last: { workspaceId: string; plan: Plan; limit: number; resetSeconds: number; reply: Reply } | null = null;
+
+  reply(workspace: WorkspaceState, decision: RateDecision): Reply {
+    const { last } = this;
+    const { limit, resetSeconds } = decision;
+    if (last && last.workspaceId === workspace.id && last.plan === workspace.plan && last.limit === limit && last.resetSeconds === resetSeconds) {
+      return last.reply;
+    }
+    const body: ErrorBody = {
+      error: `Rate limit exceeded: ${limit} requests per minute for workspace ${workspace.id} (plan ${workspace.plan}); retry in ${resetSeconds} s`,
+      code: 'RATE_LIMITED',
+    };
+    const reply = writtenOnce({ status: 429, body, headers: { 'retry-after': resetSeconds } });
+    this.last = { workspaceId: workspace.id, plan: workspace.plan, limit, resetSeconds, reply };
+    return reply;
+  }
+}
+
+function writtenOnce(reply: Reply): Reply {
+  return { ...reply, body: new JsonText(asciiJson(reply.body)) };
 }
 
 function isUnder(path: string, prefix: string): boolean {
@@ -281,9 +311,32 @@ async function requestBody(req: IncomingMessage, raw: Promise<Buffer> = readBody
   return BODY_METHODS.has(req.method ?? '') ? parseJsonObject(req, bytes) : {};
 }
 
-function setRateLimitHeaders(headers: Headers, decision: RateDecision): void {
-  headers[RATE_LIMIT_HEADERS.limit] = decision.limit;
-  headers[RATE_LIMIT_HEADERS.remaining] = decision.remaining;
-  headers[RATE_LIMIT_HEADERS.reset] = decision.resetSeconds;
-  headers[RATE_LIMIT_HEADERS.policy] = `${decision.limit};w=${RATE_WINDOW_SECONDS}`;
+/** The rate-limit headers, then Date and the instance, in one list made at its full length. */
+function rateLimitHeaders(decision: RateDecision, date: string, instance: string): HeaderList {
+  return [
+    RATE_LIMIT_HEADERS.limit,
+    decision.limit,
+    RATE_LIMIT_HEADERS.remaining,
+    decision.remaining,
+    RATE_LIMIT_HEADERS.reset,
+    decision.resetSeconds,
+    RATE_LIMIT_HEADERS.policy,
+    policyOf(decision.limit),
+    'date',
+    date,
+    SERVER_INSTANCE_HEADER,
+    instance,
+  ];
+}
+
+/** The policy header of each ceiling, written once: there are as many as plans. */
+const policies = new Map<number, string>();
+
+function policyOf(limit: number): string {
+  let policy = policies.get(limit);
+  if (policy === undefined) {
+    policy = `${limit};w=${RATE_WINDOW_SECONDS}`;
+    policies.set(limit, policy);
+  }
+  return policy;
 }

@@ -23,6 +23,11 @@ export class TextBody {
   ) {}
 }
 
+/** A JSON body already written as text by asciiJson or key-json.ts, sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** An expected failure, thrown from deep inside a handler and answered as an error body. */
 export class HttpError extends Error {
   constructor(
@@ -50,34 +55,66 @@ export class RequestAborted extends Error {}
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** `extra` headers (rate limits, Date) go over the reply's own. */
-export function send(res: ServerResponse, reply: Reply, closeConnection: boolean, extra?: Headers): void {
+export function send(res: ServerResponse, reply: Reply, closeConnection: boolean, extra?: HeaderList): void {
   if (res.headersSent || res.destroyed) return;
   // A flat list of names and values, which writeHead takes as it is: merging objects and walking the result
   // key by key cost more than the rest of sending (callgrind). First the headers every response carries:
   // nothing here may be cached by a proxy or sniffed as HTML.
   const headers: HeaderList = ['cache-control', 'no-store', 'x-content-type-options', 'nosniff'];
-  if (reply.headers) setAll(headers, reply.headers);
-  if (extra) setAll(headers, extra);
+  if (reply.headers) {
+    setAll(headers, reply.headers);
+    if (extra) for (let i = 0; i < extra.length; i += 2) setHeader(headers, extra[i] as string, extra[i + 1]!);
+  } else if (extra) {
+    // Nothing to replace: the caller's names are its own, none of the four above.
+    for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
+  }
   if (closeConnection) setHeader(headers, 'connection', 'close');
   if (reply.body === undefined) {
     res.writeHead(reply.status, headers);
     res.end();
     return;
   }
-  const isText = reply.body instanceof TextBody;
-  const text = isText ? (reply.body as TextBody).text : JSON.stringify(reply.body);
-  const contentType = isText ? (reply.body as TextBody).contentType : 'application/json';
-  if (contentType !== null) setHeader(headers, 'content-type', `${contentType}; charset=utf-8`);
-  // Encoded once, here. A string body is measured, then joined to the header block and encoded again by node;
-  // and one character past Latin-1 (a key hint's "…") makes all of that, header block included, the slow two-byte kind.
-  const bytes = Buffer.from(text, 'utf8');
-  setHeader(headers, 'content-length', bytes.length);
+  if (reply.body instanceof TextBody) {
+    const { text, contentType } = reply.body;
+    if (contentType !== null) setHeader(headers, 'content-type', `${contentType}; charset=utf-8`);
+    // Encoded once, here: a string body past Latin-1 would be measured, then joined to the header block and
+    // encoded again by node, all of it, header block included, as the slow two-byte kind.
+    const bytes = Buffer.from(text, 'utf8');
+    setHeader(headers, 'content-length', bytes.length);
+    res.writeHead(reply.status, headers);
+    res.end(bytes);
+    return;
+  }
+  // JSON is sent as ASCII text (asciiJson): its length is its byte count, and node joins it
+  // to the header block and writes both at once, as Latin-1, which for ASCII is the bytes themselves.
+  const text = reply.body instanceof JsonText ? reply.body.text : asciiJson(reply.body);
+  setHeader(headers, 'content-type', JSON_TYPE);
+  setHeader(headers, 'content-length', text.length);
   res.writeHead(reply.status, headers);
-  res.end(bytes);
+  res.end(text, 'latin1');
 }
 
+const NON_ASCII = /[\u0080-\uffff]/g;
+
+/**
+ * JSON.stringify, every character past ASCII written as its \u escape: the
+ * same JSON value, in a string V8 keeps one byte per character, whose length
+ * is its size on the wire. A pair of surrogates becomes two escapes, which
+ * JSON reads back as the one character.
+ */
+export function asciiJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  const escaped = json.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // Escaped, the text is ASCII but V8 keeps it in two bytes a character, as the original was; every
+  // string built on it would be two-byte too, and sending one costs a conversion of all of it. Read
+  // back from Latin-1 bytes, it is a one-byte string.
+  return escaped === json ? json : Buffer.from(escaped, 'latin1').toString('latin1');
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** Names and values taking turns, as node's writeHead takes them; each name once. */
-type HeaderList = (string | number | string[])[];
+export type HeaderList = (string | number | string[])[];
 
 /** A later value for a name replaces the earlier one, as it would in one object. */
 function setHeader(list: HeaderList, name: string, value: string | number | string[]): void {
@@ -183,10 +220,15 @@ export function parseJsonObject(req: IncomingMessage, raw: Buffer): Record<strin
 
 /** The path of a request target, without query; absolute-form targets (`http://host/path`) are reduced to their path. */
 export function requestPath(url: string | undefined): string {
-  const target = (url ?? '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
-  const end = target.search(/[?#]/);
+  // Origin-form (`/path?query`), what every client but a proxy sends, has no scheme and authority to strip.
+  const target = url === undefined ? '' : url.charCodeAt(0) === SLASH ? url : url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  const query = target.indexOf('?');
+  const fragment = target.indexOf('#');
+  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
   return end === -1 ? target : target.slice(0, end);
 }
+
+const SLASH = 0x2f;
 
 /**
  * A complete HTTP/1.1 error response as raw text, for the moments node
@@ -207,11 +249,14 @@ export function rawErrorResponse(status: number, code: ErrorCode, message: strin
   ].join('\r\n');
 }
 
+/** The query of a target without one, shared: nothing writes to a query. */
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+
 /** The query parameters of a request target; the last of a repeated name wins. */
-export function requestQuery(url: string | undefined): Record<string, string> {
+export function requestQuery(url: string | undefined): Readonly<Record<string, string>> {
   const target = url ?? '';
   const start = target.indexOf('?');
-  if (start === -1) return {};
+  if (start === -1) return NO_QUERY;
   const end = target.indexOf('#', start);
   return Object.fromEntries(new URLSearchParams(target.slice(start + 1, end === -1 ? undefined : end)));
 }

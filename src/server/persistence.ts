@@ -6,6 +6,7 @@ import type { Changes } from './store.js';
 import {
   decodeSnapshot,
   encodeSnapshot,
+  snapshotInSlices,
   isCompactSnapshot,
   parseSnapshot,
   savedKey,
@@ -412,14 +413,15 @@ export class StateFile {
     const changes = this.store.takeChanges();
     const seq = changes ? this.seq + 1 : this.seq;
     // Now, and only now, memory is what the file will hold once this append is done.
-    const snapshot = this.compactWanted && !this.compacting ? encodeSnapshot({ ...this.store.snapshotParts(), seq, extra: this.extra }) : null;
+    // What the snapshot holds is taken now; its bytes are made in slices once the append is done (snapshotInSlices).
+    const snapshot = this.compactWanted && !this.compacting ? snapshotInSlices({ ...this.store.snapshotParts(), seq, extra: this.extra }) : null;
     if (snapshot) this.compactWanted = false;
     const write = this.append(seq, changes).then(
       () => {
         if (snapshot) {
           // Appends from here on hold what the snapshot does not, so they go to a file it does not replace.
           this.rotate();
-          this.compacting = this.compact(snapshot).finally(() => (this.compacting = null));
+          this.compacting = this.compact(snapshot, [...this.older.keys()]).finally(() => (this.compacting = null));
         }
         this.current = null;
         const waiting = this.next;
@@ -474,9 +476,10 @@ export class StateFile {
    * Until the rename they are the record; after it, what they hold is in the
    * snapshot, which a replay skips by its sequence number.
    */
-  private async compact(bytes: Buffer): Promise<void> {
-    const covered = [...this.older.keys()];
+  private async compact(snapshot: () => Promise<Buffer>, covered: number[]): Promise<void> {
+    let bytes: Buffer;
     try {
+      bytes = await snapshot();
       await this.writeSnapshot(bytes);
     } catch (error) {
       // The journal still holds every change; the next try waits until it has grown as much again.

@@ -315,34 +315,113 @@ export function isCompactSnapshot(bytes: Buffer): boolean {
   return bytes.length >= MAGIC.length && bytes.subarray(0, MAGIC.length).equals(MAGIC);
 }
 
-/** The state as version 2's bytes; `keys` in the order the store added them, which loading keeps. */
-export function encodeSnapshot(state: { seq: number; users: SavedUser[]; workspaces: SavedWorkspace[]; keys: readonly KeyFields[]; extra: Record<string, unknown> }): Buffer {
+/** What a snapshot holds; `keys` in the order the store added them, which loading keeps. */
+export interface SnapshotContent {
+  seq: number;
+  users: SavedUser[];
+  workspaces: SavedWorkspace[];
+  keys: readonly KeyFields[];
+  extra: Record<string, unknown>;
+}
+
+/** The state as version 2's bytes, made at once. */
+export function encodeSnapshot(content: SnapshotContent): Buffer {
+  const steps = encoding(content, null);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Keys encoded between two turns of the event loop: a few milliseconds of
+ * work. At 100,000 keys the whole snapshot took ~70 ms in one go, during
+ * which no request was answered (bench/big-list.mjs).
+ */
+const KEYS_PER_SLICE = 2_000;
+
+/**
+ * The snapshot of the content as it is now, encoded later in slices that
+ * yield to the event loop between them, so requests go on being answered
+ * while a large store is compacted. Users and workspaces come already
+ * copied (Store.snapshotParts); of a key object, only `enabled` and
+ * `lastUsedAt` ever change in place (a PATCH, a use, an undo putting them
+ * back; every other field is fixed for the object's life), so those two are
+ * read here, at once, and the rest as the slices come to it.
+ */
+export function snapshotInSlices(content: SnapshotContent): () => Promise<Buffer> {
+  const pinned = pin(content.keys);
+  return async () => {
+    const steps = encoding(content, pinned);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  };
+}
+
+/** The fields of each key that change in place, as they are at this moment; NaN for a key never used. */
+interface Pinned {
+  enabled: Uint8Array;
+  lastUsedAt: Float64Array;
+}
+
+function pin(keys: readonly KeyFields[]): Pinned {
+  const enabled = new Uint8Array(keys.length);
+  const lastUsedAt = new Float64Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    enabled[i] = key.enabled ? 1 : 0;
+    lastUsedAt[i] = key.lastUsedAt ?? Number.NaN;
+  }
+  return { enabled, lastUsedAt };
+}
+
+/** The encoder, pausing (yielding) after each slice of keys; with `pinned`, a key's changing fields are read from there. */
+function* encoding(content: SnapshotContent, pinned: Pinned | null): Generator<void, Buffer, void> {
+  const { keys } = content;
   const header = Buffer.from(
-    JSON.stringify({ ...state.extra, format: FORMAT, version: SNAPSHOT_VERSION, seq: state.seq, users: state.users, workspaces: state.workspaces }),
+    JSON.stringify({ ...content.extra, format: FORMAT, version: SNAPSHOT_VERSION, seq: content.seq, users: content.users, workspaces: content.workspaces }),
   );
-  const userPlace = new Map(state.users.map((u, i) => [u.id, i]));
-  const workspacePlace = new Map(state.workspaces.map((w, i) => [w.id, i]));
+  const userPlace = new Map(content.users.map((u, i) => [u.id, i]));
+  const workspacePlace = new Map(content.workspaces.map((w, i) => [w.id, i]));
   let names = 0;
-  for (const key of state.keys) names += Buffer.byteLength(key.name);
-  const out = Buffer.allocUnsafe(MAGIC.length + 8 + header.length + state.keys.length * KEY_FIXED + names + 4);
+  for (let i = 0; i < keys.length; i++) {
+    names += Buffer.byteLength(keys[i]!.name);
+    if ((i + 1) % KEYS_PER_SLICE === 0) yield;
+  }
+  const out = Buffer.allocUnsafe(MAGIC.length + 8 + header.length + keys.length * KEY_FIXED + names + 4);
   let at = MAGIC.copy(out, 0);
   at = out.writeUInt32LE(header.length, at);
   at += header.copy(out, at);
-  at = out.writeUInt32LE(state.keys.length, at);
-  for (const key of state.keys) {
+  at = out.writeUInt32LE(keys.length, at);
+  // The checksum is carried from slice to slice over what each one wrote.
+  let crc = 0;
+  let summed = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const enabled = pinned ? pinned.enabled[i] === 1 : key.enabled;
+    const used = pinned ? pinned.lastUsedAt[i]! : (key.lastUsedAt ?? Number.NaN);
     at += out.write(key.id, at, KEY_ID_LENGTH, 'latin1');
     at = out.writeUInt32LE(userPlace.get(key.userId)!, at);
     at = out.writeUInt32LE(workspacePlace.get(key.workspaceId)!, at);
     at += out.write(key.hash, at, 32, 'hex');
     at += out.write(key.hint.slice(KEY_PREFIX.length, KEY_PREFIX.length + 4) + key.hint.slice(-4), at, 8, 'latin1');
-    out[at++] = (key.enabled ? ENABLED : 0) | (key.expiresAt === null ? 0 : EXPIRES) | (key.lastUsedAt === null ? 0 : USED);
+    out[at++] = (enabled ? ENABLED : 0) | (key.expiresAt === null ? 0 : EXPIRES) | (Number.isNaN(used) ? 0 : USED);
     at = out.writeDoubleLE(key.createdAt, at);
     at = out.writeDoubleLE(key.expiresAt ?? 0, at);
-    at = out.writeDoubleLE(key.lastUsedAt ?? 0, at);
+    at = out.writeDoubleLE(Number.isNaN(used) ? 0 : used, at);
     const length = out.write(key.name, at + 2, 'utf8');
     at = out.writeUInt16LE(length, at) + length;
+    if ((i + 1) % KEYS_PER_SLICE === 0) {
+      crc = crc32(out.subarray(summed, at), crc);
+      summed = at;
+      yield;
+    }
   }
-  at = out.writeUInt32LE(crc32(out.subarray(0, at)), at);
+  crc = crc32(out.subarray(summed, at), crc);
+  at = out.writeUInt32LE(crc, at);
   return out.subarray(0, at);
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { keyHint } from '../contract/key-format.js';
 import { generateKey, randomString } from '../contract/key-generation.js';
 import { REQUESTS_PER_MINUTE, type Plan } from '../contract/plans.js';
-import type { CreatedKey, KeyRecord, User, Workspace } from '../contract/types.js';
+import type { CreatedKey, KeyRecord, KeyStatus, User, Workspace } from '../contract/types.js';
 import { isoTime, type Clock } from './clock.js';
 import { ID_ALPHABET, ID_LENGTH, ID_PREFIX } from './ids.js';
 import { hashKey } from './key-hash.js';
@@ -396,13 +396,17 @@ export class Store {
     return key.expiresAt !== null && key.expiresAt <= this.clock.now();
   }
 
+  keyStatus(key: StoredKey): KeyStatus {
+    return this.isExpired(key) ? 'expired' : key.enabled ? 'enabled' : 'disabled';
+  }
+
   keyRecord(key: StoredKey): KeyRecord {
     return {
       id: key.id,
       name: key.name,
       hint: key.hint,
       enabled: key.enabled,
-      status: this.isExpired(key) ? 'expired' : key.enabled ? 'enabled' : 'disabled',
+      status: this.keyStatus(key),
       workspaceId: key.workspaceId,
       createdAt: isoTime(key.createdAt),
       expiresAt: key.expiresAt === null ? null : isoTime(key.expiresAt),

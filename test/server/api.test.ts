@@ -48,6 +48,27 @@ describe('GET /user/api-keys', () => {
     expect(res.text).not.toContain(t.apiKey.slice(7, -4));
   });
 
+  it('lists each key as it is now, after a disable, an expiry and a use: never a record from an earlier answer', async () => {
+    const created = await createKey({ name: 'changing', expiresAt: new Date(Date.parse((await t.admin('GET', '/clock')).json.now) + 120_000).toISOString() });
+    const listed = async () => {
+      const res = await t.api('GET', '/user/api-keys');
+      // ASCII, the hint's … escaped, so the length node was told is the byte count.
+      expect(res.text).toMatch(/^[\x20-\x7e]*$/);
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+      return res.json.keys.find((k: { id: string }) => k.id === created.json.id);
+    };
+    expect(await listed()).toMatchObject({ enabled: true, status: 'enabled', lastUsedAt: null });
+    expect((await t.api('PATCH', `/user/api-keys/${created.json.id}`, { body: { enabled: false } })).status).toBe(200);
+    expect(await listed()).toMatchObject({ enabled: false, status: 'disabled' });
+    expect((await t.api('PATCH', `/user/api-keys/${created.json.id}`, { body: { enabled: true } })).status).toBe(200);
+    expect((await t.api('GET', '/workspace', { key: created.json.secret })).status).toBe(200);
+    const used = await listed();
+    expect(used).toMatchObject({ enabled: true, status: 'enabled', lastUsedAt: expect.stringMatching(ISO_MS) });
+    expect(used).toEqual((await t.api('GET', `/user/api-keys/${created.json.id}`)).json);
+    await t.advance(121);
+    expect(await listed()).toMatchObject({ enabled: true, status: 'expired', lastUsedAt: used.lastUsedAt });
+  });
+
   it('lists newest first', async () => {
     const a = await createKey({ name: 'older' });
     await t.advance(1);

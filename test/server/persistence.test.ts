@@ -80,6 +80,37 @@ describe('StateFile', () => {
     expect(readdirSync(dir)).toEqual(['state.json']);
   });
 
+  it('a large store compacted in slices: what changes while the snapshot is made is saved after it, nothing lost or taken back', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'state.json');
+    const { store, user, file } = await savedStore(path);
+    const keys = Array.from({ length: 10_000 }, (_, i) => store.createKey(user, `k${i}`, null).key);
+    await file.save();
+    // Changes and saves, one each turn of the event loop, while the flush's compaction encodes its snapshot between turns.
+    let turns = 0;
+    const saves: Promise<void>[] = [];
+    const change = () => {
+      if (turns === 50) return;
+      const key = keys[(turns * 7919) % keys.length]!;
+      store.setEnabled(key, !key.enabled);
+      store.recordUse(key);
+      store.createKey(user, `during ${turns}`, null);
+      turns++;
+      saves.push(file.save());
+      setImmediate(change);
+    };
+    setImmediate(change);
+    await file.flush();
+    await expect.poll(() => turns).toBe(50);
+    await Promise.all(saves);
+    await file.flush();
+    const saved = (await loadState(path))!;
+    const live = store.state().keys;
+    expect(saved.keys).toHaveLength(10_000 + 50);
+    const byId = new Map(saved.keys.map((k) => [k.id, k]));
+    for (const key of live) expect(byId.get(key.id), key.name).toMatchObject({ name: key.name, enabled: key.enabled });
+  });
+
   it('rejects every waiter of a failed write, undoes their changes, and saves again once it can', async () => {
     const path = join(tempDir(), 'state.json');
     let failing = false;

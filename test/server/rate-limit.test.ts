@@ -98,4 +98,28 @@ describe('rate limit (§A3)', () => {
     await t.advance(60);
     expect((await t.api('GET', '/workspace')).status).toBe(200);
   });
+  it('each 429 names its own workspace, plan, ceiling and wait: none repeats a refusal made for another', async () => {
+    const ws = t.server.ready.workspaceId;
+    const refusal = async (key?: string) => {
+      const res = await t.api('GET', '/workspace', { key });
+      expect(res.status).toBe(429);
+      return { error: res.json.error, retryAfter: res.headers['retry-after'] };
+    };
+    await spend(30);
+    const first = await refusal();
+    expect(first).toEqual({ error: `Rate limit exceeded: 30 requests per minute for workspace ${ws} (plan free); retry in 60 s`, retryAfter: '60' });
+    expect(await refusal()).toEqual(first);
+    await t.advance(1);
+    expect(await refusal()).toEqual({ error: first.error.replace('retry in 60 s', 'retry in 59 s'), retryAfter: '59' });
+
+    const stranger = (await t.admin('POST', '/users', { plan: 'free' })).json;
+    await spend(30, stranger.apiKey.secret);
+    expect((await refusal(stranger.apiKey.secret)).error).toContain(`workspace ${stranger.workspace.id} (plan free)`);
+    expect((await refusal()).error).toContain(`workspace ${ws} (plan free)`);
+
+    expect((await t.admin('PATCH', `/workspaces/${ws}`, { plan: 'starter' })).status).toBe(200);
+    await spend(90);
+    expect((await refusal()).error).toBe(`Rate limit exceeded: 120 requests per minute for workspace ${ws} (plan starter); retry in 59 s`);
+    await t.admin('PATCH', `/workspaces/${ws}`, { plan: 'free' });
+  });
 });
