@@ -30,15 +30,18 @@ export function declareBranches(group: Command, app: App, branches: readonly Bra
 }
 
 /**
- * The words of `argv` that are not options, as commander reads them: the
+ * The words of `argv` that name the command, as commander reads them: the
  * program's options are taken wherever they are, with their values, and
- * everything from `--` on is an operand no command is named by.
+ * everything from `--` on is an operand no command is named by. Words after
+ * a help flag are not read: commander shows the help of the command named
+ * before it (`svc keys --help list` is the help of `keys`), which lists its
+ * subcommands, so all of them are declared.
  */
 export function commandWords(program: Command, argv: readonly string[]): string[] {
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word === '--') break;
+    if (word === '--' || word === '--help' || word === '-h') break;
     if (word.startsWith('-')) {
       const option = program.options.find((o) => o.long === word || o.short === word);
       if (option && (option.required || option.optional)) i++;

@@ -17,16 +17,12 @@ import { register as registerCompletion } from './commands/completion.js';
 import { register as registerComplete } from './commands/complete.js';
 import { register as registerInteractive } from './interactive/command.js';
 
-/**
- * Each command of the program, in the help's order, and what declares it.
- * `keys` is declared by the interactive manager's registration too, since
- * bare `svc keys` opens the manager.
- */
+/** Each command of the program, in the help's order, and what declares it. */
 const COMMANDS: readonly Branch[] = [
   { names: ['login'], register: registerLogin },
   { names: ['logout'], register: registerLogout },
   { names: ['status'], register: registerStatus },
-  { names: ['keys'], register: (program, app, words) => registerInteractive(program, registerKeys(program, app, words), app) },
+  { names: ['keys'], register: registerKeys },
   { names: ['profile'], register: registerProfile },
   { names: ['api'], register: registerApi },
   { names: ['serve'], register: registerServe },
@@ -43,6 +39,11 @@ export function buildProgram(io: IO, deps: Deps, argv?: readonly string[]): Prog
   const built = createProgram(io, deps);
   const { program, app } = built;
   declareBranches(program, app, COMMANDS, argv === undefined ? undefined : commandWords(program, argv));
+  // Bare `svc` and bare `svc keys` open the manager. Declared after every
+  // command: it lets the program take any words, a setting commander copies
+  // into each command made after it.
+  const keys = program.commands.find((command) => command.name() === 'keys');
+  if (keys) registerInteractive(program, keys, app);
   return built;
 }
 

@@ -156,6 +156,11 @@ describe('start-up', () => {
     return found;
   }
 
+  it("makes no import() but the keyring binding's, which it requires where it can (vm.Script on Node 20 has no loader for import())", () => {
+    expect(code().match(/\bimport\(/g)).toEqual(['import(']);
+    expect(code()).toContain('import("@napi-rs/keyring")');
+  });
+
   it('leaves out the man page renderer, which is build-time code (scripts/gen-man.mjs)', () => {
     // Its section headings and the comment atop the page it writes.
     for (const marker of ['.SH ENVIRONMENT', '.SH EXIT STATUS', 'scripts/gen-man.mjs']) {

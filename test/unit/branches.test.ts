@@ -19,9 +19,15 @@ function find(program: Command, path: readonly string[]): Command | undefined {
 const build = (argv?: readonly string[]) => buildProgram(memoryIO().io, realDeps, argv).program;
 const whole = commandsOf(build());
 
-/** What a person or a script sees of a command: its help, and whether it runs something of its own. */
+/** What a person or a script sees of a command: its help, whether it runs something of its own, and whether it takes words beyond its arguments. */
 function shape(command: Command) {
-  return { help: command.helpInformation(), options: command.options.map((o) => o.flags), acts: (command as unknown as { _actionHandler: unknown })._actionHandler !== null };
+  const internals = command as unknown as { _actionHandler: unknown; _allowExcessArguments: boolean };
+  return {
+    help: command.helpInformation(),
+    options: command.options.map((o) => o.flags),
+    acts: internals._actionHandler !== null,
+    excess: internals._allowExcessArguments,
+  };
 }
 
 describe('declaring only the branch an invocation runs', () => {
@@ -30,6 +36,16 @@ describe('declaring only the branch an invocation runs', () => {
       const partial = find(build(argv), path);
       expect(partial, `svc ${argv.join(' ')}`).toBeDefined();
       expect(shape(partial!)).toEqual(shape(find(build(), path)!));
+    }
+  });
+
+  it.each(whole.map(({ path }) => [path.join(' ') || '(the program)', path] as const))('%s: a help flag anywhere shows the command named before it, as the whole tree has it', (_, path) => {
+    for (let at = 0; at <= path.length; at++) {
+      for (const flag of ['--help', '-h']) {
+        const argv = [...path.slice(0, at), flag, ...path.slice(at)];
+        const shown = path.slice(0, at);
+        expect(shape(find(build(argv), shown)!), `svc ${argv.join(' ')}`).toEqual(shape(find(build(), shown)!));
+      }
     }
   });
 

@@ -1,0 +1,26 @@
+// tier: process
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../src/server/process-alive.js';
+
+describe('isProcessAlive', () => {
+  it('takes a process that has exited but is not yet reaped (a zombie) for gone, and its running parent for alive', async () => {
+    // `true` runs in the background and exits; its parent becomes `sleep`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk)))));
+      await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]![0]).toBe('Z');
+      expect(isProcessAlive(zombie)).toBe(false);
+      expect(isProcessAlive(parent.pid!)).toBe(true);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
+  it('takes this process for alive, and a pid no process has for gone', () => {
+    expect(isProcessAlive(process.pid)).toBe(true);
+    expect(isProcessAlive(2 ** 22 + 1)).toBe(false);
+    expect(isProcessAlive(0)).toBe(false);
+  });
+});
