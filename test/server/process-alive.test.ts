@@ -6,8 +6,9 @@ import { isProcessAlive } from '../../src/server/process-alive.js';
 
 describe('isProcessAlive', () => {
   it('takes a process that has exited but is not yet reaped (a zombie) for gone, and its running parent for alive', async () => {
-    // `true` runs in the background and exits; its parent becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // A child that exits a second later, when its parent has become `sleep`, which never reaps it.
+    // (A child that exits at once may be reaped by the shell before its exec.)
+    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk)))));
       await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]![0]).toBe('Z');
