@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command, Option } from 'commander';
 import type { App } from './program.js';
 
 /**
@@ -43,11 +43,16 @@ export function commandWords(program: Command, argv: readonly string[]): string[
     const word = argv[i]!;
     if (word === '--' || word === '--help' || word === '-h') break;
     if (word.startsWith('-')) {
-      const option = program.options.find((o) => o.long === word || o.short === word);
-      if (option && (option.required || option.optional)) i++;
+      if (takesNextWord(program.options, word)) i++;
       continue;
     }
     words.push(word);
   }
   return words;
+}
+
+/** Whether `word` is one of `options` whose value commander takes from the next word (not `--name=value`). */
+export function takesNextWord(options: readonly Option[], word: string): boolean {
+  const option = options.find((o) => o.long === word || o.short === word);
+  return option !== undefined && (option.required || option.optional) && !word.includes('=');
 }

@@ -3,7 +3,7 @@ import { ExitCode, OutputError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
 import { createProgram, type Program } from './program.js';
-import { commandWords, declareBranches, type Branch } from './branches.js';
+import { commandWords, declareBranches, takesNextWord, type Branch } from './branches.js';
 import { reportFailure } from './report.js';
 import { createRenderer } from './render/renderer.js';
 import { register as registerLogin } from './commands/login.js';
@@ -61,8 +61,7 @@ export function expandHelp(program: Command, argv: readonly string[]): string[] 
     if (word === '--') break;
     if (word.startsWith('-')) {
       options.push(...command.options);
-      const option = options.find((o) => o.long === word || o.short === word);
-      if (option && (option.required || option.optional) && !word.includes('=')) i++;
+      if (takesNextWord(options, word)) i++;
       continue;
     }
     if (word === 'help' && command.commands.length > 0) {
