@@ -28,6 +28,16 @@ async function startSession(key?: string, args: string[] = [], extraEnv: Record<
   return term;
 }
 
+/** From the menu, "Create a key" named `name` with the expiry `expires` (Enter alone: never), up to the pause that shows its secret; the screen then. */
+async function createUntilPause(t: Terminal, name: string, expires?: string): Promise<string> {
+  await t.send('Enter');
+  await t.waitFor('Name for the new key:');
+  await t.send(name, 'Enter');
+  await t.waitFor('Expires in');
+  await t.send(...(expires === undefined ? [] : [expires]), 'Enter');
+  return t.waitFor(PAUSE);
+}
+
 /** How many times a text occurs on the screen. */
 const count = (screen: string, text: string) => screen.split(text).length - 1;
 
@@ -46,14 +56,9 @@ describe('svc with no command on a terminal', () => {
     expect(first).toMatch(/\* key_\w+\s+bootstrap/);
     expect(Math.max(...first.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
 
-    await t.send('Enter');
-    await t.waitFor('Name for the new key:');
-    await t.send('tty-key', 'Enter');
-    await t.waitFor('Expires in');
-    await t.send('7d', 'Enter');
     /** Long messages break between words to fit the terminal; what they say is read with white space folded. */
     const fold = (text: string) => text.replace(/\s+/g, ' ');
-    let screen = await t.waitFor(PAUSE);
+    let screen = await createUntilPause(t, 'tty-key', '7d');
     expect(fold(screen)).toMatch(/Created key 'tty-key' \(key_\w+\), expires in 1 week/);
     expect(screen).toMatch(SECRET);
     expect(screen).toContain('only time this secret is shown');
@@ -110,12 +115,7 @@ describe('svc with no command on a terminal', () => {
       term = await Terminal.start(['node', SVC_BIN], { ...env(crowded.apiKey!), SVC_BASE_URL: crowded.url }, { columns: 100, rows: 35 });
       const t = term;
       await t.waitFor(MENU);
-      await t.send('Enter');
-      await t.waitFor('Name for the new key:');
-      await t.send('kept', 'Enter');
-      await t.waitFor('Expires in');
-      await t.send('Enter');
-      const screen = await t.waitFor(PAUSE);
+      const screen = await createUntilPause(t, 'kept');
       const secret = SECRET.exec(screen)![0];
       // Nothing is redrawn while the session waits: the secret stays, whatever time passes.
       await new Promise((r) => setTimeout(r, 1500));
@@ -130,12 +130,7 @@ describe('svc with no command on a terminal', () => {
 
   it('after several actions, the terminal and its scrollback hold one screen, each message once, and no secret', async () => {
     const t = await startSession();
-    await t.send('Enter');
-    await t.waitFor('Name for the new key:');
-    await t.send('once-key', 'Enter');
-    await t.waitFor('Expires in');
-    await t.send('Enter');
-    const secret = SECRET.exec(await t.waitFor(PAUSE))![0];
+    const secret = SECRET.exec(await createUntilPause(t, 'once-key'))![0];
     await t.send('Enter');
     await t.waitFor(/once-key[\s\S]*\? What next\? \(Esc to quit\)\n❯ Create a key/);
 
@@ -212,12 +207,7 @@ describe('svc with no command on a terminal', () => {
 
   it('Ctrl-C at "Stored it?" leaves the secret on screen, and the menu comes back below it', async () => {
     const t = await startSession();
-    await t.send('Enter');
-    await t.waitFor('Name for the new key:');
-    await t.send('kept-on-screen', 'Enter');
-    await t.waitFor('Expires in');
-    await t.send('Enter');
-    const secret = SECRET.exec(await t.waitFor(PAUSE))![0];
+    const secret = SECRET.exec(await createUntilPause(t, 'kept-on-screen'))![0];
     await t.send('C-c');
     const screen = await t.waitFor(new RegExp(`${secret}[\\s\\S]*\\? What next\\? \\(Esc to quit\\)\\n❯ Create a key`));
     expect(count(screen, secret)).toBe(1);
