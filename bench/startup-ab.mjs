@@ -10,12 +10,12 @@
 // Both run `keys list --json` against one reference server, with the key in
 // SVC_API_KEY (env) or saved by `svc login` in a config directory of each
 // build's own (profile); HOME is the real one, so the compile caches are warm.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { childEnv, median, quantile, startSvcServer } from './lib.mjs';
+import { timed } from './startup.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -34,17 +34,11 @@ try {
     const configDir = join(work, `config-${i}`);
     if (values.key === 'env') return childEnv({ SVC_CONFIG_DIR: configDir, SVC_API_KEY: server.apiKey, SVC_BASE_URL: server.url });
     const env = childEnv({ SVC_CONFIG_DIR: configDir });
-    const login = spawnSync(node, [bin, 'login', '--with-key', '--base-url', server.url], { env, input: `${server.apiKey}\n` });
-    if (login.status !== 0) throw new Error(`${bin} login exited ${login.status}: ${login.stderr}`);
+    timed(node, [bin, 'login', '--with-key', '--base-url', server.url], env, `${server.apiKey}\n`);
     return env;
   };
   const sides = [a, b].map((bin, i) => ({ bin, env: envFor(bin, i), ms: [] }));
-  const run = (side) => {
-    const started = process.hrtime.bigint();
-    const result = spawnSync(node, [side.bin, 'keys', 'list', '--json'], { env: side.env, stdio: 'ignore' });
-    if (result.status !== 0) throw new Error(`${side.bin} keys list exited ${result.status}`);
-    return Number(process.hrtime.bigint() - started) / 1e6;
-  };
+  const run = (side) => timed(node, [side.bin, 'keys', 'list', '--json'], side.env);
   // Warm the page cache, the compile caches and the server; not measured.
   for (let i = 0; i < 5; i++) sides.forEach(run);
   const ratios = [];

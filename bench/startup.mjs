@@ -13,7 +13,8 @@ import { childEnv, median, quantile, ROOT, SVC_BIN, startSvcServer } from './lib
 
 const FLOOR_SCRIPT = join(ROOT, 'bench', 'floor-request.cjs');
 
-function timed(node, args, env, input) {
+/** Wall time of one run of `node args`, in ms; a run that fails throws with its stderr. */
+export function timed(node, args, env, input) {
   const started = process.hrtime.bigint();
   const result = spawnSync(node, args, { cwd: ROOT, env, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
