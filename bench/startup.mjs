@@ -28,11 +28,14 @@ export function timed(node, args, env, input) {
  * Start-up of each case against its floor, with the Node binary `node` (the
  * benchmark's own by default). Children run in a minimal environment: PATH,
  * HOME, NO_COLOR and what the case needs, nothing inherited such as
- * NODE_OPTIONS or NODE_EXTRA_CA_CERTS. HOME is the real one, so on Node 22+
- * svc's compile cache (~/.cache/svc) is warm after the warm-up runs, as it
- * is from a user's second command on.
+ * NODE_OPTIONS or NODE_EXTRA_CA_CERTS. HOME is the real one, so svc's code
+ * cache for the command (~/.cache/svc) is warm after the warm-up runs, as it
+ * is from a user's second run of that command on; one row measures the
+ * first run, with an empty cache directory each time.
  */
 export async function benchStartup({ pairs, node = process.execPath }) {
+  /** A case's environment: given, or made anew for each run. */
+  const envOf = (c) => (typeof c.env === 'function' ? c.env() : c.env);
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-startup-'));
   const server = await startSvcServer(['--plan', 'pro']);
   try {
@@ -54,6 +57,14 @@ export async function benchStartup({ pairs, node = process.execPath }) {
       { name: '`svc --version`', args: [SVC_BIN, '--version'], env: baseEnv, floor: nodeFloor, target: 1.15 },
       { name: '`svc keys list --json`, key in SVC_API_KEY', args: [SVC_BIN, 'keys', 'list', '--json'], env: envKeyEnv, floor: requestFloor, target: 1.1 },
       { name: '`svc keys list --json`, key in the saved profile', args: [SVC_BIN, 'keys', 'list', '--json'], env: profileEnv, floor: requestFloor, target: 1.1 },
+      // What the first run of a command costs: compiled from source, its code caches written after it answered.
+      {
+        name: '`svc keys list --json`, key in SVC_API_KEY, first run (no code cache)',
+        args: [SVC_BIN, 'keys', 'list', '--json'],
+        env: () => ({ ...envKeyEnv, XDG_CACHE_HOME: mkdtempSync(join(work, 'cache-')) }),
+        floor: requestFloor,
+        target: null,
+      },
       // Yardsticks, not svc: what an ES module entry point costs (svc's bin and bundle are CommonJS to avoid it), and the request floor itself.
       { name: '`node empty.mjs`', args: [emptyModule], env: baseEnv, floor: nodeFloor, target: null },
       { ...requestFloor, floor: nodeFloor, target: null },
@@ -62,8 +73,8 @@ export async function benchStartup({ pairs, node = process.execPath }) {
     // Warm the page cache, the compile cache and the server's first-request paths; not measured.
     for (let i = 0; i < 3; i++) {
       for (const c of cases) {
-        timed(node, c.floor.args, c.floor.env);
-        timed(node, c.args, c.env);
+        timed(node, c.floor.args, envOf(c.floor));
+        timed(node, c.args, envOf(c));
       }
     }
 
@@ -73,11 +84,11 @@ export async function benchStartup({ pairs, node = process.execPath }) {
         let floor;
         let measured;
         if (i % 2 === 0) {
-          floor = timed(node, c.floor.args, c.floor.env);
-          measured = timed(node, c.args, c.env);
+          floor = timed(node, c.floor.args, envOf(c.floor));
+          measured = timed(node, c.args, envOf(c));
         } else {
-          measured = timed(node, c.args, c.env);
-          floor = timed(node, c.floor.args, c.floor.env);
+          measured = timed(node, c.args, envOf(c));
+          floor = timed(node, c.floor.args, envOf(c.floor));
         }
         samples[j].floor.push(floor);
         samples[j].measured.push(measured);

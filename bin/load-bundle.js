@@ -1,16 +1,55 @@
-// Node 22.1 and later keep V8's compiled code between runs themselves
-// (module.enableCompileCache, turned on by bin/svc.js). Node 20 has no such
-// cache, so it would parse the whole bundle on every command, the largest
-// part of what svc adds to a bare undici request there. On Node 20 bin/svc.js
-// loads the bundle through here instead: compiled by vm.Script with V8's code
-// cache, kept in the directory Node's own cache would use.
+// svc's bundle is one script of about 700 KB. V8 compiles a function the
+// first time it runs, and a command runs a large part of the bundle: about
+// half of it for `svc keys list`, parsed and compiled anew on every run,
+// costs more than the rest of what svc adds to a bare undici request.
+// Node's own compile cache (module.enableCompileCache) is made as a file is
+// compiled, before it runs, so it holds only the bundle's top level.
+//
+// So svc keeps V8's compiled code itself, in two kinds of cache file:
+// - the start cache, made right after the bundle's top level ran, for any
+//   command that has no cache of its own yet;
+// - one per command (commandKey), made after that command first succeeded,
+//   holding all the code it ran. A later run of it compiles almost nothing.
 'use strict';
 
 const { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = process.getBuiltinModule('node:fs');
 const { dirname, join } = process.getBuiltinModule('node:path');
 
-/** The exports of the CommonJS file `file`, compiled with the code cache kept in `cacheDir`. */
-function loadWithCodeCache(file, cacheDir) {
+/**
+ * The program's options that take a value (src/cli/program.ts), whose value
+ * is not a command word; test/docs/code-cache.test.ts checks the two agree.
+ */
+const VALUE_OPTIONS = new Set(['--base-url', '--profile', '--timeout', '--max-wait']);
+
+/**
+ * Which command `argv` runs, as far as choosing a cache goes: its first two
+ * command words ("keys-list"), or "svc" for none. A wrong guess costs only
+ * speed: the cache is that of another command or none.
+ */
+function commandKey(argv) {
+  const words = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const word = argv[i];
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      if (VALUE_OPTIONS.has(word)) i++;
+      continue;
+    }
+    if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(word)) break;
+    words.push(word);
+  }
+  return words.length === 0 ? 'svc' : words.join('-');
+}
+
+/** The source's name in the probe cache (see loadBundle). */
+const PROBE = 'svc-v8-flags-probe';
+
+/**
+ * Loads the CommonJS file `file` with V8's code cache kept in `cacheDir`,
+ * for the command `command` (commandKey). Returns its exports, and
+ * keepCompiledCode, which the caller runs once the command has succeeded.
+ */
+function loadBundle(file, cacheDir, command) {
   // The bundle is ASCII (scripts/build.mjs checks), so Latin-1 reads it as
   // UTF-8 would, without decoding 700 KB of it on every command.
   const source = readFileSync(file, 'latin1');
@@ -19,28 +58,52 @@ function loadWithCodeCache(file, cacheDir) {
   // the same mtime, so svc's version is part of it too.
   const { size, mtimeMs } = statSync(file);
   const { version } = JSON.parse(readFileSync(join(dirname(file), '..', 'package.json'), 'utf8'));
-  const name = `main-${version}-${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}.v8`;
+  const bundleId = `main-${version}-${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}`;
+  const startCache = `${bundleId}.v8`;
+  const commandCache = `${bundleId}.${command}.v8`;
   const usable = ownDirectory(cacheDir);
-  let cachedData;
-  if (usable) {
-    try {
-      cachedData = readFileSync(join(cacheDir, name));
-    } catch {
-      cachedData = undefined;
-    }
-  }
+  const ownCache = usable ? readCache(join(cacheDir, commandCache)) : undefined;
+  const cachedData = ownCache ?? (usable ? readCache(join(cacheDir, startCache)) : undefined);
+  const vm = process.getBuiltinModule('node:vm');
   // The same wrapper and arguments Node's CommonJS loader gives a file.
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
-  const script = new (process.getBuiltinModule('node:vm').Script)(wrapped, { filename: file, cachedData });
+  const script = new vm.Script(wrapped, { filename: file, cachedData });
+  const taken = cachedData !== undefined && !script.cachedDataRejected;
+  // V8 takes a cache only under the flags it was made with, and a command
+  // changes one (src/client/wasm-tiering.ts). A cache of a one-character
+  // script, made now, tells at the end whether the flags are as they are now.
+  const probe = usable && !(taken && ownCache !== undefined) ? new vm.Script('0', { filename: PROBE }).createCachedData() : undefined;
   const module = { exports: {} };
   // This file's own require: bin/ and dist/ are siblings in one package, so
   // the bundle's one package it requires (the keyring binding) resolves the
   // same from either; Module.createRequire would load node:module for it.
   script.runInThisContext().call(module.exports, module.exports, require, module, file, dirname(file));
-  // Made now, before any command runs: a V8 flag a command sets (the
-  // transport's --liftoff-only) would make V8 refuse the cache next time.
-  if (usable && (cachedData === undefined || script.cachedDataRejected)) save(cacheDir, name, script.createCachedData());
-  return module.exports;
+  if (usable && !taken) save(cacheDir, bundleId, startCache, script.createCachedData());
+
+  /**
+   * Keeps the code the command compiled as its own cache, unless it ran from
+   * that cache already. `restoreFlags` puts back the V8 flags the command
+   * changed; if they did not all come back, nothing is kept, since V8 would
+   * refuse the cache on every later run.
+   */
+  function keepCompiledCode(restoreFlags) {
+    if (probe === undefined) return;
+    restoreFlags();
+    // Another script of the same length, which V8 checks a cache against:
+    // the same one would come from V8's memory without a look at the cache.
+    if (new vm.Script('1', { filename: PROBE, cachedData: probe }).cachedDataRejected) return;
+    save(cacheDir, bundleId, commandCache, script.createCachedData());
+    pruneCommandCaches(cacheDir, bundleId);
+  }
+  return { exports: module.exports, keepCompiledCode };
+}
+
+function readCache(path) {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -61,23 +124,51 @@ function ownDirectory(dir) {
 /** Days a cache of another bundle (an older svc, another Node) is kept after it was written. */
 const STALE_DAYS = 30;
 
+/** Command caches kept per bundle, the most recently written: each is about as large as the bundle. */
+const COMMAND_CACHES = 16;
+
 /**
- * Writes the cache. Caches of other bundles that were written long ago go:
- * each svc or Node upgrade leaves one behind, while two installs in use side
- * by side (a global svc and an npx one) each keep theirs.
+ * Writes the cache `name` of the bundle `bundleId`. Caches of other bundles
+ * that were written long ago go: each svc or Node upgrade leaves its caches
+ * behind, while two installs in use side by side (a global svc and an npx
+ * one) each keep theirs.
  */
-function save(dir, name, data) {
+function save(dir, bundleId, name, data) {
+  const temporary = join(dir, `${name}.${process.pid}`);
   try {
-    const temporary = join(dir, `${name}.${process.pid}`);
     writeFileSync(temporary, data, { mode: 0o600 });
     renameSync(temporary, join(dir, name));
+  } catch {
+    // A cache that cannot be written (a full disk) only costs the next start
+    // its speed; what part of it was written goes.
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Never made, or gone.
+    }
+    return;
+  }
+  try {
     const staleBefore = Date.now() - STALE_DAYS * 86_400_000;
     for (const other of readdirSync(dir)) {
-      if (other !== name && /^main-.*\.v8$/.test(other) && statSync(join(dir, other)).mtimeMs < staleBefore) unlinkSync(join(dir, other));
+      if (!other.startsWith(`${bundleId}.`) && /^main-.*\.v8$/.test(other) && statSync(join(dir, other)).mtimeMs < staleBefore) unlinkSync(join(dir, other));
     }
   } catch {
-    // A cache that cannot be written only costs the next start its speed.
+    // Another svc removed it first, or it cannot be: it costs only disk.
   }
 }
 
-module.exports = { loadWithCodeCache };
+/** Leaves this bundle COMMAND_CACHES command caches at most, removing the least recently written. */
+function pruneCommandCaches(dir, bundleId) {
+  try {
+    const caches = readdirSync(dir)
+      .filter((name) => name.startsWith(`${bundleId}.`) && name.endsWith('.v8') && name !== `${bundleId}.v8`)
+      .map((name) => ({ name, written: statSync(join(dir, name)).mtimeMs }))
+      .sort((a, b) => b.written - a.written);
+    for (const { name } of caches.slice(COMMAND_CACHES)) unlinkSync(join(dir, name));
+  } catch {
+    // As for save: a cache left behind costs only disk.
+  }
+}
+
+module.exports = { loadBundle, commandKey };

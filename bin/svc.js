@@ -25,20 +25,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   }
 }
 
-// V8 keeps the compiled code of svc's bundle between runs, in the user's own
-// cache directory, not Node's default under the shared os.tmpdir(), where
-// another local user could plant code. NODE_COMPILE_CACHE and
-// NODE_DISABLE_COMPILE_CACHE still win. Node >= 22.1 does it itself; on
-// Node 20, bin/load-bundle.js does.
+// V8 keeps the compiled code of svc's bundle between runs (bin/load-bundle.js),
+// in the user's own cache directory, not Node's default under the shared
+// os.tmpdir(), where another local user could plant code.
+// NODE_COMPILE_CACHE (a directory) and NODE_DISABLE_COMPILE_CACHE still win.
 const bundle = join(__dirname, '..', 'dist', 'main.js');
 const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
 const cacheDir = process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache');
-// module.enableCompileCache came with Node 22.1; node:module is loaded only
-// there, since on Node 20 it brings parts of the ES module loader with it.
-const [major, minor] = process.versions.node.split('.').map(Number);
-const { enableCompileCache } = major > 22 || (major === 22 && minor >= 1) ? process.getBuiltinModule('node:module') : {};
-if (enableCompileCache) enableCompileCache(cacheDir);
-const useCodeCache = !enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE;
 
 // Ctrl-C exits 130 at once, unless a command (svc serve) installed its own
 // handler to shut down cleanly.
@@ -48,7 +41,11 @@ process.on('SIGINT', () => {
 
 // Loaded only past the --version answer above: parsing the bundle is most of
 // what that answer would otherwise cost.
-const { ExitCode, main, processIO } = useCodeCache ? require('./load-bundle.js').loadWithCodeCache(bundle, cacheDir) : require(bundle);
+const { loadBundle, commandKey } = require('./load-bundle.js');
+const { exports: svc, keepCompiledCode } = process.env.NODE_DISABLE_COMPILE_CACHE
+  ? { exports: require(bundle), keepCompiledCode: () => {} }
+  : loadBundle(bundle, cacheDir, commandKey(argv));
+const { ExitCode, main, processIO, restoreV8Flags } = svc;
 
 (async () => {
   // The reader went away (`svc keys list | head -1`): stop quietly, as a
@@ -64,5 +61,8 @@ const { ExitCode, main, processIO } = useCodeCache ? require('./load-bundle.js')
   // Writes to a pipe are asynchronous: exiting now would cut off what the
   // reader has not taken yet (everything past the pipe's 64 KiB buffer).
   await flushed();
+  // After the output, so that the first run of a command is not slower to
+  // answer, only to exit; a failed run may have taken a path of no use later.
+  if (process.exitCode === 0) keepCompiledCode(restoreV8Flags);
   process.exit();
 })();

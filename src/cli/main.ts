@@ -3,6 +3,7 @@ import type { IO } from './io.js';
 
 export { processIO } from './io.js';
 export { ExitCode } from './errors.js';
+export { restoreV8Flags } from '../client/wasm-tiering.js';
 
 /**
  * Runs one `svc` invocation and returns its exit code; only bin/ exits.

@@ -6,9 +6,9 @@
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import type { Dispatcher } from 'undici';
-import { setFlagsFromString } from 'node:v8';
 import { TransportError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
+import { useBaselineWasm } from './wasm-tiering.js';
 
 export interface HttpRequest {
   method: string;
@@ -146,12 +146,7 @@ function proxyRefusal({ status, proxy, variable, hasCredentials, target }: Proxy
 }
 
 export function createUndiciTransport(options: TransportOptions = {}): Transport {
-  // undici parses HTTP with llhttp compiled to WebAssembly. A CLI makes a
-  // request or three and exits, so V8's optimising tier-up of that module is
-  // pure cost: measured here, it about doubles a one-request run's wall time
-  // and memory. Baseline (Liftoff) code parses these small answers fine. The
-  // flag is read when undici compiles the module, on the first connection.
-  setFlagsFromString('--liftoff-only');
+  useBaselineWasm();
   const pooled = { keepAliveTimeout: 10_000, connections: 8 };
   // A POST goes out on a connection of its own, closed after its answer: undici
   // reuses an idle keep-alive connection, and checks it only for a close or

@@ -1,81 +1,145 @@
 // tier: process
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { realDeps } from '../../src/cli/deps.js';
+import { buildProgram } from '../../src/cli/run.js';
+import { svc, useLocalServer } from '../helpers/cli.js';
+import { memoryIO } from '../helpers/memory-io.js';
+import { canMount, mountTmpfs } from '../helpers/tmpfs.js';
 
-// bin/load-bundle.js: the code cache bin/svc.js uses on Node 20, which has no
-// module.enableCompileCache. It is plain vm.Script, so it is tested on every
-// Node line; which path svc itself takes is tested last.
+// bin/load-bundle.js: the code cache bin/svc.js loads svc's bundle with, on
+// every Node line. It is plain vm.Script: each case runs in a fresh Node.
 
 const repo = resolve(import.meta.dirname, '../..');
+const loader = join(repo, 'bin/load-bundle.js');
+const { commandKey } = createRequire(import.meta.url)(loader) as { commandKey: (argv: string[]) => string };
 const work = mkdtempSync(join(tmpdir(), 'svc-code-cache-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 let fixtures = 0;
-/** A package with a CommonJS dist/main.js that reports what it ran. */
+/** A package with a CommonJS dist/main.js that reports what it ran; `run()` compiles 200 functions more. */
 function fixture(version = '1.0.0'): { file: string; cacheDir: string } {
   const root = join(work, `pkg-${fixtures++}`);
   mkdirSync(join(root, 'dist'), { recursive: true });
   writeFileSync(join(root, 'package.json'), JSON.stringify({ version }));
   const file = join(root, 'dist', 'main.js');
-  // Something worth caching, and the CommonJS arguments it was given.
   writeFileSync(
     file,
     `const parts = []; for (let i = 0; i < 200; i++) parts.push(function () { return i; });
 exports.answer = parts.length + require('node:path').basename(__filename).length + (module.exports === exports ? 1 : 0);
-exports.dir = __dirname;`,
+exports.dir = __dirname;
+exports.run = () => parts.reduce((sum, part) => sum + part(), 0);`,
   );
   return { file, cacheDir: join(root, 'cache') };
 }
 
-/** Loads `file` in a fresh Node process, as bin/svc.js does on Node 20. */
-async function load(file: string, cacheDir: string): Promise<{ answer: number; dir: string }> {
-  const script = `const { loadWithCodeCache } = require(${JSON.stringify(join(repo, 'bin/load-bundle.js'))});
-const { answer, dir } = loadWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)});
+/**
+ * Loads `file` in a fresh Node process as bin/svc.js does, for `command`;
+ * runs it, and keeps its code as svc does after a command that succeeded,
+ * with `restore` as the flag restorer (JavaScript source).
+ */
+async function load(file: string, cacheDir: string, { command = 'keys-list', restore = '() => {}' } = {}): Promise<{ answer: number; dir: string }> {
+  const script = `const { loadBundle } = require(${JSON.stringify(loader)});
+const { exports: { answer, dir, run }, keepCompiledCode } = loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, ${JSON.stringify(command)});
+run();
+keepCompiledCode(${restore});
 process.stdout.write(JSON.stringify({ answer, dir }));`;
   const { stdout } = await execa('node', ['-e', script]);
   return JSON.parse(stdout) as { answer: number; dir: string };
 }
 
-const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.v8')) : []);
+const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.v8')).sort() : []);
+const CACHE_NAME = /^main-(\d+\.\d+\.\d+)-\d+-\d+-v\d+\.\d+\.\d+-\w+(?:\.([\w-]+))?\.v8$/;
+/** The caches in `dir` as "VERSION start" and "VERSION COMMAND", sorted; a name of another form as it is. */
+const caches = (dir: string) =>
+  cacheFiles(dir)
+    .map((name) => {
+      const [, version, command] = CACHE_NAME.exec(name) ?? [];
+      return version ? `${version} ${command ?? 'start'}` : name;
+    })
+    .sort();
+const modified = (dir: string) => Object.fromEntries(cacheFiles(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs]));
 
-describe('the Node 20 code cache', () => {
-  it('runs the file with the CommonJS arguments, writes the cache once, then reads it', async () => {
+describe('the code cache', () => {
+  it('runs the file with the CommonJS arguments, keeps a start cache and one per command, then reads them', async () => {
     const { file, cacheDir } = fixture();
     expect(await load(file, cacheDir)).toEqual({ answer: 200 + 'main.js'.length + 1, dir: join(file, '..') });
-    const [cache] = cacheFiles(cacheDir);
-    expect(cache).toMatch(/^main-1\.0\.0-\d+-\d+-v\d+\.\d+\.\d+-\w+\.v8$/);
+    expect(caches(cacheDir)).toEqual(['1.0.0 keys-list', '1.0.0 start']);
     expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
-    const written = statSync(join(cacheDir, cache!));
-    expect(written.mode & 0o777).toBe(0o600);
+    for (const name of cacheFiles(cacheDir)) expect(statSync(join(cacheDir, name)).mode & 0o777).toBe(0o600);
+    // The command's cache holds the code its run compiled, beyond the top level.
+    const [startFile, commandFile] = cacheFiles(cacheDir).sort((a, b) => a.length - b.length);
+    expect(statSync(join(cacheDir, commandFile!)).size).toBeGreaterThan(statSync(join(cacheDir, startFile!)).size);
+
+    // V8 took both caches: neither was made again.
+    const written = modified(cacheDir);
     expect((await load(file, cacheDir)).answer).toBe(208);
-    // V8 took the cache: it was not made again.
-    expect(statSync(join(cacheDir, cache!)).mtimeMs).toBe(written.mtimeMs);
+    expect(modified(cacheDir)).toEqual(written);
+    // Another command starts from the start cache and keeps its own.
+    await load(file, cacheDir, { command: 'status' });
+    expect(caches(cacheDir)).toEqual(['1.0.0 keys-list', '1.0.0 start', '1.0.0 status']);
+    expect(statSync(join(cacheDir, startFile!)).mtimeMs).toBe(written[startFile!]);
   });
 
-  it('replaces a cache V8 refuses, and the code still runs', async () => {
+  it('replaces caches V8 refuses, and the code still runs', async () => {
     const { file, cacheDir } = fixture();
     await load(file, cacheDir);
-    const [cache] = cacheFiles(cacheDir);
-    writeFileSync(join(cacheDir, cache!), Buffer.alloc(4096, 7));
+    const garbage = Buffer.alloc(4096, 7);
+    for (const name of cacheFiles(cacheDir)) writeFileSync(join(cacheDir, name), garbage);
     expect((await load(file, cacheDir)).answer).toBe(208);
-    expect(readFileSync(join(cacheDir, cache!)).equals(Buffer.alloc(4096, 7))).toBe(false);
+    for (const name of cacheFiles(cacheDir)) expect(readFileSync(join(cacheDir, name)).equals(garbage), name).toBe(false);
   });
 
-  it('keeps the cache of another bundle in use, and removes one written more than 30 days ago', async () => {
+  it('keeps no command cache when the V8 flags a command changed did not come back, since V8 would refuse it on every run', async () => {
+    const { file, cacheDir } = fixture();
+    await load(file, cacheDir, { restore: "() => require('node:v8').setFlagsFromString('--liftoff-only')" });
+    expect(caches(cacheDir)).toEqual(['1.0.0 start']);
+  });
+
+  it('keeps the caches of another bundle in use, and removes those written more than 30 days ago', async () => {
     const { file, cacheDir } = fixture('1.0.0');
     await load(file, cacheDir);
-    const [older] = cacheFiles(cacheDir);
+    const older = cacheFiles(cacheDir);
     const other = fixture('2.0.0');
     await load(other.file, cacheDir);
-    expect(cacheFiles(cacheDir)).toHaveLength(2);
+    expect(cacheFiles(cacheDir)).toHaveLength(4);
     const longAgo = new Date(Date.now() - 31 * 86_400_000);
-    utimesSync(join(cacheDir, older!), longAgo, longAgo);
-    // A third bundle's first run writes its cache and clears the stale one.
+    for (const name of older) utimesSync(join(cacheDir, name), longAgo, longAgo);
+    // A third bundle's first run writes its caches and clears the stale ones.
     await load(fixture('3.0.0').file, cacheDir);
-    expect(cacheFiles(cacheDir).sort()).toEqual([expect.stringMatching(/^main-2\.0\.0-/), expect.stringMatching(/^main-3\.0\.0-/)]);
+    expect(caches(cacheDir)).toEqual(['2.0.0 keys-list', '2.0.0 start', '3.0.0 keys-list', '3.0.0 start']);
+  });
+
+  it('keeps the 16 command caches written last', async () => {
+    const { file, cacheDir } = fixture();
+    for (let i = 0; i < 17; i++) {
+      await load(file, cacheDir, { command: `c${i}` });
+      // Each a second older than the next, whatever the file system's timestamp resolution.
+      const [name] = cacheFiles(cacheDir).filter((f) => f.endsWith(`.c${i}.v8`));
+      const at = new Date(Date.now() - (100 - i) * 1000);
+      utimesSync(join(cacheDir, name!), at, at);
+    }
+    await load(file, cacheDir, { command: 'c17' });
+    const commands = cacheFiles(cacheDir).map((f) => /\.(c\d+)\.v8$/.exec(f)?.[1]).filter(Boolean);
+    expect(commands.sort()).toEqual(Array.from({ length: 16 }, (_, i) => `c${i + 2}`).sort());
+  });
+
+  it.skipIf(!canMount)('runs all the same on a full disk, and leaves no part of a cache behind (needs root to mount a tmpfs; skipped when not root)', async () => {
+    const disk = mountTmpfs('1m');
+    try {
+      const { file } = fixture();
+      const cacheDir = join(disk.dir, 'cache');
+      mkdirSync(cacheDir, { mode: 0o700 });
+      disk.fill();
+      expect((await load(file, cacheDir)).answer).toBe(208);
+      expect(readdirSync(cacheDir)).toEqual([]);
+    } finally {
+      disk.unmount();
+    }
   });
 
   it('neither reads nor writes a directory others may write to', async () => {
@@ -87,24 +151,51 @@ describe('the Node 20 code cache', () => {
   });
 });
 
-describe('svc and the compile cache', () => {
-  const nodeCaches = typeof (process.getBuiltinModule('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+describe('which command a cache is for', () => {
+  it.each([
+    [[], 'svc'],
+    [['keys', 'list', '--json'], 'keys-list'],
+    [['--profile', 'work', '--timeout', '500', 'keys', 'create', 'ci'], 'keys-create'],
+    [['--profile=work', '-q', 'status'], 'status'],
+    [['api', '/user/api-keys'], 'api'],
+    [['__complete', 'keys', ''], '__complete-keys'],
+    [['--', 'keys'], 'svc'],
+    [['../../etc', 'keys'], 'svc'],
+  ])('svc %j: %s', (argv, key) => {
+    expect(commandKey(argv)).toBe(key);
+  });
 
-  /** What `svc keys list --help` leaves in the cache directory, with `env`. */
-  async function cacheAfterRun(env: Record<string, string>): Promise<string[]> {
+  it("skips the value of each of the program's options that take one, and only those", () => {
+    const { program } = buildProgram(memoryIO().io, realDeps);
+    const taking = program.options.filter((option) => option.required || option.optional).map((option) => option.long!);
+    const source = readFileSync(loader, 'utf8');
+    const listed = /const VALUE_OPTIONS = new Set\(\[([^\]]*)\]\)/.exec(source)![1]!.match(/'[^']*'/g)!.map((quoted) => quoted.slice(1, -1));
+    expect(listed.sort()).toEqual(taking.sort());
+  });
+});
+
+describe('svc and the code cache', () => {
+  const local = useLocalServer(['--plan', 'pro']);
+
+  it('keeps a cache for each command that succeeded, in ~/.cache/svc/compile-cache, and runs from it the next time', async () => {
     const home = mkdtempSync(join(work, 'home-'));
-    await execa('node', [join(repo, 'bin/svc.js'), 'keys', 'list', '--help'], { env: { HOME: home, XDG_CACHE_HOME: '', ...env } });
+    const env = { ...local.env, HOME: home, XDG_CACHE_HOME: undefined, NODE_COMPILE_CACHE: undefined };
     const dir = join(home, '.cache/svc/compile-cache');
-    return existsSync(dir) ? readdirSync(dir) : [];
-  }
-
-  it(`keeps compiled code in ~/.cache/svc/compile-cache (${nodeCaches ? "Node's own cache" : 'bin/load-bundle.js'} on this Node)`, async () => {
-    const entries = await cacheAfterRun({});
-    if (nodeCaches) expect(entries).toEqual([expect.stringMatching(new RegExp(`^${process.version}-`))]);
-    else expect(entries).toEqual([expect.stringMatching(/^main-.*\.v8$/)]);
+    // A request changes a V8 flag (src/client/wasm-tiering.ts): kept all the same, flags restored.
+    expect((await svc(['keys', 'list', '--json'], env)).exitCode).toBe(0);
+    expect(caches(dir)).toEqual([expect.stringMatching(/ keys-list$/), expect.stringMatching(/ start$/)]);
+    const written = modified(dir);
+    expect((await svc(['keys', 'list', '--json'], env)).exitCode).toBe(0);
+    expect(modified(dir)).toEqual(written);
+    // A command that failed keeps nothing of its own.
+    expect((await svc(['keys', 'view', 'key_nosuch'], env)).exitCode).not.toBe(0);
+    expect(cacheFiles(dir)).toHaveLength(2);
   });
 
   it('keeps nothing with NODE_DISABLE_COMPILE_CACHE=1', async () => {
-    expect(await cacheAfterRun({ NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual([]);
+    const home = mkdtempSync(join(work, 'home-'));
+    const run = await svc(['keys', 'list', '--help'], { HOME: home, XDG_CACHE_HOME: undefined, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(run.exitCode).toBe(0);
+    expect(existsSync(join(home, '.cache/svc/compile-cache'))).toBe(false);
   });
 });
