@@ -58,7 +58,7 @@ function loadBundle(file, cacheDir, command) {
   // the same mtime, so svc's version is part of it too.
   const { size, mtimeMs } = statSync(file);
   const { version } = JSON.parse(readFileSync(join(dirname(file), '..', 'package.json'), 'utf8'));
-  const bundleId = `main-${version}-${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}`;
+  const bundleId = `main-${version}-${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}${flagsSuffix()}`;
   const startCache = `${bundleId}.v8`;
   const commandCache = `${bundleId}.${command}.v8`;
   const usable = ownDirectory(cacheDir);
@@ -96,6 +96,20 @@ function loadBundle(file, cacheDir, command) {
     pruneCommandCaches(cacheDir, bundleId);
   }
   return { exports: module.exports, keepCompiledCode };
+}
+
+/**
+ * V8 takes a cache only under the flags it was made with. Flags given to
+ * node, on its command line or in NODE_OPTIONS, get caches of their own:
+ * otherwise each run under other flags would replace the last one's.
+ */
+function flagsSuffix() {
+  const flags = [...process.execArgv.filter((arg) => arg.startsWith('--')), process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+  if (flags === '') return '';
+  // FNV-1a: a name, not a secret; node:crypto would cost every start more than the rest of this file.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < flags.length; i++) hash = Math.imul(hash ^ flags.charCodeAt(i), 0x01000193);
+  return `-${(hash >>> 0).toString(16).padStart(8, '0')}`;
 }
 
 function readCache(path) {

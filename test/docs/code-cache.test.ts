@@ -42,24 +42,24 @@ exports.run = () => parts.reduce((sum, part) => sum + part(), 0);`,
  * runs it, and keeps its code as svc does after a command that succeeded,
  * with `restore` as the flag restorer (JavaScript source).
  */
-async function load(file: string, cacheDir: string, { command = 'keys-list', restore = '() => {}' } = {}): Promise<{ answer: number; dir: string }> {
+async function load(file: string, cacheDir: string, { command = 'keys-list', restore = '() => {}', nodeOptions = '' } = {}): Promise<{ answer: number; dir: string }> {
   const script = `const { loadBundle } = require(${JSON.stringify(loader)});
 const { exports: { answer, dir, run }, keepCompiledCode } = loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, ${JSON.stringify(command)});
 run();
 keepCompiledCode(${restore});
 process.stdout.write(JSON.stringify({ answer, dir }));`;
-  const { stdout } = await execa('node', ['-e', script]);
+  const { stdout } = await execa('node', ['-e', script], { env: { NODE_OPTIONS: nodeOptions } });
   return JSON.parse(stdout) as { answer: number; dir: string };
 }
 
 const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.v8')).sort() : []);
-const CACHE_NAME = /^main-(\d+\.\d+\.\d+)-\d+-\d+-v\d+\.\d+\.\d+-\w+(?:\.([\w-]+))?\.v8$/;
-/** The caches in `dir` as "VERSION start" and "VERSION COMMAND", sorted; a name of another form as it is. */
+const CACHE_NAME = /^main-(\d+\.\d+\.\d+)-\d+-\d+-v\d+\.\d+\.\d+-[a-z0-9]+(-[0-9a-f]{8})?(?:\.([\w-]+))?\.v8$/;
+/** The caches in `dir` as "VERSION start" and "VERSION COMMAND" (and "-FLAGS" after the version, for node flags), sorted; a name of another form as it is. */
 const caches = (dir: string) =>
   cacheFiles(dir)
     .map((name) => {
-      const [, version, command] = CACHE_NAME.exec(name) ?? [];
-      return version ? `${version} ${command ?? 'start'}` : name;
+      const [, version, flags, command] = CACHE_NAME.exec(name) ?? [];
+      return version ? `${version}${flags ?? ''} ${command ?? 'start'}` : name;
     })
     .sort();
 const modified = (dir: string) => Object.fromEntries(cacheFiles(dir).map((f) => [f, statSync(join(dir, f)).mtimeMs]));
@@ -98,6 +98,17 @@ describe('the code cache', () => {
     const { file, cacheDir } = fixture();
     await load(file, cacheDir, { restore: "() => require('node:v8').setFlagsFromString('--liftoff-only')" });
     expect(caches(cacheDir)).toEqual(['1.0.0 start']);
+  });
+
+  it('keeps caches of their own for a node given other flags, so that neither replaces the other', async () => {
+    const { file, cacheDir } = fixture();
+    await load(file, cacheDir);
+    await load(file, cacheDir, { nodeOptions: '--max-semi-space-size=16' });
+    expect(caches(cacheDir)).toEqual(['1.0.0 keys-list', '1.0.0 start', expect.stringMatching(/^1\.0\.0-[0-9a-f]{8} keys-list$/), expect.stringMatching(/^1\.0\.0-[0-9a-f]{8} start$/)]);
+    const written = modified(cacheDir);
+    await load(file, cacheDir);
+    await load(file, cacheDir, { nodeOptions: '--max-semi-space-size=16' });
+    expect(modified(cacheDir)).toEqual(written);
   });
 
   it('keeps the caches of another bundle in use, and removes those written more than 30 days ago', async () => {
