@@ -67,6 +67,10 @@ export const ENVIRONMENT = [
       "where V8's compiled code of svc is kept (`bin/load-bundle.js`): `$XDG_CACHE_HOME/svc/compile-cache`, else `~/.cache/svc/compile-cache`; the first moves it, `=1` on the second turns it off. Each command's first successful run keeps the code it ran there (0.3 to 0.6 MB a command, at most 16 commands per svc version and Node version); caches of an older svc or Node go after 30 days",
   },
   {
+    names: ['NODE_OPTIONS'],
+    description: "Node's own; code compiled under one set of flags (this and node's command line) is cached apart from another's, since V8 refuses it under others",
+  },
+  {
     names: ['XDG_CACHE_HOME'],
     description: 'the compile cache is in `$XDG_CACHE_HOME/svc/compile-cache` when `NODE_COMPILE_CACHE` is unset; ignored unless an absolute path',
   },
