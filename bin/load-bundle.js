@@ -10,9 +10,12 @@
 //   command that has no cache of its own yet;
 // - one per command (commandKey), made after that command first succeeded,
 //   holding all the code it ran. A later run of it compiles almost nothing.
+// Each file starts with a SHA-1 of the rest: V8 checks a cache's flags and
+// length but not its content, and a damaged one crashes the process.
 'use strict';
 
-const { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = process.getBuiltinModule('node:fs');
+const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } =
+  process.getBuiltinModule('node:fs');
 const { dirname, join } = process.getBuiltinModule('node:path');
 
 /**
@@ -24,19 +27,23 @@ const VALUE_OPTIONS = new Set(['--base-url', '--profile', '--timeout', '--max-wa
 /**
  * Which command `argv` runs, as far as choosing a cache goes: its first two
  * command words ("keys-list"), or "svc" for none. A wrong guess costs only
- * speed: the cache is that of another command or none.
+ * speed: the cache is that of another command or none. A request for help
+ * has none: its run would make the command's cache out of help code alone.
  */
 function commandKey(argv) {
   const words = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
+  let ended = false;
+  for (let i = 0; i < argv.length; i++) {
     const word = argv[i];
     if (word === '--') break;
+    if (word === '--help' || word === '-h') return undefined;
     if (word.startsWith('-')) {
       if (VALUE_OPTIONS.has(word)) i++;
       continue;
     }
-    if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(word)) break;
-    words.push(word);
+    if (words.length === 0 && word === 'help') return undefined;
+    if (!ended && words.length < 2 && /^[a-z_][a-z0-9_-]{0,31}$/.test(word)) words.push(word);
+    else ended = true;
   }
   return words.length === 0 ? 'svc' : words.join('-');
 }
@@ -46,24 +53,26 @@ const PROBE = 'svc-v8-flags-probe';
 
 /**
  * Loads the CommonJS file `file` with V8's code cache kept in `cacheDir`,
- * for the command `command` (commandKey). Returns its exports, and
- * keepCompiledCode, which the caller runs once the command has succeeded.
+ * for the command `command` (commandKey; undefined: none of its own).
+ * Returns its exports, and keepCompiledCode, which the caller runs once the
+ * command has succeeded.
  */
 function loadBundle(file, cacheDir, command) {
   // The bundle is ASCII (scripts/build.mjs checks), so Latin-1 reads it as
   // UTF-8 would, without decoding 700 KB of it on every command.
   const source = readFileSync(file, 'latin1');
-  // V8 checks a cache against the source's length, not its content: the name
-  // carries what changes when the bundle does. npm gives every installed file
-  // the same mtime, so svc's version is part of it too.
-  const { size, mtimeMs } = statSync(file);
+  // V8 checks a cache against the source's length, not its content, and
+  // runs the code a cache holds: the name carries what changes whenever the
+  // bundle's file does. npm gives every file it installs the same mtime, but
+  // a new inode, and any write sets the change time.
+  const { size, ino, ctimeNs } = statSync(file, { bigint: true });
   const { version } = JSON.parse(readFileSync(join(dirname(file), '..', 'package.json'), 'utf8'));
-  const bundleId = `main-${version}-${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}${flagsSuffix()}`;
+  const bundleId = `main-${version}-${size}-${ino}-${ctimeNs}-${process.version}-${process.arch}${flagsSuffix()}`;
   const startCache = `${bundleId}.v8`;
-  const commandCache = `${bundleId}.${command}.v8`;
+  const commandCache = command === undefined ? undefined : `${bundleId}.${command}.v8`;
   const usable = ownDirectory(cacheDir);
-  const ownCache = usable ? readCache(join(cacheDir, commandCache)) : undefined;
-  const cachedData = ownCache ?? (usable ? readCache(join(cacheDir, startCache)) : undefined);
+  const ownCache = usable && commandCache !== undefined ? readCache(cacheDir, commandCache, [startCache]) : undefined;
+  const cachedData = ownCache ?? (usable ? readCache(cacheDir, startCache) : undefined);
   const vm = process.getBuiltinModule('node:vm');
   // The same wrapper and arguments Node's CommonJS loader gives a file.
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
@@ -72,7 +81,7 @@ function loadBundle(file, cacheDir, command) {
   // V8 takes a cache only under the flags it was made with, and a command
   // changes one (src/client/wasm-tiering.ts). A cache of a one-character
   // script, made now, tells at the end whether the flags are as they are now.
-  const probe = usable && !(taken && ownCache !== undefined) ? new vm.Script('0', { filename: PROBE }).createCachedData() : undefined;
+  const probe = usable && commandCache !== undefined && !(taken && ownCache !== undefined) ? new vm.Script('0', { filename: PROBE }).createCachedData() : undefined;
   const module = { exports: {} };
   // This file's own require: bin/ and dist/ are siblings in one package, so
   // the bundle's one package it requires (the keyring binding) resolves the
@@ -112,11 +121,47 @@ function flagsSuffix() {
   return `-${(hash >>> 0).toString(16).padStart(8, '0')}`;
 }
 
-function readCache(path) {
+/** Bytes of the SHA-1 at the start of each cache file. */
+const DIGEST_BYTES = 20;
+
+/** A larger file is not a cache of svc's: they are about as large as the bundle. */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+
+const digestOf = (data) => process.getBuiltinModule('node:crypto').createHash('sha1').update(data).digest();
+
+/**
+ * The V8 data of the cache file `name` in `dir`, if it is a regular file
+ * whose content is whole; else undefined. Opened without following a link
+ * or waiting on a pipe: a link to /dev/zero or a FIFO in its place would
+ * otherwise fill memory or hang svc. Its `companions` count as used with it.
+ */
+function readCache(dir, name, companions = []) {
+  let fd;
   try {
-    return readFileSync(path);
+    fd = openSync(join(dir, name), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size <= DIGEST_BYTES || stat.size > MAX_CACHE_BYTES) return undefined;
+    const content = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    for (let n = -1; read < stat.size && n !== 0; read += n) n = readSync(fd, content, read, stat.size - read, read);
+    if (read !== stat.size) return undefined;
+    const data = content.subarray(DIGEST_BYTES);
+    if (!digestOf(data).equals(content.subarray(0, DIGEST_BYTES))) return undefined;
+    // In use: the days a cache is kept, and which 16 command caches stay, count from its last use.
+    if (stat.mtimeMs < Date.now() - DAY_MS) for (const used of [name, ...companions]) touch(join(dir, used));
+    return data;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function touch(path) {
+  try {
+    utimesSync(path, new Date(), new Date());
+  } catch {
+    // Gone: nothing to keep.
   }
 }
 
@@ -135,22 +180,27 @@ function ownDirectory(dir) {
   }
 }
 
-/** Days a cache of another bundle (an older svc, another Node) is kept after it was written. */
+const DAY_MS = 86_400_000;
+
+/** Days a cache of another bundle (an older svc, another Node) is kept after it was last used. */
 const STALE_DAYS = 30;
 
-/** Command caches kept per bundle, the most recently written: each is about as large as the bundle. */
+/** Command caches kept per bundle, the most recently used: each is about as large as the bundle. */
 const COMMAND_CACHES = 16;
+
+/** A temporary file this old is what a process killed while writing left: a write takes milliseconds. */
+const TEMPORARY_MS = 3_600_000;
 
 /**
  * Writes the cache `name` of the bundle `bundleId`. Caches of other bundles
- * that were written long ago go: each svc or Node upgrade leaves its caches
- * behind, while two installs in use side by side (a global svc and an npx
- * one) each keep theirs.
+ * not used for long go: each svc or Node upgrade leaves its caches behind,
+ * while two installs in use side by side (a global svc and an npx one) each
+ * keep theirs. So do temporary files of writes cut short.
  */
 function save(dir, bundleId, name, data) {
   const temporary = join(dir, `${name}.${process.pid}`);
   try {
-    writeFileSync(temporary, data, { mode: 0o600 });
+    writeFileSync(temporary, Buffer.concat([digestOf(data), data]), { mode: 0o600 });
     renameSync(temporary, join(dir, name));
   } catch {
     // A cache that cannot be written (a full disk) only costs the next start
@@ -162,17 +212,26 @@ function save(dir, bundleId, name, data) {
     }
     return;
   }
+  let others = [];
   try {
-    const staleBefore = Date.now() - STALE_DAYS * 86_400_000;
-    for (const other of readdirSync(dir)) {
-      if (!other.startsWith(`${bundleId}.`) && /^main-.*\.v8$/.test(other) && statSync(join(dir, other)).mtimeMs < staleBefore) unlinkSync(join(dir, other));
-    }
+    others = readdirSync(dir);
   } catch {
-    // Another svc removed it first, or it cannot be: it costs only disk.
+    return;
+  }
+  const now = Date.now();
+  for (const other of others) {
+    const cutShort = /^main-.*\.v8\.\d+$/.test(other);
+    const anotherBundles = /^main-.*\.v8$/.test(other) && !other.startsWith(`${bundleId}.`);
+    if (!cutShort && !anotherBundles) continue;
+    try {
+      if (now - lstatSync(join(dir, other)).mtimeMs > (cutShort ? TEMPORARY_MS : STALE_DAYS * DAY_MS)) unlinkSync(join(dir, other));
+    } catch {
+      // Another svc removed it first, or it cannot be: it costs only disk.
+    }
   }
 }
 
-/** Leaves this bundle COMMAND_CACHES command caches at most, removing the least recently written. */
+/** Leaves this bundle COMMAND_CACHES command caches at most, removing the least recently used. */
 function pruneCommandCaches(dir, bundleId) {
   try {
     const caches = readdirSync(dir)

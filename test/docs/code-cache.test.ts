@@ -1,5 +1,6 @@
 // tier: process
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,9 +43,13 @@ exports.run = () => parts.reduce((sum, part) => sum + part(), 0);`,
  * runs it, and keeps its code as svc does after a command that succeeded,
  * with `restore` as the flag restorer (JavaScript source).
  */
-async function load(file: string, cacheDir: string, { command = 'keys-list', restore = '() => {}', nodeOptions = '' } = {}): Promise<{ answer: number; dir: string }> {
+async function load(
+  file: string,
+  cacheDir: string,
+  { command = 'keys-list' as string | null, restore = '() => {}', nodeOptions = '' } = {},
+): Promise<{ answer: number; dir: string }> {
   const script = `const { loadBundle } = require(${JSON.stringify(loader)});
-const { exports: { answer, dir, run }, keepCompiledCode } = loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, ${JSON.stringify(command)});
+const { exports: { answer, dir, run }, keepCompiledCode } = loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}, ${command === null ? 'undefined' : JSON.stringify(command)});
 run();
 keepCompiledCode(${restore});
 process.stdout.write(JSON.stringify({ answer, dir }));`;
@@ -53,7 +58,7 @@ process.stdout.write(JSON.stringify({ answer, dir }));`;
 }
 
 const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.v8')).sort() : []);
-const CACHE_NAME = /^main-(\d+\.\d+\.\d+)-\d+-\d+-v\d+\.\d+\.\d+-[a-z0-9]+(-[0-9a-f]{8})?(?:\.([\w-]+))?\.v8$/;
+const CACHE_NAME = /^main-(\d+\.\d+\.\d+)-\d+-\d+-\d+-v\d+\.\d+\.\d+-[a-z0-9]+(-[0-9a-f]{8})?(?:\.([\w-]+))?\.v8$/;
 /** The caches in `dir` as "VERSION start" and "VERSION COMMAND" (and "-FLAGS" after the version, for node flags), sorted; a name of another form as it is. */
 const caches = (dir: string) =>
   cacheFiles(dir)
@@ -94,6 +99,39 @@ describe('the code cache', () => {
     for (const name of cacheFiles(cacheDir)) expect(readFileSync(join(cacheDir, name)).equals(garbage), name).toBe(false);
   });
 
+  it('keeps no cache of its own for a command that has none (a request for help)', async () => {
+    const { file, cacheDir } = fixture();
+    await load(file, cacheDir, { command: null });
+    expect(caches(cacheDir)).toEqual(['1.0.0 start']);
+  });
+
+  it('runs the code now in the file, not the code cached, after the file was written again at the same length and mtime', async () => {
+    const { file, cacheDir } = fixture();
+    // npm gives every file of a package it installs the same mtime (1985-10-26).
+    const npmTime = new Date('1985-10-26T08:15:00Z');
+    const install = (answer: number) => {
+      writeFileSync(file, `exports.answer = ${answer}; exports.dir = __dirname; exports.run = () => {};`);
+      utimesSync(file, npmTime, npmTime);
+    };
+    install(111);
+    expect((await load(file, cacheDir)).answer).toBe(111);
+    install(222);
+    expect((await load(file, cacheDir)).answer).toBe(222);
+  });
+
+  it('removes the temporary file of a write cut short once it is an hour old, not one being written', async () => {
+    const { file, cacheDir } = fixture();
+    await load(file, cacheDir);
+    const [start] = cacheFiles(cacheDir).sort((a, b) => a.length - b.length);
+    const [cutShort, inProgress] = [join(cacheDir, `${start}.99998`), join(cacheDir, `${start}.99999`)];
+    writeFileSync(cutShort, 'part');
+    writeFileSync(inProgress, 'part');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(cutShort, twoHoursAgo, twoHoursAgo);
+    await load(file, cacheDir, { command: 'status' });
+    expect([existsSync(cutShort), existsSync(inProgress)]).toEqual([false, true]);
+  });
+
   it('keeps no command cache when the V8 flags a command changed did not come back, since V8 would refuse it on every run', async () => {
     const { file, cacheDir } = fixture();
     await load(file, cacheDir, { restore: "() => require('node:v8').setFlagsFromString('--liftoff-only')" });
@@ -111,7 +149,17 @@ describe('the code cache', () => {
     expect(modified(cacheDir)).toEqual(written);
   });
 
-  it('keeps the caches of another bundle in use, and removes those written more than 30 days ago', async () => {
+  it('keeps the caches of another bundle while it uses them, however long ago they were written', async () => {
+    const { file, cacheDir } = fixture('1.0.0');
+    await load(file, cacheDir);
+    const longAgo = new Date(Date.now() - 31 * 86_400_000);
+    for (const name of cacheFiles(cacheDir)) utimesSync(join(cacheDir, name), longAgo, longAgo);
+    await load(file, cacheDir);
+    await load(fixture('2.0.0').file, cacheDir);
+    expect(caches(cacheDir)).toEqual(['1.0.0 keys-list', '1.0.0 start', '2.0.0 keys-list', '2.0.0 start']);
+  });
+
+  it('keeps the caches of another bundle in use, and removes those last used more than 30 days ago', async () => {
     const { file, cacheDir } = fixture('1.0.0');
     await load(file, cacheDir);
     const older = cacheFiles(cacheDir);
@@ -172,6 +220,10 @@ describe('which command a cache is for', () => {
     [['__complete', 'keys', ''], '__complete-keys'],
     [['--', 'keys'], 'svc'],
     [['../../etc', 'keys'], 'svc'],
+    [['keys', 'list', '--help'], undefined],
+    [['-h', 'keys'], undefined],
+    [['help', 'keys', 'list'], undefined],
+    [['keys', 'create', 'help'], 'keys-create'],
   ])('svc %j: %s', (argv, key) => {
     expect(commandKey(argv)).toBe(key);
   });
@@ -201,6 +253,58 @@ describe('svc and the code cache', () => {
     // A command that failed keeps nothing of its own.
     expect((await svc(['keys', 'view', 'key_nosuch'], env)).exitCode).not.toBe(0);
     expect(cacheFiles(dir)).toHaveLength(2);
+  });
+
+  /** Changes `count` bytes past the first 64 of `path`, the same ones every time. */
+  function damage(path: string, count = 200): void {
+    const bytes = readFileSync(path);
+    let seed = 1;
+    for (let i = 0; i < count; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      const at = 64 + (seed % (bytes.length - 64));
+      bytes[at] = bytes[at]! ^ 0xff;
+    }
+    writeFileSync(path, bytes);
+  }
+
+  /** The home, the environment and the cache directory of a user who has run `svc completion bash` once. */
+  async function afterCompletion() {
+    const home = mkdtempSync(join(work, 'home-'));
+    const env = { HOME: home, XDG_CACHE_HOME: undefined, NODE_COMPILE_CACHE: undefined };
+    const first = await svc(['completion', 'bash'], env);
+    expect(first.exitCode).toBe(0);
+    const dir = join(home, '.cache/svc/compile-cache');
+    const command = join(dir, cacheFiles(dir).find((name) => name.endsWith('.completion-bash.v8'))!);
+    return { env, expected: first.stdout, command };
+  }
+
+  it('runs as before when a cache was damaged on disk, and replaces it (V8 would crash on the code in it)', async () => {
+    const { env, expected, command } = await afterCompletion();
+    damage(command);
+    const damaged = readFileSync(command);
+    const run = await svc(['completion', 'bash'], env);
+    expect({ exitCode: run.exitCode, stdout: run.stdout }).toEqual({ exitCode: 0, stdout: expected });
+    expect(readFileSync(command).equals(damaged)).toBe(false);
+    expect((await svc(['completion', 'bash'], env)).stdout).toBe(expected);
+  });
+
+  it('neither waits on a FIFO nor reads through a link (to /dev/zero) found where a cache goes', async () => {
+    const { env, expected, command } = await afterCompletion();
+    rmSync(command);
+    execFileSync('mkfifo', [command]);
+    // svc() gives up after 30 s: a hang shows as a run that timed out.
+    const fifo = await svc(['completion', 'bash'], env);
+    expect({ timedOut: fifo.timedOut, exitCode: fifo.exitCode, stdout: fifo.stdout }).toEqual({ timedOut: false, exitCode: 0, stdout: expected });
+    rmSync(command);
+    symlinkSync('/dev/zero', command);
+    const link = await svc(['completion', 'bash'], env);
+    expect({ timedOut: link.timedOut, exitCode: link.exitCode, stdout: link.stdout }).toEqual({ timedOut: false, exitCode: 0, stdout: expected });
+  }, 90_000);
+
+  it('keeps no cache of its own for a request for help, whose run holds the help code alone', async () => {
+    const home = mkdtempSync(join(work, 'home-'));
+    expect((await svc(['keys', 'list', '--help'], { HOME: home, XDG_CACHE_HOME: undefined, NODE_COMPILE_CACHE: undefined })).exitCode).toBe(0);
+    expect(caches(join(home, '.cache/svc/compile-cache'))).toEqual([expect.stringMatching(/ start$/)]);
   });
 
   it('keeps nothing with NODE_DISABLE_COMPILE_CACHE=1', async () => {
