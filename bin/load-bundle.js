@@ -28,7 +28,8 @@ const VALUE_OPTIONS = new Set(['--base-url', '--profile', '--timeout', '--max-wa
  * Which command `argv` runs, as far as choosing a cache goes: its first two
  * command words ("keys-list"), or "svc" for none. A wrong guess costs only
  * speed: the cache is that of another command or none. A request for help
- * has none: its run would make the command's cache out of help code alone.
+ * or the version has none: its run would make the command's cache out of
+ * that code alone. A group of short flags (`-qh`) counts by its letters.
  */
 function commandKey(argv) {
   const words = [];
@@ -36,7 +37,7 @@ function commandKey(argv) {
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i];
     if (word === '--') break;
-    if (word === '--help' || word === '-h') return undefined;
+    if (word === '--help' || word === '--version' || /^-[^-]*[hV]/.test(word)) return undefined;
     if (word.startsWith('-')) {
       if (VALUE_OPTIONS.has(word)) i++;
       continue;
@@ -58,19 +59,30 @@ const PROBE = 'svc-v8-flags-probe';
  * command has succeeded.
  */
 function loadBundle(file, cacheDir, command) {
-  // The bundle is ASCII (scripts/build.mjs checks), so Latin-1 reads it as
-  // UTF-8 would, without decoding 700 KB of it on every command.
-  const source = readFileSync(file, 'latin1');
   // V8 checks a cache against the source's length, not its content, and
   // runs the code a cache holds: the name carries what changes whenever the
   // bundle's file does. npm gives every file it installs the same mtime, but
-  // a new inode, and any write sets the change time.
-  const { size, ino, ctimeNs } = statSync(file, { bigint: true });
+  // a new inode, and any write sets the change time. Both are read from the
+  // file read: a bundle replaced meanwhile must not name the cache of this one.
+  const fd = openSync(file, 'r');
+  let source;
+  let unchanged;
+  let stat;
+  try {
+    stat = fstatSync(fd, { bigint: true });
+    // The bundle is ASCII (scripts/build.mjs checks), so Latin-1 reads it as
+    // UTF-8 would, without decoding 700 KB of it on every command.
+    source = readFileSync(fd, 'latin1');
+    unchanged = fstatSync(fd, { bigint: true }).ctimeNs === stat.ctimeNs;
+  } finally {
+    closeSync(fd);
+  }
   const { version } = JSON.parse(readFileSync(join(dirname(file), '..', 'package.json'), 'utf8'));
-  const bundleId = `main-${version}-${size}-${ino}-${ctimeNs}-${process.version}-${process.arch}${flagsSuffix()}`;
+  const bundleId = `main-${version}-${stat.size}-${stat.ino}-${stat.ctimeNs}-${process.version}-${process.arch}${flagsSuffix()}`;
   const startCache = `${bundleId}.v8`;
   const commandCache = command === undefined ? undefined : `${bundleId}.${command}.v8`;
-  const usable = ownDirectory(cacheDir);
+  // Written to while it was read: what was read may be neither version, and no cache is made of it.
+  const usable = unchanged && ownDirectory(cacheDir);
   const ownCache = usable && commandCache !== undefined ? readCache(cacheDir, commandCache, [startCache]) : undefined;
   const cachedData = ownCache ?? (usable ? readCache(cacheDir, startCache) : undefined);
   const vm = process.getBuiltinModule('node:vm');

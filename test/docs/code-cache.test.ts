@@ -224,6 +224,10 @@ describe('which command a cache is for', () => {
     [['-h', 'keys'], undefined],
     [['help', 'keys', 'list'], undefined],
     [['keys', 'create', 'help'], 'keys-create'],
+    [['keys', 'list', '-qh'], undefined],
+    [['-V', 'keys', 'list'], undefined],
+    [['--version', 'keys', 'list'], undefined],
+    [['keys', 'list', '-q'], 'keys-list'],
   ])('svc %j: %s', (argv, key) => {
     expect(commandKey(argv)).toBe(key);
   });
