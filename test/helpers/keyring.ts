@@ -49,17 +49,40 @@ export async function startPrivateKeyring(options: { secretService?: boolean; un
   );
   const children: ChildProcess[] = [];
   let secrets: ChildProcess | undefined;
+  const stop = async () => {
+    await Promise.all(
+      children.reverse().map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill();
+            child.kill('SIGCONT');
+          }),
+      ),
+    );
+    rmSync(dir, { recursive: true, force: true });
+  };
   const bus = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(bus);
-  const address = await firstLine(bus);
-  const env = { ...homeEnv(), PATH: process.env.PATH, DBUS_SESSION_BUS_ADDRESS: address, XDG_RUNTIME_DIR: dir, XDG_DATA_HOME: join(dir, 'data') };
-  if (options.secretService !== false) {
-    const unlock = options.unlocked === false ? [] : ['--unlock'];
-    const daemon = spawn('gnome-keyring-daemon', ['--foreground', ...unlock, '--components=secrets'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
-    children.push(daemon);
-    secrets = daemon;
-    daemon.stdin!.end('test-keyring-password');
-    await untilOwned(address);
+  let address: string;
+  let env: Record<string, string | undefined>;
+  // A keyring that does not come up (gnome-keyring missing, a bus that hangs) leaves no daemon behind.
+  try {
+    address = await firstLine(bus);
+    env = { ...homeEnv(), PATH: process.env.PATH, DBUS_SESSION_BUS_ADDRESS: address, XDG_RUNTIME_DIR: dir, XDG_DATA_HOME: join(dir, 'data') };
+    if (options.secretService !== false) {
+      const unlock = options.unlocked === false ? [] : ['--unlock'];
+      const daemon = spawn('gnome-keyring-daemon', ['--foreground', ...unlock, '--components=secrets'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+      children.push(daemon);
+      secrets = daemon;
+      daemon.stdin!.on('error', () => {});
+      daemon.stdin!.end('test-keyring-password');
+      await untilOwned(address);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
   }
   const dbusSend = (args: string[]) => execa('dbus-send', ['--session', '--print-reply', ...args], { env, extendEnv: false });
   return {
@@ -77,20 +100,7 @@ export async function startPrivateKeyring(options: { secretService?: boolean; un
       const result = await execa('secret-tool', ['lookup', 'service', 'svc', 'username', account], { env, extendEnv: false, reject: false });
       return result.exitCode === 0 && result.stdout !== '' ? result.stdout : null;
     },
-    async stop() {
-      await Promise.all(
-        children.reverse().map(
-          (child) =>
-            new Promise<void>((resolve) => {
-              if (child.exitCode !== null || child.signalCode !== null) return resolve();
-              child.once('exit', () => resolve());
-              child.kill();
-              child.kill('SIGCONT');
-            }),
-        ),
-      );
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 
   /** The Secret Service owns its name on the bus: gnome-keyring is ready for svc. */
