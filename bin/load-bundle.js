@@ -127,7 +127,7 @@ function loadBundle(file, cacheDir, command) {
 function flagsSuffix() {
   const flags = [...process.execArgv.filter((arg) => arg.startsWith('--')), process.env.NODE_OPTIONS ?? ''].join(' ').trim();
   if (flags === '') return '';
-  // FNV-1a: a name, not a secret; node:crypto would cost every start more than the rest of this file.
+  // FNV-1a: a short name for what is usually a few words, not a secret.
   let hash = 0x811c9dc5;
   for (let i = 0; i < flags.length; i++) hash = Math.imul(hash ^ flags.charCodeAt(i), 0x01000193);
   return `-${(hash >>> 0).toString(16).padStart(8, '0')}`;
