@@ -14,7 +14,7 @@
 // length but not its content, and a damaged one crashes the process.
 'use strict';
 
-const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } =
+const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, utimesSync, writeFileSync } =
   process.getBuiltinModule('node:fs');
 const { dirname, join } = process.getBuiltinModule('node:path');
 
@@ -114,7 +114,6 @@ function loadBundle(file, cacheDir, command) {
     // the same one would come from V8's memory without a look at the cache.
     if (new vm.Script('1', { filename: PROBE, cachedData: probe }).cachedDataRejected) return;
     save(cacheDir, bundleId, commandCache, script.createCachedData());
-    pruneCommandCaches(cacheDir, bundleId);
   }
   return { exports: module.exports, keepCompiledCode };
 }
@@ -204,10 +203,12 @@ const COMMAND_CACHES = 16;
 const TEMPORARY_MS = 3_600_000;
 
 /**
- * Writes the cache `name` of the bundle `bundleId`. Caches of other bundles
- * not used for long go: each svc or Node upgrade leaves its caches behind,
- * while two installs in use side by side (a global svc and an npx one) each
- * keep theirs. So do temporary files of writes cut short.
+ * Writes the cache `name` of the bundle `bundleId`, then clears what is no
+ * longer of use, in one look at the directory: caches of other bundles not
+ * used for long (each svc or Node upgrade leaves its caches behind, while two
+ * installs in use side by side, a global svc and an npx one, each keep
+ * theirs), temporary files of writes cut short, and this bundle's command
+ * caches beyond the COMMAND_CACHES most recently used.
  */
 function save(dir, bundleId, name, data) {
   const temporary = join(dir, `${name}.${process.pid}`);
@@ -231,29 +232,34 @@ function save(dir, bundleId, name, data) {
     return;
   }
   const now = Date.now();
-  for (const other of others) {
-    const cutShort = /^main-.*\.v8\.\d+$/.test(other);
-    const anotherBundles = /^main-.*\.v8$/.test(other) && !other.startsWith(`${bundleId}.`);
-    if (!cutShort && !anotherBundles) continue;
+  const lastUsed = (other) => {
     try {
-      if (now - lstatSync(join(dir, other)).mtimeMs > (cutShort ? TEMPORARY_MS : STALE_DAYS * DAY_MS)) unlinkSync(join(dir, other));
+      return lstatSync(join(dir, other)).mtimeMs;
+    } catch {
+      return now;
+    }
+  };
+  const remove = (other) => {
+    try {
+      unlinkSync(join(dir, other));
     } catch {
       // Another svc removed it first, or it cannot be: it costs only disk.
     }
+  };
+  const commandCaches = [];
+  for (const other of others) {
+    if (/^main-.*\.v8\.\d+$/.test(other)) {
+      if (now - lastUsed(other) > TEMPORARY_MS) remove(other);
+    } else if (!/^main-.*\.v8$/.test(other)) {
+      continue;
+    } else if (!other.startsWith(`${bundleId}.`)) {
+      if (now - lastUsed(other) > STALE_DAYS * DAY_MS) remove(other);
+    } else if (other !== `${bundleId}.v8`) {
+      commandCaches.push({ other, used: lastUsed(other) });
+    }
   }
-}
-
-/** Leaves this bundle COMMAND_CACHES command caches at most, removing the least recently used. */
-function pruneCommandCaches(dir, bundleId) {
-  try {
-    const caches = readdirSync(dir)
-      .filter((name) => name.startsWith(`${bundleId}.`) && name.endsWith('.v8') && name !== `${bundleId}.v8`)
-      .map((name) => ({ name, written: statSync(join(dir, name)).mtimeMs }))
-      .sort((a, b) => b.written - a.written);
-    for (const { name } of caches.slice(COMMAND_CACHES)) unlinkSync(join(dir, name));
-  } catch {
-    // As for save: a cache left behind costs only disk.
-  }
+  commandCaches.sort((a, b) => b.used - a.used);
+  for (const { other } of commandCaches.slice(COMMAND_CACHES)) remove(other);
 }
 
 module.exports = { loadBundle, commandKey };
