@@ -88,17 +88,17 @@ export function parseEntry(payload: Buffer): { seq: number; ops: unknown[] } {
  * the others must follow on without a gap.
  */
 export class Replay {
-  private readonly workspaces: Map<string, SavedWorkspace>;
-  private readonly users: Map<string, SavedUser>;
-  private readonly keys: Map<string, KeyFields>;
+  /**
+   * The records by id, made at the first record applied: a start with an
+   * empty journal, the usual one, never indexes the snapshot's keys twice
+   * (the store indexes them once more as it loads).
+   */
+  private maps: { workspaces: Map<string, SavedWorkspace>; users: Map<string, SavedUser>; keys: Map<string, KeyFields> } | null = null;
   private seq: number;
   private touchedKeys = false;
 
   constructor(private readonly base: State) {
     this.seq = base.seq;
-    this.workspaces = new Map(base.workspaces.map((w) => [w.id, w]));
-    this.users = new Map(base.users.map((u) => [u.id, u]));
-    this.keys = new Map(base.keys.map((k) => [k.id, k]));
   }
 
   get lastSeq(): number {
@@ -113,26 +113,31 @@ export class Replay {
 
   apply(seq: number, ops: unknown[]): void {
     const where = `change ${seq}`;
-    const refs = { users: this.users, workspaceIds: this.workspaces };
+    const maps = (this.maps ??= {
+      workspaces: new Map(this.base.workspaces.map((w) => [w.id, w])),
+      users: new Map(this.base.users.map((u) => [u.id, u])),
+      keys: new Map(this.base.keys.map((k) => [k.id, k])),
+    });
+    const refs = { users: maps.users, workspaceIds: maps.workspaces };
     for (const op of ops) {
       if (typeof op !== 'object' || op === null || Array.isArray(op)) throw new SnapshotError(`${where}: an operation is not an object`);
       const o = op as Record<string, unknown>;
       if (o.reset === true) {
-        this.workspaces.clear();
-        this.users.clear();
-        this.keys.clear();
+        maps.workspaces.clear();
+        maps.users.clear();
+        maps.keys.clear();
       } else if ('workspace' in o) {
         const w = parseWorkspace(o.workspace, where);
-        this.workspaces.set(w.id, w);
+        maps.workspaces.set(w.id, w);
       } else if ('user' in o) {
-        const u = parseUser(o.user, where, this.workspaces);
-        this.users.set(u.id, u);
+        const u = parseUser(o.user, where, maps.workspaces);
+        maps.users.set(u.id, u);
       } else if ('key' in o) {
         const k = keyFields(parseKey(o.key, where, refs));
-        this.keys.set(k.id, k);
+        maps.keys.set(k.id, k);
         this.touchedKeys = true;
       } else if (typeof o.revoke === 'string') {
-        this.keys.delete(o.revoke);
+        maps.keys.delete(o.revoke);
       } else {
         throw new SnapshotError(`${where}: an operation the journal does not have`);
       }
@@ -141,10 +146,11 @@ export class Replay {
   }
 
   state(): State {
-    if (this.seq === this.base.seq) return this.base;
-    if (this.users.size === 0) throw new SnapshotError('after the journal there are no users');
-    const keys = [...this.keys.values()];
+    const maps = this.maps;
+    if (maps === null) return this.base;
+    if (maps.users.size === 0) throw new SnapshotError('after the journal there are no users');
+    const keys = [...maps.keys.values()];
     if (this.touchedKeys && new Set(keys.map((k) => k.hash)).size !== keys.length) throw new SnapshotError('after the journal two keys share a hash');
-    return { seq: this.seq, users: [...this.users.values()], workspaces: [...this.workspaces.values()], keys, extra: this.base.extra };
+    return { seq: this.seq, users: [...maps.users.values()], workspaces: [...maps.workspaces.values()], keys, extra: this.base.extra };
   }
 }

@@ -124,8 +124,8 @@ export class Store {
     // The indexes are what tells two keys of one id or hash apart; a snapshot's loader leaves that to them.
     if (this.keys.size !== state.keys.length) throw new SnapshotError('two keys share an id');
     if (this.keysByHash.size !== state.keys.length) throw new SnapshotError('two keys share a hash');
-    // One sort per user, not an insertion per key: a file's keys need not come in creation order.
-    for (const keys of this.keysByUser.values()) keys.sort((a, b) => this.compare(a, b));
+    // A file's keys need not come in creation order, though a server's own do: one sort per user that needs it, not an insertion per key.
+    for (const keys of this.keysByUser.values()) if (!inOrder(keys)) keys.sort(byPlace);
   }
 
   /** The state as loaded and saved, copied. */
@@ -428,10 +428,6 @@ export class Store {
     else keys.splice(at, 0, key);
   }
 
-  private compare(a: StoredKey, b: StoredKey): number {
-    return this.comparePlace(a, this.placeOf(b));
-  }
-
   private comparePlace(key: StoredKey, place: KeyPlace): number {
     return key.createdAt - place.createdAt || key.added - place.added;
   }
@@ -460,6 +456,15 @@ export class Store {
       if (!taken.has(id)) return id;
     }
   }
+}
+
+function byPlace(a: StoredKey, b: StoredKey): number {
+  return a.createdAt - b.createdAt || a.added - b.added;
+}
+
+function inOrder(keys: StoredKey[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (byPlace(keys[i - 1]!, keys[i]!) > 0) return false;
+  return true;
 }
 
 function savedUser(user: UserState): SavedUser {
