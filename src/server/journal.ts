@@ -11,6 +11,7 @@ import {
   type SavedWorkspace,
   type State,
 } from './snapshot.js';
+import type { ColdKeys } from './snapshot-keys.js';
 
 /**
  * The journal: the changes made since the snapshot, appended one record per
@@ -96,9 +97,12 @@ export class Replay {
   private maps: { workspaces: Map<string, SavedWorkspace>; users: Map<string, SavedUser>; keys: Map<string, KeyFields> } | null = null;
   private seq: number;
   private touchedKeys = false;
+  /** The snapshot's keys not yet made objects, less those a record replaced or revoked; null after a reset. */
+  private cold: ColdKeys | null;
 
   constructor(private readonly base: State) {
     this.seq = base.seq;
+    this.cold = base.cold;
   }
 
   get lastSeq(): number {
@@ -123,6 +127,7 @@ export class Replay {
       if (typeof op !== 'object' || op === null || Array.isArray(op)) throw new SnapshotError(`${where}: an operation is not an object`);
       const o = op as Record<string, unknown>;
       if (o.reset === true) {
+        this.cold = null;
         maps.workspaces.clear();
         maps.users.clear();
         maps.keys.clear();
@@ -134,9 +139,11 @@ export class Replay {
         maps.users.set(u.id, u);
       } else if ('key' in o) {
         const k = keyFields(parseKey(o.key, where, refs));
+        this.dropCold(k.id);
         maps.keys.set(k.id, k);
         this.touchedKeys = true;
       } else if (typeof o.revoke === 'string') {
+        this.dropCold(o.revoke);
         maps.keys.delete(o.revoke);
       } else {
         throw new SnapshotError(`${where}: an operation the journal does not have`);
@@ -150,7 +157,16 @@ export class Replay {
     if (maps === null) return this.base;
     if (maps.users.size === 0) throw new SnapshotError('after the journal there are no users');
     const keys = [...maps.keys.values()];
-    if (this.touchedKeys && new Set(keys.map((k) => k.hash)).size !== keys.length) throw new SnapshotError('after the journal two keys share a hash');
-    return { seq: this.seq, users: [...maps.users.values()], workspaces: [...maps.workspaces.values()], keys, extra: this.base.extra };
+    const { cold } = this;
+    if (this.touchedKeys && (new Set(keys.map((k) => k.hash)).size !== keys.length || (cold && keys.some((k) => cold.has(cold.findHash(k.hash)))))) {
+      throw new SnapshotError('after the journal two keys share a hash');
+    }
+    return { seq: this.seq, users: [...maps.users.values()], workspaces: [...maps.workspaces.values()], keys, cold, extra: this.base.extra };
+  }
+
+  /** A record replaces or revokes this key: a cold copy of it is no longer the key. */
+  private dropCold(id: string): void {
+    const i = this.cold?.findId(id) ?? -1;
+    if (i !== -1) this.cold!.drop(i);
   }
 }

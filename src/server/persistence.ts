@@ -6,16 +6,15 @@ import type { Changes } from './store.js';
 import {
   decodeSnapshot,
   encodeSnapshot,
+  everyKey,
   snapshotInSlices,
   isCompactSnapshot,
   parseSnapshot,
   savedKey,
   SnapshotError,
   stateOf,
-  type KeyFields,
-  type SavedUser,
-  type SavedWorkspace,
   type Snapshot,
+  type SnapshotContent,
   type State,
 } from './snapshot.js';
 
@@ -24,7 +23,7 @@ export interface Journalled {
   /** The changes since the last call, or null; Store.takeChanges. */
   takeChanges(): Changes | null;
   hasChanges(): boolean;
-  snapshotParts(): { users: SavedUser[]; workspaces: SavedWorkspace[]; keys: KeyFields[] };
+  snapshotParts(): Pick<SnapshotContent, 'users' | 'workspaces' | 'keys' | 'cold'>;
 }
 
 /** A state file that cannot be used, read or written; the message names the file and the cause. */
@@ -146,8 +145,8 @@ export async function readState(path: string): Promise<SavedState | null> {
 export async function loadState(path: string): Promise<Snapshot | null> {
   const saved = await readState(path);
   if (!saved) return null;
-  const { users, workspaces, keys } = saved.state;
-  return { format: 'svc-local-state', version: 1, users, workspaces, keys: keys.map(savedKey) };
+  const { users, workspaces } = saved.state;
+  return { format: 'svc-local-state', version: 1, users, workspaces, keys: everyKey(saved.state).map(savedKey) };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -1,9 +1,10 @@
 import { crc32 } from 'node:zlib';
 import { KEY_PREFIX } from '../contract/key-format.js';
-import { isPlan, type Plan } from '../contract/plans.js';
+import { isPlan } from '../contract/plans.js';
 import { isoTime } from './clock.js';
-import { ID_ALPHABET, ID_LENGTH, ID_PREFIX, isId, type IdKind } from './ids.js';
-import { nameProblem } from './validation.js';
+import { ID_LENGTH, ID_PREFIX, isId, type IdKind } from './ids.js';
+import { ColdKeys, KEY_FIXED, writeKeyRecord } from './snapshot-keys.js';
+import { checkName, SnapshotError, type KeyFields, type SavedUser, type SavedWorkspace } from './records.js';
 
 /**
  * The state file's formats, read and written here alone: the saved form of the
@@ -20,19 +21,6 @@ export interface Snapshot {
   keys: SavedKey[];
 }
 
-export interface SavedUser {
-  id: string;
-  name: string;
-  activeWorkspaceId: string;
-  workspaceIds: string[];
-}
-
-export interface SavedWorkspace {
-  id: string;
-  name: string;
-  plan: Plan;
-}
-
 /** A key as JSON holds it (the version 1 file, journal records): KeyFields with its times as ISO text. */
 export type SavedKey = Omit<KeyFields, 'createdAt' | 'expiresAt' | 'lastUsedAt'> & {
   createdAt: string;
@@ -40,10 +28,10 @@ export type SavedKey = Omit<KeyFields, 'createdAt' | 'expiresAt' | 'lastUsedAt'>
   lastUsedAt: string | null;
 };
 
+export { SnapshotError, type KeyFields, type SavedUser, type SavedWorkspace };
+
 export const FORMAT = 'svc-local-state';
 export const VERSION = 1;
-
-export class SnapshotError extends Error {}
 
 type Obj = Record<string, unknown>;
 
@@ -112,7 +100,7 @@ export function parseWorkspace(item: unknown, where: string): SavedWorkspace {
   const { r, id, label } = record(item, where, 'workspace', WORKSPACE_FIELDS);
   const plan = r.plan;
   if (!isPlan(plan)) throw new SnapshotError(`${label}: "plan" is not a known plan`);
-  return { id, name: name(r.name, label), plan };
+  return { id, name: checkName(r.name, label), plan };
 }
 
 export function parseUser(item: unknown, where: string, workspaceIds: { has(id: string): boolean }): SavedUser {
@@ -126,7 +114,7 @@ export function parseUser(item: unknown, where: string, workspaceIds: { has(id: 
   if (!isId('workspace', active) || !memberOf.includes(active)) {
     throw new SnapshotError(`${label}: "activeWorkspaceId" is not one of its workspaces`);
   }
-  return { id, name: name(r.name, label), activeWorkspaceId: active, workspaceIds: memberOf };
+  return { id, name: checkName(r.name, label), activeWorkspaceId: active, workspaceIds: memberOf };
 }
 
 export function parseKey(item: unknown, where: string, refs: References): SavedKey {
@@ -142,7 +130,7 @@ export function parseKey(item: unknown, where: string, refs: References): SavedK
     id,
     userId: user.id,
     workspaceId,
-    name: name(r.name, label),
+    name: checkName(r.name, label),
     hash: hash(r.hash, label),
     hint: r.hint,
     enabled: boolean(r.enabled, label, 'enabled'),
@@ -184,15 +172,6 @@ function array(value: unknown, where: string): unknown[] {
   return value;
 }
 
-/** As the API stores a name: already trimmed, and then what validName asks. */
-function name(value: unknown, label: string): string {
-  if (typeof value !== 'string') throw new SnapshotError(`${label}: "name" is not a string`);
-  if (value !== value.trim()) throw new SnapshotError(`${label}: "name" begins or ends with white space, which the API trims`);
-  const problem = nameProblem(value);
-  if (problem) throw new SnapshotError(`${label}: "name" ${problem}`);
-  return value;
-}
-
 function boolean(value: unknown, label: string, field: string): boolean {
   if (typeof value !== 'boolean') throw new SnapshotError(`${label}: "${field}" is not a boolean`);
   return value;
@@ -222,26 +201,15 @@ function unique(values: string[], problem: string): Set<string> {
   return set;
 }
 
-/** A key's fields as memory holds them: times in milliseconds since the epoch. */
-export interface KeyFields {
-  id: string;
-  userId: string;
-  workspaceId: string;
-  name: string;
-  hash: string;
-  hint: string;
-  enabled: boolean;
-  createdAt: number;
-  expiresAt: number | null;
-  lastUsedAt: number | null;
-}
-
 /** A loaded state: the records, and the journal sequence number of the last change it holds (0 for none). */
 export interface State {
   seq: number;
   users: SavedUser[];
   workspaces: SavedWorkspace[];
+  /** The keys held as objects: all of them, or, with `cold`, those the journal added or replaced. */
   keys: KeyFields[];
+  /** The snapshot's keys not yet made objects (snapshot-keys.ts); null when every key is in `keys`. */
+  cold: ColdKeys | null;
   /** Header fields this server does not know, written back as they came: the header is open to additions. */
   extra: Record<string, unknown>;
 }
@@ -278,7 +246,7 @@ export function savedKey(key: KeyFields): SavedKey {
 
 /** A version 1 document as a State: it predates the journal, so it holds no change of it. */
 export function stateOf(snapshot: Snapshot): State {
-  return { seq: 0, users: snapshot.users, workspaces: snapshot.workspaces, keys: snapshot.keys.map(keyFields), extra: {} };
+  return { seq: 0, users: snapshot.users, workspaces: snapshot.workspaces, keys: snapshot.keys.map(keyFields), cold: null, extra: {} };
 }
 
 /*
@@ -288,45 +256,37 @@ export function stateOf(snapshot: Snapshot): State {
  *   | u32 key count | key records | u32 CRC-32 of every byte before it
  *
  * The header is {"format","version":2,"seq","users","workspaces", ...}; a key
- * record is its id (24 bytes, `key_` and 20 symbols), its user's and workspace's places in the
- * header's lists (u32 each), the 32 bytes of its hash, the hint's 8 symbols,
- * a flags byte (enabled, has expiresAt, has lastUsedAt), createdAt, expiresAt
- * and lastUsedAt as float64 milliseconds, then its name: u16 byte length and
- * UTF-8. Integers are little-endian. Fixed widths are what make loading fast:
- * no text is scanned for where a field ends, no timestamp is parsed.
+ * record (snapshot-keys.ts has its layout) is fixed fields, then the key's
+ * name. Fixed widths are what make loading fast: no text is scanned for where
+ * a field ends, no timestamp is parsed, and a key can be read from the file's
+ * bytes when it is first asked for.
  */
 export const SNAPSHOT_VERSION = 2;
 const MAGIC = Buffer.from('SVCSNAP\n', 'latin1');
-const KEY_ID_LENGTH = ID_PREFIX.key.length + ID_LENGTH;
-const KEY_FIXED = KEY_ID_LENGTH + 4 + 4 + 32 + 8 + 1 + 3 * 8 + 2;
-const ENABLED = 1;
-const EXPIRES = 2;
-const USED = 4;
-/** The span isoTime writes with a four-digit year: years 0000 to 9999. */
-const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
-const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-const HINT_BODY = /^[A-Za-z0-9]{8}$/;
-const KEY_ID = new RegExp(`^${ID_PREFIX.key}[${ID_ALPHABET}]{${ID_LENGTH}}$`);
-/** A name nameProblem passes without a look: printable ASCII, 1 to 100 of them, not starting or ending with a space. */
-const PLAIN_NAME = /^[\x21-\x7e](?:[\x20-\x7e]{0,98}[\x21-\x7e])?$/;
 const HEADER_FIELDS = ['format', 'version', 'seq', 'users', 'workspaces'];
 
 export function isCompactSnapshot(bytes: Buffer): boolean {
   return bytes.length >= MAGIC.length && bytes.subarray(0, MAGIC.length).equals(MAGIC);
 }
 
-/** What a snapshot holds; `keys` in the order the store added them, which loading keeps. */
+/**
+ * What a snapshot holds. `keys` are in the order the store added them,
+ * which loading keeps. With `cold`, its keys (by index) are written too,
+ * merged with `keys` by that order: a cold key's index is its `added`, and
+ * each of `keys` then carries its own.
+ */
 export interface SnapshotContent {
   seq: number;
   users: SavedUser[];
   workspaces: SavedWorkspace[];
-  keys: readonly KeyFields[];
+  keys: readonly (KeyFields & { added?: number })[];
+  cold?: { keys: ColdKeys; indexes: Uint32Array } | null;
   extra: Record<string, unknown>;
 }
 
 /** The state as version 2's bytes, made at once. */
 export function encodeSnapshot(content: SnapshotContent): Buffer {
-  const steps = encoding(content, null);
+  const steps = encoding(content, pin(content.keys));
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -347,7 +307,8 @@ const KEYS_PER_SLICE = 2_000;
  * copied (Store.snapshotParts); of a key object, only `enabled` and
  * `lastUsedAt` ever change in place (a PATCH, a use, an undo putting them
  * back; every other field is fixed for the object's life), so those two are
- * read here, at once, and the rest as the slices come to it.
+ * read here, at once, and the rest as the slices come to it. A cold key
+ * never changes: it is copied from the loaded file's bytes as they are.
  */
 export function snapshotInSlices(content: SnapshotContent): () => Promise<Buffer> {
   const pinned = pin(content.keys);
@@ -378,43 +339,43 @@ function pin(keys: readonly KeyFields[]): Pinned {
   return { enabled, lastUsedAt };
 }
 
-/** The encoder, pausing (yielding) after each slice of keys; with `pinned`, a key's changing fields are read from there. */
-function* encoding(content: SnapshotContent, pinned: Pinned | null): Generator<void, Buffer, void> {
+/** The encoder, pausing (yielding) after each slice of keys; a key object's changing fields are read from `pinned`. */
+function* encoding(content: SnapshotContent, pinned: Pinned): Generator<void, Buffer, void> {
   const { keys } = content;
+  const cold = content.cold ?? null;
+  const coldCount = cold ? cold.indexes.length : 0;
   const header = Buffer.from(
     JSON.stringify({ ...content.extra, format: FORMAT, version: SNAPSHOT_VERSION, seq: content.seq, users: content.users, workspaces: content.workspaces }),
   );
   const userPlace = new Map(content.users.map((u, i) => [u.id, i]));
   const workspacePlace = new Map(content.workspaces.map((w, i) => [w.id, i]));
-  let names = 0;
+  const places = { user: (id: string) => userPlace.get(id)!, workspace: (id: string) => workspacePlace.get(id)! };
+  let size = 0;
   for (let i = 0; i < keys.length; i++) {
-    names += Buffer.byteLength(keys[i]!.name);
+    size += KEY_FIXED + Buffer.byteLength(keys[i]!.name);
     if ((i + 1) % KEYS_PER_SLICE === 0) yield;
   }
-  const out = Buffer.allocUnsafe(MAGIC.length + 8 + header.length + keys.length * KEY_FIXED + names + 4);
+  for (let c = 0; c < coldCount; c++) size += cold!.keys.recordLength(cold!.indexes[c]!);
+  const out = Buffer.allocUnsafe(MAGIC.length + 8 + header.length + size + 4);
   let at = MAGIC.copy(out, 0);
   at = out.writeUInt32LE(header.length, at);
   at += header.copy(out, at);
-  at = out.writeUInt32LE(keys.length, at);
+  at = out.writeUInt32LE(keys.length + coldCount, at);
   // The checksum is carried from slice to slice over what each one wrote.
   let crc = 0;
   let summed = 0;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    const enabled = pinned ? pinned.enabled[i] === 1 : key.enabled;
-    const used = pinned ? pinned.lastUsedAt[i]! : (key.lastUsedAt ?? Number.NaN);
-    at += out.write(key.id, at, KEY_ID_LENGTH, 'latin1');
-    at = out.writeUInt32LE(userPlace.get(key.userId)!, at);
-    at = out.writeUInt32LE(workspacePlace.get(key.workspaceId)!, at);
-    at += out.write(key.hash, at, 32, 'hex');
-    at += out.write(key.hint.slice(KEY_PREFIX.length, KEY_PREFIX.length + 4) + key.hint.slice(-4), at, 8, 'latin1');
-    out[at++] = (enabled ? ENABLED : 0) | (key.expiresAt === null ? 0 : EXPIRES) | (Number.isNaN(used) ? 0 : USED);
-    at = out.writeDoubleLE(key.createdAt, at);
-    at = out.writeDoubleLE(key.expiresAt ?? 0, at);
-    at = out.writeDoubleLE(Number.isNaN(used) ? 0 : used, at);
-    const length = out.write(key.name, at + 2, 'utf8');
-    at = out.writeUInt16LE(length, at) + length;
-    if ((i + 1) % KEYS_PER_SLICE === 0) {
+  let i = 0;
+  let c = 0;
+  for (let written = 1; i < keys.length || c < coldCount; written++) {
+    if (c < coldCount && (i === keys.length || cold!.indexes[c]! < keys[i]!.added!)) {
+      at = cold!.keys.copyRecord(cold!.indexes[c++]!, out, at, places);
+    } else {
+      const key = keys[i]!;
+      const place = { user: userPlace.get(key.userId)!, workspace: workspacePlace.get(key.workspaceId)! };
+      at = writeKeyRecord(out, at, key, place, pinned.enabled[i] === 1, pinned.lastUsedAt[i]!);
+      i++;
+    }
+    if (written % KEYS_PER_SLICE === 0) {
       crc = crc32(out.subarray(summed, at), crc);
       summed = at;
       yield;
@@ -426,12 +387,10 @@ function* encoding(content: SnapshotContent, pinned: Pinned | null): Generator<v
 }
 
 /**
- * Version 2's bytes as a State. The checksum says the bytes are as written;
- * every record is still checked as parseSnapshot checks version 1's, since
- * the file may have been made by hand or by a server with another bug. That
- * no two keys share an id or a hash is left to the store's indexes, which
- * hold every key by both anyway (Store.load): a set of each here would
- * double the cost of loading.
+ * Version 2's bytes as a State whose keys are all cold (snapshot-keys.ts).
+ * The checksum says the bytes are as written; every record is still checked
+ * as parseSnapshot checks version 1's, since the file may have been made by
+ * hand or by a server with another bug.
  */
 export function decodeSnapshot(bytes: Buffer): State {
   if (!isCompactSnapshot(bytes) || bytes.length < MAGIC.length + 12) throw new SnapshotError('it is cut short');
@@ -455,73 +414,30 @@ export function decodeSnapshot(bytes: Buffer): State {
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new SnapshotError('"seq" is not a whole number');
   const { users, workspaces } = parsePeople(root);
   const extra = Object.fromEntries(Object.entries(root).filter(([field]) => !HEADER_FIELDS.includes(field)));
-
   const count = bytes.readUInt32LE(at);
   at += 4;
-  const raw = bytes as Buffer & Slicing;
-  const keys: KeyFields[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    if (at + KEY_FIXED > body) throw new SnapshotError(`keys[${i}] runs past the end of the file`);
-    // Read whole, prefix included: one flat string, which the indexes hash faster than a joined one.
-    const id = raw.latin1Slice(at, at + KEY_ID_LENGTH);
-    if (!KEY_ID.test(id)) throw new SnapshotError(`keys[${i}]: "id" is not a key id as the server makes them (${ID_PREFIX.key} and ${ID_LENGTH} of 0-9, a-z)`);
-    at += KEY_ID_LENGTH;
-    const user = users[bytes.readUInt32LE(at)];
-    const workspace = workspaces[bytes.readUInt32LE(at + 4)];
-    at += 8;
-    if (!user) throw new SnapshotError(`${keyLabel(i, id)}: "userId" names an unknown user`);
-    if (!workspace) throw new SnapshotError(`${keyLabel(i, id)}: "workspaceId" names an unknown workspace`);
-    if (!user.workspaceIds.includes(workspace.id)) throw new SnapshotError(`${keyLabel(i, id)}: "workspaceId" is not one of its user's workspaces`);
-    const hashHex = raw.hexSlice(at, at + 32);
-    at += 32;
-    const hintBody = raw.latin1Slice(at, at + 8);
-    if (!HINT_BODY.test(hintBody)) throw new SnapshotError(`${keyLabel(i, id)}: "hint" is not of the form sk_abcd\u2026wxyz`);
-    at += 8;
-    const flags = bytes[at++]!;
-    const createdAt = time(bytes.readDoubleLE(at), i, id, 'createdAt');
-    const expiresAt = flags & EXPIRES ? time(bytes.readDoubleLE(at + 8), i, id, 'expiresAt') : null;
-    const lastUsedAt = flags & USED ? time(bytes.readDoubleLE(at + 16), i, id, 'lastUsedAt') : null;
-    at += 24;
-    const nameLength = bytes.readUInt16LE(at);
-    at += 2;
-    if (at + nameLength > body) throw new SnapshotError(`${keyLabel(i, id)} runs past the end of the file`);
-    const keyName = raw.utf8Slice(at, at + nameLength);
-    // Replacement characters come from bytes that are not UTF-8, unless they were written as such.
-    if (keyName.includes('\uFFFD') && !Buffer.from(keyName).equals(bytes.subarray(at, at + nameLength))) {
-      throw new SnapshotError(`${keyLabel(i, id)}: "name" is not UTF-8`);
-    }
-    at += nameLength;
-    if (!PLAIN_NAME.test(keyName)) name(keyName, keyLabel(i, id));
-    keys[i] = {
-      id,
-      userId: user.id,
-      workspaceId: workspace.id,
-      name: keyName,
-      hash: hashHex,
-      hint: `${KEY_PREFIX}${hintBody.slice(0, 4)}\u2026${hintBody.slice(4)}`,
-      enabled: (flags & ENABLED) !== 0,
-      createdAt,
-      expiresAt,
-      lastUsedAt,
-    };
+  // A count the bytes cannot hold is refused before anything is sized by it.
+  const room = Math.floor((body - at) / KEY_FIXED);
+  if (count > room) throw new SnapshotError(`keys[${room}] runs past the end of the file`);
+  const cold = new ColdKeys(bytes, at, body, count, users, workspaces);
+  return { seq, users, workspaces, keys: [], cold, extra };
+}
+
+/** Every key of a state as an object, in the order the store would add them: what a version 1 document of it holds. */
+export function everyKey(state: State): KeyFields[] {
+  const { cold } = state;
+  if (!cold) return state.keys;
+  const keys: KeyFields[] = [];
+  const replaced = new Map<number, KeyFields>();
+  const added: KeyFields[] = [];
+  for (const key of state.keys) {
+    const i = cold.findId(key.id);
+    if (i === -1) added.push(key);
+    else replaced.set(i, key);
   }
-  if (at !== body) throw new SnapshotError('it has bytes after its last key');
-  return { seq, users, workspaces, keys, extra };
-}
-
-function time(value: number, i: number, id: string, field: string): number {
-  if (!Number.isInteger(value) || value < EARLIEST || value > LATEST) throw new SnapshotError(`${keyLabel(i, id)}: "${field}" is not a time the server could have stamped`);
-  return value;
-}
-
-/** A key named in a message by its place and id, as parseSnapshot names it; made only for a message. */
-function keyLabel(i: number, id: string): string {
-  return `keys[${i}] (${id})`;
-}
-
-/** Buffer's own slicing, without the encoding lookup of toString: it runs for every field of every key. */
-interface Slicing {
-  latin1Slice(start: number, end: number): string;
-  hexSlice(start: number, end: number): string;
-  utf8Slice(start: number, end: number): string;
+  for (let i = 0; i < cold.count; i++) {
+    if (cold.has(i)) keys.push(cold.peek(i));
+    else if (replaced.has(i)) keys.push(replaced.get(i)!);
+  }
+  return [...keys, ...added];
 }

@@ -7,7 +7,8 @@ import { isoTime, type Clock } from './clock.js';
 import { ID_ALPHABET, ID_LENGTH, ID_PREFIX } from './ids.js';
 import { hashKey } from './key-hash.js';
 import type { Op } from './journal.js';
-import { FORMAT, savedKey, SnapshotError, stateOf, VERSION, type KeyFields, type SavedUser, type SavedWorkspace, type Snapshot, type State } from './snapshot.js';
+import { FORMAT, savedKey, SnapshotError, stateOf, VERSION, type KeyFields, type SavedUser, type Snapshot, type SnapshotContent, type State } from './snapshot.js';
+import type { ColdKeys } from './snapshot-keys.js';
 
 export interface UserState {
   id: string;
@@ -41,6 +42,9 @@ type Prior =
   | { kind: 'user'; live: UserState; was: UserState | null }
   | { kind: 'key'; live: StoredKey; was: StoredKey | null };
 
+/** What a snapshot of the store is made from. */
+export type SnapshotParts = Pick<SnapshotContent, 'users' | 'workspaces' | 'cold'> & { keys: StoredKey[] };
+
 /** A key's place in its user's list: what a page cursor names (docs/contract.md §A5). */
 export interface KeyPlace {
   createdAt: number;
@@ -60,6 +64,12 @@ export class Store {
    */
   private readonly keysByUser = new Map<string, StoredKey[]>();
   private added = 0;
+  /**
+   * The loaded snapshot's keys nothing has asked for yet (snapshot-keys.ts).
+   * Every lookup falls through to it; a key found there becomes an object
+   * in the maps above (`warm`) and stays one. Null once none is left cold.
+   */
+  private cold: ColdKeys | null = null;
   /** Records changed since the last takeChanges, by kind and id, with what they were before. */
   private priors = new Map<string, Prior>();
   /** The whole world before a reset since the last takeChanges, if one came. */
@@ -106,6 +116,10 @@ export class Store {
       this.users.set(u.id, user);
       this.keysByUser.set(u.id, []);
     }
+    const { cold } = state;
+    this.cold = cold && cold.size > 0 ? cold : null;
+    // A cold key's place in the order keys were added is its index in the file; a key the journal replaced keeps that place.
+    if (cold) this.added = Math.max(this.added, cold.count);
     for (const k of state.keys) {
       const before = live.get(k.id);
       let stored: StoredKey;
@@ -113,9 +127,10 @@ export class Store {
         const { lastUsedAt } = before;
         stored = Object.assign(before, k, { lastUsedAt, added: before.added });
       } else {
-        // The state's own object, taken over rather than copied: a load of 100,000 keys makes no second set of them.
+        // The state's own object, taken over rather than copied: a load of many keys makes no second set of them.
+        const i = cold ? cold.findId(k.id) : -1;
         stored = k as StoredKey;
-        stored.added = this.added++;
+        stored.added = i === -1 ? this.added++ : i;
       }
       this.keys.set(stored.id, stored);
       this.keysByHash.set(stored.hash, stored);
@@ -124,17 +139,21 @@ export class Store {
     // The indexes are what tells two keys of one id or hash apart; a snapshot's loader leaves that to them.
     if (this.keys.size !== state.keys.length) throw new SnapshotError('two keys share an id');
     if (this.keysByHash.size !== state.keys.length) throw new SnapshotError('two keys share a hash');
+    if (cold && state.keys.some((k) => cold.has(cold.findId(k.id)))) throw new SnapshotError('two keys share an id');
+    if (cold && state.keys.some((k) => cold.has(cold.findHash(k.hash)))) throw new SnapshotError('two keys share a hash');
     // A file's keys need not come in creation order, though a server's own do: one sort per user that needs it, not an insertion per key.
     for (const keys of this.keysByUser.values()) if (!inOrder(keys)) keys.sort(byPlace);
   }
 
   /** The state as loaded and saved, copied. */
   state(): State {
+    this.warmAll();
     const { users, workspaces, keys } = this.snapshotParts();
-    return { seq: 0, users, workspaces, keys: keys.map((k) => ({ ...k })), extra: {} };
+    return { seq: 0, users, workspaces, keys: keys.map((k) => ({ ...k })), cold: null, extra: {} };
   }
 
   toSnapshot(): Snapshot {
+    this.warmAll();
     return {
       format: FORMAT,
       version: VERSION,
@@ -144,12 +163,20 @@ export class Store {
     };
   }
 
-  /** Everything a snapshot holds (snapshot.ts, encodeSnapshot), keys in the order they were added. */
-  snapshotParts(): { users: SavedUser[]; workspaces: SavedWorkspace[]; keys: KeyFields[] } {
+  /**
+   * Everything a snapshot holds (snapshot.ts, encodeSnapshot): the keys held
+   * as objects in the order they were added, and the cold ones as they are
+   * now, which the encoder merges into that order.
+   */
+  snapshotParts(): SnapshotParts {
+    const keys = [...this.keys.values()];
+    // Map order is the order of arrival in memory; a cold key warmed late arrives late but keeps its place.
+    if (this.cold && !inAddedOrder(keys)) keys.sort((a, b) => a.added - b.added);
     return {
       users: [...this.users.values()].map(savedUser),
       workspaces: [...this.workspaces.values()].map((w) => ({ ...w })),
-      keys: [...this.keys.values()],
+      keys,
+      cold: this.cold ? { keys: this.cold, indexes: this.cold.indexes() } : null,
     };
   }
 
@@ -254,6 +281,7 @@ export class Store {
     this.keys.clear();
     this.keysByHash.clear();
     this.keysByUser.clear();
+    this.cold = null;
     const { user } = this.createUser('Local user', plan);
     return { user, secret: this.createKey(user, 'bootstrap', null).secret };
   }
@@ -308,9 +336,9 @@ export class Store {
   /** The key is anchored to the user's active workspace now; later switches never move it. */
   createKey(user: UserState, name: string, expiresAt: number | null): { key: StoredKey; secret: string } {
     const secret = generateKey(this.random);
-    // Made as a loaded key is, `added` last, so every key has one shape and lookups on them stay fast.
-    const fields: KeyFields = {
-      id: this.newId(ID_PREFIX.key, this.keys),
+    // Made as a cold key is made when first asked for (ColdKeys.take), `added` last: one shape keeps lookups on keys fast.
+    const key: StoredKey = {
+      id: this.newId(ID_PREFIX.key, this.keys, (id) => this.cold !== null && this.cold.findId(id) !== -1),
       userId: user.id,
       workspaceId: user.activeWorkspaceId,
       name,
@@ -320,9 +348,8 @@ export class Store {
       createdAt: this.clock.now(),
       expiresAt,
       lastUsedAt: null,
+      added: this.added++,
     };
-    const key = fields as StoredKey;
-    key.added = this.added++;
     this.touch({ kind: 'key', live: key, was: null });
     this.addKey(key);
     return { key, secret };
@@ -334,18 +361,18 @@ export class Store {
   }
 
   keyByHash(hashHex: string): StoredKey | undefined {
-    return this.keysByHash.get(hashHex);
+    return this.keysByHash.get(hashHex) ?? this.warm(this.cold?.findHash(hashHex));
   }
 
   /** Another user's key is indistinguishable from a missing one. */
   userKey(user: UserState, id: string): StoredKey | undefined {
-    const key = this.keys.get(id);
+    const key = this.keys.get(id) ?? this.warm(this.cold?.findId(id));
     return key && key.userId === user.id ? key : undefined;
   }
 
   /** Newest first; keys created within the same millisecond keep reverse creation order. */
   userKeys(user: UserState): StoredKey[] {
-    return [...(this.keysByUser.get(user.id) ?? [])].reverse();
+    return [...this.keysOf(user.id)].reverse();
   }
 
   /**
@@ -355,7 +382,7 @@ export class Store {
    * or revoked between pages neither repeats nor hides another.
    */
   keyPage(user: UserState, limit: number, after: KeyPlace | null): { keys: StoredKey[]; next: KeyPlace | null } {
-    const keys = this.keysByUser.get(user.id) ?? [];
+    const keys = this.keysOf(user.id);
     // Index of the newest key older than `after`, walking the oldest-first array backwards.
     const from = after === null ? keys.length - 1 : this.lowerBound(keys, after) - 1;
     const to = Math.max(-1, from - limit);
@@ -418,6 +445,27 @@ export class Store {
     return { ...this.keyRecord(key), secret };
   }
 
+  /** A user's keys oldest first, every cold one among them warmed first. */
+  private keysOf(userId: string): StoredKey[] {
+    if (this.cold) for (const i of this.cold.ofUser(userId)) this.warm(i);
+    return this.keysByUser.get(userId) ?? [];
+  }
+
+  /** The cold key at index i (none for -1 or undefined) made an object of the store's, in every index; the same object from then on. */
+  private warm(i: number | undefined): StoredKey | undefined {
+    const cold = this.cold;
+    if (cold === null || i === undefined || !cold.has(i)) return undefined;
+    const key: StoredKey = cold.take(i);
+    if (cold.size === 0) this.cold = null;
+    this.addKey(key);
+    return key;
+  }
+
+  private warmAll(): void {
+    const cold = this.cold;
+    if (cold) for (const i of cold.indexes()) this.warm(i);
+  }
+
   /** A key put back by an undo keeps its place in the order keys were added. */
   private addKey(key: StoredKey): void {
     this.keys.set(key.id, key);
@@ -450,12 +498,17 @@ export class Store {
     return low;
   }
 
-  private newId(prefix: string, taken: Map<string, unknown>): string {
+  private newId(prefix: string, taken: Map<string, unknown>, takenCold: (id: string) => boolean = () => false): string {
     for (;;) {
       const id = prefix + randomString(ID_ALPHABET, ID_LENGTH, this.random);
-      if (!taken.has(id)) return id;
+      if (!taken.has(id) && !takenCold(id)) return id;
     }
   }
+}
+
+function inAddedOrder(keys: StoredKey[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]!.added > keys[i]!.added) return false;
+  return true;
 }
 
 function byPlace(a: StoredKey, b: StoredKey): number {
