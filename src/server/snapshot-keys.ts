@@ -273,9 +273,11 @@ function readRecords(bytes: Buffer, from: number, end: number, at: Uint32Array, 
     if (!memberOf[user]!.has(workspace)) throw problem(i, p, '"workspaceId" is not one of its user\'s workspaces');
     for (let k = p + HINT_AT; k < p + HINT_AT + 8; k++) if (HINT_SYMBOL[bytes[k]!] !== 1) throw problem(i, p, '"hint" is not of the form sk_abcd\u2026wxyz');
     const flags = bytes[p + FLAGS_AT]!;
+    // What the server never writes is refused, as version 1's unknown fields are: a cold record is copied as it is into the next snapshot.
+    if (flags & ~(ENABLED | EXPIRES | USED)) throw problem(i, p, 'its flags byte has a bit the format does not have');
     if (!isStamp(bytes.readDoubleLE(p + TIMES_AT))) throw problem(i, p, '"createdAt" is not a time the server could have stamped');
-    if (flags & EXPIRES && !isStamp(bytes.readDoubleLE(p + TIMES_AT + 8))) throw problem(i, p, '"expiresAt" is not a time the server could have stamped');
-    if (flags & USED && !isStamp(bytes.readDoubleLE(p + TIMES_AT + 16))) throw problem(i, p, '"lastUsedAt" is not a time the server could have stamped');
+    checkOptionalTime(bytes, p, TIMES_AT + 8, (flags & EXPIRES) !== 0, () => problem(i, p, '"expiresAt" is not a time the server could have stamped'));
+    checkOptionalTime(bytes, p, TIMES_AT + 16, (flags & USED) !== 0, () => problem(i, p, '"lastUsedAt" is not a time the server could have stamped'));
     const nameLength = bytes.readUInt16LE(p + NAME_LENGTH_AT);
     const nameAt = p + KEY_FIXED;
     const nameEnd = nameAt + nameLength;
@@ -290,6 +292,11 @@ function readRecords(bytes: Buffer, from: number, end: number, at: Uint32Array, 
   }
   if (p !== end) throw new SnapshotError('it has bytes after its last key');
   return userOf;
+}
+
+/** A time the flags say is there must be a stamp; one they say is absent is written as zero bytes. */
+function checkOptionalTime(bytes: Buffer, p: number, offset: number, present: boolean, problem: () => SnapshotError): void {
+  if (present ? !isStamp(bytes.readDoubleLE(p + offset)) : bytes.readUInt32LE(p + offset) !== 0 || bytes.readUInt32LE(p + offset + 4) !== 0) throw problem();
 }
 
 /** A whole number of milliseconds within the years isoTime writes. */

@@ -86,8 +86,8 @@ export class Store {
     return Store.load(stateOf(snapshot), clock);
   }
 
-  static load(state: State, clock: Clock): Store {
-    const store = new Store(clock);
+  static load(state: State, clock: Clock, random?: (size: number) => Buffer): Store {
+    const store = new Store(clock, random);
     store.replace(state, new Map());
     return store;
   }
@@ -170,8 +170,8 @@ export class Store {
    */
   snapshotParts(): SnapshotParts {
     const keys = [...this.keys.values()];
-    // Map order is the order of arrival in memory; a cold key warmed late arrives late but keeps its place.
-    if (this.cold && !inAddedOrder(keys)) keys.sort((a, b) => a.added - b.added);
+    // Map order is the order of arrival in memory: a cold key warmed late, or a key an undo put back, arrives late but keeps its place.
+    if (!inAddedOrder(keys)) keys.sort((a, b) => a.added - b.added);
     return {
       users: [...this.users.values()].map(savedUser),
       workspaces: [...this.workspaces.values()].map((w) => ({ ...w })),
