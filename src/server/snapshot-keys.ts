@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { KEY_PREFIX } from '../contract/key-format.js';
-import { ID_LENGTH, ID_PREFIX } from './ids.js';
+import { ID_ALPHABET, ID_LENGTH, ID_PREFIX } from './ids.js';
 import { checkName, SnapshotError, type KeyFields, type SavedUser, type SavedWorkspace } from './records.js';
 
 /**
@@ -31,6 +32,9 @@ const USED = 4;
 const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
 const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const KEY_ID_PREFIX = Buffer.from(ID_PREFIX.key, 'latin1');
+const KEY_ID = new RegExp(`^${ID_PREFIX.key}[${ID_ALPHABET}]{${ID_LENGTH}}$`);
+const ID_WORDS = ID_LENGTH / 4;
+const HASH_WORDS = 8;
 
 /** A key as the store holds it: `added` is the order it came into memory in (store.ts, StoredKey). */
 export type AddedKey = KeyFields & { added: number };
@@ -80,7 +84,15 @@ export class ColdKeys {
   private readonly userStart: Uint32Array;
   private readonly userKeys: Uint32Array;
   private readonly userPlace: Map<string, number>;
+  /** How many of each user's keys are still cold, by user place. */
+  private readonly userLive: Uint32Array;
   private live: number;
+  /**
+   * The tables' hash seeds, new for each load: slots then depend on bytes
+   * and a secret, so a file made to put every key in one run of slots (and
+   * make loading quadratic) cannot be made without knowing them.
+   */
+  private readonly seeds = ((r) => [r.readInt32LE(0), r.readInt32LE(4)])(randomBytes(8));
 
   /**
    * Reads `count` records starting at `from`, which must end exactly at
@@ -102,12 +114,14 @@ export class ColdKeys {
     this.byId = new Int32Array(2 * slots);
     this.userPlace = new Map(users.map((u, i) => [u.id, i]));
     const userOf = readRecords(bytes, from, end, this.at, users, workspaces);
-    indexRecords(bytes, this.at, this.byHash, HASH_AT, 32, 'two keys share a hash');
-    indexRecords(bytes, this.at, this.byId, 0, ID_BYTES, 'two keys share an id');
+    indexRecords(bytes, this.at, this.byId, { offset: KEY_ID_PREFIX.length, words: ID_WORDS, seed: this.seeds[0]!, what: 'an id' });
+    indexRecords(bytes, this.at, this.byHash, { offset: HASH_AT, words: HASH_WORDS, seed: this.seeds[1]!, what: 'a hash' });
     const perUser = new Uint32Array(users.length + 1);
     for (let i = 0; i < count; i++) perUser[userOf[i]! + 1]!++;
     for (let u = 0; u < users.length; u++) perUser[u + 1]! += perUser[u]!;
     this.userStart = perUser.slice();
+    this.userLive = new Uint32Array(users.length);
+    for (let u = 0; u < users.length; u++) this.userLive[u] = perUser[u + 1]! - perUser[u]!;
     this.userKeys = new Uint32Array(count);
     for (let i = 0; i < count; i++) this.userKeys[perUser[userOf[i]!]!++] = i;
     this.live = count;
@@ -125,28 +139,24 @@ export class ColdKeys {
 
   /** The index of the key of this id, cold or gone; -1 when the file had none. */
   findId(id: string): number {
-    if (id.length !== ID_BYTES || !id.startsWith(ID_PREFIX.key)) return -1;
-    let h = FNV_OFFSET;
-    for (let k = KEY_ID_PREFIX.length; k < ID_BYTES; k++) h = Math.imul(h ^ id.charCodeAt(k), FNV_PRIME);
-    return this.find(this.byId, h, h, (at) => {
-      for (let k = 0; k < ID_BYTES; k++) if (this.bytes[at + k] !== id.charCodeAt(k)) return false;
-      return true;
-    });
+    if (!KEY_ID.test(id)) return -1;
+    const probe = Buffer.from(id, 'latin1');
+    return this.find(this.byId, mix(probe, KEY_ID_PREFIX.length, ID_WORDS, this.seeds[0]!), (at) => this.bytes.compare(probe, 0, ID_BYTES, at, at + ID_BYTES) === 0);
   }
 
   /** The index of the key with this SHA-256 digest (64 hex digits), cold or gone; -1 when the file had none. */
   findHash(hex: string): number {
     const digest = Buffer.from(hex, 'hex');
     if (digest.length !== 32) return -1;
-    return this.find(this.byHash, digest.readInt32LE(0), digest.readInt32LE(4), (at) => this.bytes.compare(digest, 0, 32, at + HASH_AT, at + HASH_AT + 32) === 0);
+    return this.find(this.byHash, mix(digest, 0, HASH_WORDS, this.seeds[1]!), (at) => this.bytes.compare(digest, 0, 32, at + HASH_AT, at + HASH_AT + 32) === 0);
   }
 
-  private find(table: Int32Array, h: number, tag: number, same: (at: number) => boolean): number {
+  private find(table: Int32Array, h: number, same: (at: number) => boolean): number {
     const mask = table.length / 2 - 1;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const entry = table[2 * slot]!;
       if (entry === 0) return -1;
-      if (table[2 * slot + 1] === tag && same(this.at[entry - 1]!)) return entry - 1;
+      if (table[2 * slot + 1] === h && same(this.at[entry - 1]!)) return entry - 1;
     }
   }
 
@@ -154,7 +164,7 @@ export class ColdKeys {
   ofUser(userId: string): number[] {
     const u = this.userPlace.get(userId);
     const found: number[] = [];
-    if (u === undefined) return found;
+    if (u === undefined || this.userLive[u] === 0) return found;
     for (let k = this.userStart[u]!; k < this.userStart[u + 1]!; k++) {
       const i = this.userKeys[k]!;
       if (this.gone[i] === 0) found.push(i);
@@ -204,6 +214,7 @@ export class ColdKeys {
     if (this.gone[i] !== 0) return;
     this.gone[i] = 1;
     this.live--;
+    this.userLive[this.bytes.readUInt32LE(this.at[i]! + USER_AT)]!--;
   }
 
   /**
@@ -233,9 +244,6 @@ function tableSize(count: number): number {
   while (size < count * 2) size *= 2;
   return size;
 }
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 /** Byte classes, by byte value: what a key id's symbols, a hint's and a plain name's bytes may be. */
 const ID_SYMBOL = byteClass(/[0-9a-z]/);
@@ -299,9 +307,9 @@ function checkOptionalTime(bytes: Buffer, p: number, offset: number, present: bo
   if (present ? !isStamp(bytes.readDoubleLE(p + offset)) : bytes.readUInt32LE(p + offset) !== 0 || bytes.readUInt32LE(p + offset + 4) !== 0) throw problem();
 }
 
-/** A whole number of milliseconds within the years isoTime writes. */
+/** A whole number of milliseconds within the years isoTime writes (not -0, which no clock gives). */
 function isStamp(value: number): boolean {
-  return Number.isInteger(value) && value >= EARLIEST && value <= LATEST;
+  return Number.isInteger(value) && value >= EARLIEST && value <= LATEST && !Object.is(value, -0);
 }
 
 /** A name that is not plain ASCII: it must be UTF-8, and then what the API would have taken. */
@@ -318,39 +326,41 @@ function keyLabel(bytes: Buffer, i: number, p: number): string {
 }
 
 /**
- * Puts every record in an open-addressing table by the `length` bytes at
- * `offset` in it; the same bytes in two records are a duplicate. Each slot
- * is a pair: the record's index + 1 (0 for empty) and a 32-bit tag of its
- * bytes, so a collision is mostly told apart without reading the file. For
- * a hash, the slot comes from its first four bytes and the tag is the next
- * four (SHA-256 digests are uniform already); for an id, both are FNV-1a of
- * its symbols.
+ * Puts every record in an open-addressing table by `words` 32-bit words at
+ * `offset` in it (an id's 20 symbols, a hash's 32 bytes); the same words in
+ * two records are a duplicate, named by both records. Each slot is a pair:
+ * the record's index + 1 (0 for empty) and the seeded hash of its words,
+ * which tells most collisions apart without reading the file.
  */
-function indexRecords(bytes: Buffer, at: Uint32Array, table: Int32Array, offset: number, length: number, problem: string): void {
+function indexRecords(bytes: Buffer, at: Uint32Array, table: Int32Array, key: { offset: number; words: number; seed: number; what: string }): void {
   const mask = table.length / 2 - 1;
-  const isId = offset === 0;
+  const length = key.words * 4;
   for (let i = 0; i < at.length; i++) {
-    const p = at[i]! + offset;
-    const h = isId ? idHashOfBytes(bytes, p) : bytes.readInt32LE(p);
-    const tag = isId ? h : bytes.readInt32LE(p + 4);
+    const p = at[i]! + key.offset;
+    const h = mix(bytes, p, key.words, key.seed);
     let slot = h & mask;
     for (;;) {
       const entry = table[2 * slot]!;
       if (entry === 0) break;
-      if (table[2 * slot + 1] === tag) {
-        const q = at[entry - 1]! + offset;
-        if (bytes.compare(bytes, p, p + length, q, q + length) === 0) throw new SnapshotError(problem);
+      const q = at[entry - 1]! + key.offset;
+      if (table[2 * slot + 1] === h && bytes.compare(bytes, p, p + length, q, q + length) === 0) {
+        throw new SnapshotError(`two keys share ${key.what}: ${keyLabel(bytes, entry - 1, at[entry - 1]!)} and ${keyLabel(bytes, i, at[i]!)}`);
       }
       slot = (slot + 1) & mask;
     }
     table[2 * slot] = i + 1;
-    table[2 * slot + 1] = tag;
+    table[2 * slot + 1] = h;
   }
 }
 
-/** FNV-1a over the id's 20 symbols; findId hashes a string the same way. */
-function idHashOfBytes(bytes: Buffer, at: number): number {
-  let h = FNV_OFFSET;
-  for (let k = KEY_ID_PREFIX.length; k < ID_BYTES; k++) h = Math.imul(h ^ bytes[at + k]!, FNV_PRIME);
-  return h;
+/** A seeded 32-bit hash of `words` little-endian words at `at`, each one stirred in (multiply, xor-shift) and the result finished as murmur3 does. */
+function mix(bytes: Buffer, at: number, words: number, seed: number): number {
+  let h = seed;
+  for (let k = 0; k < words; k++) {
+    h = Math.imul(h ^ bytes.readInt32LE(at + 4 * k), 0x9e3779b1);
+    h ^= h >>> 15;
+  }
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }

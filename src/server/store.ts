@@ -154,13 +154,8 @@ export class Store {
 
   toSnapshot(): Snapshot {
     this.warmAll();
-    return {
-      format: FORMAT,
-      version: VERSION,
-      users: [...this.users.values()].map(savedUser),
-      workspaces: [...this.workspaces.values()].map((w) => ({ ...w })),
-      keys: [...this.keys.values()].map(savedKey),
-    };
+    const { users, workspaces, keys } = this.snapshotParts();
+    return { format: FORMAT, version: VERSION, users, workspaces, keys: keys.map(savedKey) };
   }
 
   /**
@@ -445,10 +440,21 @@ export class Store {
     return { ...this.keyRecord(key), secret };
   }
 
-  /** A user's keys oldest first, every cold one among them warmed first. */
+  /** A user's keys oldest first, every cold one among them warmed first: pushed, then sorted once if a file had them out of order. */
   private keysOf(userId: string): StoredKey[] {
-    if (this.cold) for (const i of this.cold.ofUser(userId)) this.warm(i);
-    return this.keysByUser.get(userId) ?? [];
+    const keys = this.keysByUser.get(userId) ?? [];
+    const cold = this.cold;
+    const warming = cold ? cold.ofUser(userId) : [];
+    if (warming.length === 0) return keys;
+    for (const i of warming) {
+      const key: StoredKey = cold!.take(i);
+      this.keys.set(key.id, key);
+      this.keysByHash.set(key.hash, key);
+      keys.push(key);
+    }
+    if (cold!.size === 0) this.cold = null;
+    if (!inOrder(keys)) keys.sort(byPlace);
+    return keys;
   }
 
   /** The cold key at index i (none for -1 or undefined) made an object of the store's, in every index; the same object from then on. */
@@ -462,8 +468,7 @@ export class Store {
   }
 
   private warmAll(): void {
-    const cold = this.cold;
-    if (cold) for (const i of cold.indexes()) this.warm(i);
+    for (const userId of this.users.keys()) this.keysOf(userId);
   }
 
   /** A key put back by an undo keeps its place in the order keys were added. */
