@@ -70,6 +70,14 @@ export class UsageError extends CliError {
   }
 }
 
+/** The reader of svc's output went away and svc stopped cleanly for it (svc serve): exit 141, and no one left to tell. */
+export class BrokenPipeError extends CliError {
+  constructor() {
+    super('The reader of the output went away.', ExitCode.brokenPipe);
+    this.name = 'BrokenPipeError';
+  }
+}
+
 /** Ctrl-C: exit 130, and nothing said unless there is something the person must know (what was done before it). */
 export class InterruptedError extends CliError {
   readonly silent: boolean;

@@ -52,6 +52,13 @@ export interface IO {
    * in place of a closed fd 0, 1 or 2 before svc runs.
    */
   readonly stdoutDiscarded?: boolean;
+  /**
+   * Subscribes to the reader of stdout or stderr going away (EPIPE), which
+   * otherwise ends svc at once with exit 141 (bin/svc.js). A command that
+   * must stop cleanly rather than be cut off, svc serve, takes it over while
+   * subscribed. Returns the unsubscribe. Unset: streams that never break.
+   */
+  onReaderGone?: (listener: () => void) => () => void;
 }
 
 export interface ProcessIO {
@@ -75,12 +82,17 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
   const stdoutLevel = level(stdoutIsTTY);
   const stderrLevel = level(stderrIsTTY);
   const opened: NodeJS.WriteStream[] = [];
+  const readerGone = new Set<() => void>();
+  const failed = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && readerGone.size > 0) for (const listener of [...readerGone]) listener();
+    else onError(error);
+  };
   const open = (stream: () => NodeJS.WriteStream) => {
     let built: NodeJS.WriteStream | undefined;
     return () => {
       if (!built) {
         built = stream();
-        built.on('error', onError);
+        built.on('error', failed);
         opened.push(built);
       }
       return built;
@@ -119,6 +131,10 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     stdoutWritten: () => (opened.includes(process.stdout) ? written(process.stdout) : Promise.resolve(null)),
     env: process.env,
     invokedAs: invocation(process.argv[1], workingDirectory()),
+    onReaderGone(listener) {
+      readerGone.add(listener);
+      return () => readerGone.delete(listener);
+    },
   };
   // An empty write's callback runs once everything queued before it is flushed.
   const flushed = () => Promise.all(opened.map((s) => new Promise<void>((resolve) => s.write('', () => resolve())))).then(() => {});

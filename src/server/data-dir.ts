@@ -1,9 +1,29 @@
-import { open, readdir, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { open, readdir, realpath, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { lockDataFile, type DataFileLock } from './lock.js';
 import { describeFsError, tempFileName, tempFileOwner } from './persistence.js';
 import { isProcessAlive } from './process-alive.js';
 import { ServerStartError } from './start-error.js';
+
+/**
+ * The data file as the file system names it, symbolic links resolved (the
+ * file's, and its directories'). The lock, the journal and a snapshot's
+ * rename all go by this name: two servers given a link and its target meet
+ * at one lock, and a snapshot replaces the file, not the link to it. A file
+ * not there yet is named in its directory's real path; a directory not
+ * there either is left as given, for the checks after to name.
+ */
+export async function realDataFile(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    try {
+      return join(await realpath(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
+  }
+}
 
 /**
  * Saves append to journal files beside the data file, and a compaction

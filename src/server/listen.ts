@@ -7,7 +7,7 @@ import type { Plan } from '../contract/plans.js';
 import type { LocalServerReady } from '../contract/types.js';
 import { createApp } from './app.js';
 import { Clock } from './clock.js';
-import { claimDataFile } from './data-dir.js';
+import { claimDataFile, realDataFile } from './data-dir.js';
 import { rawErrorResponse, send, type Reply } from './http.js';
 import { FaultTable, type AmbientFaults } from './faults.js';
 import { FixedWindowLimiter } from './limiter.js';
@@ -88,7 +88,7 @@ const LOCK_CHECK_MS = 2_000;
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const logWarning = options.logWarning ?? ((message: string) => console.error(message));
-  const { dataFile } = options;
+  const dataFile = options.dataFile === undefined ? undefined : await realDataFile(options.dataFile);
   const lock =
     dataFile === undefined
       ? null
@@ -99,7 +99,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           ),
         );
   try {
-    return await start(options, lock, logWarning);
+    return await start({ ...options, dataFile }, lock, logWarning);
   } catch (error) {
     await lock?.release();
     throw error;

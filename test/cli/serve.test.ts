@@ -5,7 +5,7 @@
  * the process shows (real signals, a SIGKILL, the lock left behind) is in
  * test/server/process.test.ts and test/e2e/serve-flags.test.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +71,33 @@ describe('svc serve --local in-process', () => {
     expect(result.stderr).toContain('in memory, gone when the server stops');
     expect(result.stderr).toMatch(/API key +sk_\S+ {2}\(shown only now\)/);
     expect(result.stderr).toContain('SIGINT: finishing in-flight requests…');
+  });
+
+  it('stops as on a signal when the reader of its output goes away, saving its state and freeing its lock, and exits 141', async () => {
+    const file = join(dir, 'reader-gone.json');
+    const port = await freePort();
+    let onSubscribed!: () => void;
+    const subscribed = new Promise<void>((resolve) => (onSubscribed = resolve));
+    let readerGone!: () => void;
+    const running = svc(['serve', '--local', '--port', String(port), '--data', file, '--admin-token', 'tok'], {}, {
+      deps: { onSignal: () => () => {} },
+      readerGone: (listener) => {
+        readerGone = listener;
+        onSubscribed();
+      },
+    });
+    await subscribed;
+    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/_local/reset', 'tok');
+    expect(created.status).toBe(200);
+    readerGone();
+    const result = await running;
+    expect(result.exitCode).toBe(141);
+    expect(result.stderr).toContain('Output closed: finishing in-flight requests and saving state…');
+    expect(result.stderr).toContain('Server stopped.');
+    expect(result.stderr).not.toContain('The reader of the output went away');
+    expect(readdirSync(dir).filter((name) => name.startsWith('reader-gone.json'))).toEqual(['reader-gone.json']);
+    const again = await serveWhile(['--data', file, '--json'], async () => {});
+    expect(JSON.parse(again.stdout).userId).toBe(created.json.userId);
   });
 
   it('keeps state in --data, and says a --plan is ignored once the file holds state', async () => {

@@ -34,6 +34,8 @@ export interface RunOptions {
   deps?: Partial<Deps>;
   /** The working directory svc runs in (where it looks for a project's .svc-profile); the test process's by default. */
   cwd?: string;
+  /** Given what svc subscribes to its output's reader going away (IO.onReaderGone), for the test to call; unset, the IO has none. */
+  readerGone?: (subscribe: () => void) => void;
 }
 
 export interface RunResult {
@@ -72,6 +74,12 @@ export async function svc(args: string[], env: Record<string, string | undefined
     rows: options.rows ?? 24,
     env: Object.fromEntries(Object.entries(cleanEnv(env)).filter(([, value]) => value !== undefined)),
     cwd: options.cwd,
+    ...(options.readerGone && {
+      onReaderGone: (listener: () => void) => {
+        options.readerGone!(listener);
+        return () => {};
+      },
+    }),
   };
   const exitCode = await main(args, io, {
     now: () => Date.now() + sleptMs,

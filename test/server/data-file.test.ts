@@ -5,9 +5,9 @@
  * pid is dead), and temp files left by a crash are cleared.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerStartError, startServer, type RunningServer } from '../../src/server/listen.js';
 import { startServe, type ServeProcess } from '../abuse/helpers.js';
@@ -88,6 +88,27 @@ describe('one server per data file', () => {
     expect(existsSync(`${file}.lock`)).toBe(false);
     const third = await start(file);
     expect(third.ready.userId).toBe(first.ready.userId);
+  });
+
+  it('knows a data file by its real name: a link to it, or to its directory, meets the same lock, and a snapshot replaces the file, not the link', async () => {
+    const file = dataFile();
+    const first = await start(file);
+    const link = join(dirname(file), 'link.json');
+    symlinkSync(file, link);
+    const linkedDir = `${dirname(file)}-link`;
+    symlinkSync(dirname(file), linkedDir);
+    dirs.push(linkedDir);
+    for (const other of [link, join(linkedDir, 'state.json')]) {
+      await expect(startServer({ host: '127.0.0.1', port: 0, dataFile: other })).rejects.toThrow(`${file} is in use by another svc serve (pid ${process.pid})`);
+    }
+    await first.close();
+    running.splice(running.indexOf(first), 1);
+    const throughLink = await start(link);
+    expect(throughLink.ready.userId).toBe(first.ready.userId);
+    await throughLink.close();
+    running.splice(running.indexOf(throughLink), 1);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dirname(file)).sort()).toEqual(['link.json', 'state.json']);
   });
 
   it('svc serve refuses a data file another svc serve holds: exit 1, the pid named, the file untouched', async () => {

@@ -427,6 +427,18 @@ describe('svc serve --local --data', () => {
     expect(readdirSync(own)).toEqual(['state.json']);
   });
 
+  it('with the reader of its output gone (a pipe to a tee that was stopped), still shuts down cleanly on SIGTERM', async () => {
+    const file = join(dir, 'reader-gone.json');
+    const child = svc(['serve', '--local', '--port', '0', '--data', file]);
+    await until(() => child.stderr().includes('Ctrl-C stops the server.'), 'the banner', child);
+    // Ctrl-C in a terminal stops `svc serve | tee log` and the tee alike: the server's "finishing…" then meets a closed pipe.
+    child.process.stdout!.destroy();
+    child.process.stderr!.destroy();
+    child.process.kill('SIGTERM');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expect(readdirSync(dir).filter((name) => name.startsWith('reader-gone.json'))).toEqual(['reader-gone.json']);
+  });
+
   it('on SIGTERM finishes the request in flight, saves it, and exits 0', async () => {
     const file = join(dir, 'graceful.json');
     const { child, ready } = await serve(['--data', file]);

@@ -4,10 +4,11 @@ import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { PLANS, REQUESTS_PER_MINUTE, type Plan } from '../../contract/plans.js';
 import type { LocalServerReady } from '../../contract/types.js';
 import type { Deps } from '../deps.js';
+import type { IO } from '../io.js';
 import { createRenderer, type Renderer } from '../render/renderer.js';
 import { tone, type Line } from '../render/text.js';
 import type { Session } from '../session.js';
-import { CliError, UsageError } from '../errors.js';
+import { BrokenPipeError, CliError, UsageError } from '../errors.js';
 import type { App } from '../program.js';
 import { integerAtLeast } from '../program.js';
 import { readEnv } from '../environment.js';
@@ -157,12 +158,13 @@ export async function run(session: Session, options: ServeOptions): Promise<void
   if (faults && session.options.json) render.warn(`faults on: ${faults}`);
   // Listen for the stop signal before anyone is told the server is ready: a SIGTERM sent on reading the
   // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
-  const stopSignal = untilStopSignal(session.deps.onSignal);
+  const stopSignal = untilStopped(session.deps.onSignal, io);
   if (session.options.json) io.stdout.write(`${JSON.stringify(server.ready)}\n`);
   else printBanner(log, session.options.quiet === true, server.ready, options, io.invokedAs ?? 'svc');
 
   const signal = await stopSignal;
-  render.info(`${signal}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
+  // With its reader gone, what follows goes nowhere; the exit code says why the server stopped.
+  render.info(`${signal === READER_GONE ? 'Output closed' : signal}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
   // A failed last save is reported as a warning by the server itself: everything acknowledged is on disk.
   try {
     await server.close();
@@ -172,18 +174,32 @@ export async function run(session: Session, options: ServeOptions): Promise<void
     throw error;
   }
   render.info('Server stopped.');
+  if (signal === READER_GONE) throw new BrokenPipeError();
 }
 
+const READER_GONE = 'reader gone';
+
 /**
- * Resolves on the first SIGINT or SIGTERM, and stops listening: a second Ctrl-C
- * during shutdown finds only bin/svc.js's own handler, which exits at once.
+ * Resolves on the first SIGINT or SIGTERM, or when the reader of the
+ * server's output goes away (`svc serve | tee log`, then the tee is gone):
+ * the server then stops as it does on a signal, saving its state and
+ * freeing its lock, where exiting at the failed write would leave both.
+ * Signals are no longer listened to then: a second Ctrl-C during shutdown
+ * finds only bin/svc.js's own handler, which exits at once. Broken writes
+ * are taken over till the command ends, as stdout and stderr may share the
+ * reader that went.
  */
-function untilStopSignal(onSignal: Deps['onSignal']): Promise<NodeJS.Signals> {
+function untilStopped(onSignal: Deps['onSignal'], io: IO): Promise<NodeJS.Signals | typeof READER_GONE> {
   return new Promise((resolve) => {
-    const off = onSignal(['SIGINT', 'SIGTERM'], (signal) => {
-      off();
-      resolve(signal);
-    });
+    let stopped = false;
+    const stop = (why: NodeJS.Signals | typeof READER_GONE) => {
+      if (stopped) return;
+      stopped = true;
+      offSignal();
+      resolve(why);
+    };
+    const offSignal = onSignal(['SIGINT', 'SIGTERM'], stop);
+    io.onReaderGone?.(() => stop(READER_GONE));
   });
 }
 
