@@ -1,5 +1,5 @@
-import { open, readdir, realpath, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { open, readdir, readlink, realpath, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { lockDataFile, type DataFileLock } from './lock.js';
 import { describeFsError, tempFileName, tempFileOwner } from './persistence.js';
 import { isProcessAlive } from './process-alive.js';
@@ -10,13 +10,17 @@ import { ServerStartError } from './start-error.js';
  * file's, and its directories'). The lock, the journal and a snapshot's
  * rename all go by this name: two servers given a link and its target meet
  * at one lock, and a snapshot replaces the file, not the link to it. A file
- * not there yet is named in its directory's real path; a directory not
- * there either is left as given, for the checks after to name.
+ * not there yet is named in its directory's real path (through a link to
+ * it, if that is what was given); a directory not there either is left as
+ * given, for the checks after to name.
  */
-export async function realDataFile(path: string): Promise<string> {
+export async function realDataFile(path: string, links = 0): Promise<string> {
   try {
     return await realpath(path);
   } catch {
+    // A link to a file not made yet names where it will be: follow it, as far as the system itself would (ELOOP at 40).
+    const target = links < 40 ? await readlink(path).catch(() => null) : null;
+    if (target !== null) return realDataFile(resolve(dirname(path), target), links + 1);
     try {
       return join(await realpath(dirname(path)), basename(path));
     } catch {

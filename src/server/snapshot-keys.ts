@@ -88,9 +88,9 @@ export class ColdKeys {
   private readonly userLive: Uint32Array;
   private live: number;
   /**
-   * The tables' hash seeds, new for each load: slots then depend on bytes
+   * The tables' hash key, new for each load: slots then depend on bytes
    * and a secret, so a file made to put every key in one run of slots (and
-   * make loading quadratic) cannot be made without knowing them.
+   * make loading quadratic) cannot be made without knowing it.
    */
   private readonly seeds = ((r) => [r.readInt32LE(0), r.readInt32LE(4)])(randomBytes(8));
 
@@ -114,8 +114,8 @@ export class ColdKeys {
     this.byId = new Int32Array(2 * slots);
     this.userPlace = new Map(users.map((u, i) => [u.id, i]));
     const userOf = readRecords(bytes, from, end, this.at, users, workspaces);
-    indexRecords(bytes, this.at, this.byId, { offset: KEY_ID_PREFIX.length, words: ID_WORDS, seed: this.seeds[0]!, what: 'an id' });
-    indexRecords(bytes, this.at, this.byHash, { offset: HASH_AT, words: HASH_WORDS, seed: this.seeds[1]!, what: 'a hash' });
+    indexRecords(bytes, this.at, this.byId, { offset: KEY_ID_PREFIX.length, words: ID_WORDS, seeds: this.seeds, what: 'an id' });
+    indexRecords(bytes, this.at, this.byHash, { offset: HASH_AT, words: HASH_WORDS, seeds: this.seeds, what: 'a hash' });
     const perUser = new Uint32Array(users.length + 1);
     for (let i = 0; i < count; i++) perUser[userOf[i]! + 1]!++;
     for (let u = 0; u < users.length; u++) perUser[u + 1]! += perUser[u]!;
@@ -141,14 +141,14 @@ export class ColdKeys {
   findId(id: string): number {
     if (!KEY_ID.test(id)) return -1;
     const probe = Buffer.from(id, 'latin1');
-    return this.find(this.byId, mix(probe, KEY_ID_PREFIX.length, ID_WORDS, this.seeds[0]!), (at) => this.bytes.compare(probe, 0, ID_BYTES, at, at + ID_BYTES) === 0);
+    return this.find(this.byId, mix(probe, KEY_ID_PREFIX.length, ID_WORDS, this.seeds), (at) => this.bytes.compare(probe, 0, ID_BYTES, at, at + ID_BYTES) === 0);
   }
 
   /** The index of the key with this SHA-256 digest (64 hex digits), cold or gone; -1 when the file had none. */
   findHash(hex: string): number {
     const digest = Buffer.from(hex, 'hex');
     if (digest.length !== 32) return -1;
-    return this.find(this.byHash, mix(digest, 0, HASH_WORDS, this.seeds[1]!), (at) => this.bytes.compare(digest, 0, 32, at + HASH_AT, at + HASH_AT + 32) === 0);
+    return this.find(this.byHash, mix(digest, 0, HASH_WORDS, this.seeds), (at) => this.bytes.compare(digest, 0, 32, at + HASH_AT, at + HASH_AT + 32) === 0);
   }
 
   private find(table: Int32Array, h: number, same: (at: number) => boolean): number {
@@ -332,12 +332,12 @@ function keyLabel(bytes: Buffer, i: number, p: number): string {
  * the record's index + 1 (0 for empty) and the seeded hash of its words,
  * which tells most collisions apart without reading the file.
  */
-function indexRecords(bytes: Buffer, at: Uint32Array, table: Int32Array, key: { offset: number; words: number; seed: number; what: string }): void {
+function indexRecords(bytes: Buffer, at: Uint32Array, table: Int32Array, key: { offset: number; words: number; seeds: readonly number[]; what: string }): void {
   const mask = table.length / 2 - 1;
   const length = key.words * 4;
   for (let i = 0; i < at.length; i++) {
     const p = at[i]! + key.offset;
-    const h = mix(bytes, p, key.words, key.seed);
+    const h = mix(bytes, p, key.words, key.seeds);
     let slot = h & mask;
     for (;;) {
       const entry = table[2 * slot]!;
@@ -353,14 +353,36 @@ function indexRecords(bytes: Buffer, at: Uint32Array, table: Int32Array, key: { 
   }
 }
 
-/** A seeded 32-bit hash of `words` little-endian words at `at`, each one stirred in (multiply, xor-shift) and the result finished as murmur3 does. */
-function mix(bytes: Buffer, at: number, words: number, seed: number): number {
-  let h = seed;
-  for (let k = 0; k < words; k++) {
-    h = Math.imul(h ^ bytes.readInt32LE(at + 4 * k), 0x9e3779b1);
-    h ^= h >>> 15;
+/**
+ * A keyed 32-bit hash of `words` little-endian words at `at`: HalfSipHash's
+ * add-rotate-xor rounds (one per word, three to finish), keyed by the two
+ * seeds. A plain multiply-and-xor hash has differences in its input that
+ * give the same output whatever the seed (flip a word's top bit, undo it in
+ * the next word): a file made of them loaded quadratically anyway. These
+ * rounds have no such shortcut known, as hash tables keyed against flooding
+ * rely on.
+ */
+function mix(bytes: Buffer, at: number, words: number, seeds: readonly number[]): number {
+  let v0 = seeds[0]! | 0;
+  let v1 = seeds[1]! | 0;
+  let v2 = 0x6c796765 ^ v0;
+  let v3 = 0x74656462 ^ v1;
+  // One round per word, one for the length, three to finish; written once, as a call per round costs more than the round.
+  for (let k = 0; k < words + 4; k++) {
+    const m = k < words ? bytes.readInt32LE(at + 4 * k) : k === words ? (words * 4) << 24 : 0;
+    if (k === words + 1) v2 ^= 0xff;
+    v3 ^= m;
+    v0 = (v0 + v1) | 0;
+    v1 = ((v1 << 5) | (v1 >>> 27)) ^ v0;
+    v0 = (v0 << 16) | (v0 >>> 16);
+    v2 = (v2 + v3) | 0;
+    v3 = ((v3 << 8) | (v3 >>> 24)) ^ v2;
+    v0 = (v0 + v3) | 0;
+    v3 = ((v3 << 7) | (v3 >>> 25)) ^ v0;
+    v2 = (v2 + v1) | 0;
+    v1 = ((v1 << 13) | (v1 >>> 19)) ^ v2;
+    v2 = (v2 << 16) | (v2 >>> 16);
+    v0 ^= m;
   }
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return h ^ (h >>> 16);
+  return v1 ^ v3;
 }

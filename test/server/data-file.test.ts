@@ -111,6 +111,19 @@ describe('one server per data file', () => {
     expect(readdirSync(dirname(file)).sort()).toEqual(['link.json', 'state.json']);
   });
 
+  it('follows a link to a data file not made yet: the file is made where the link points, and the link stays', async () => {
+    const file = dataFile();
+    const link = join(dirname(file), 'ahead.json');
+    symlinkSync('state.json', link);
+    const first = await start(link);
+    await expect(startServer({ host: '127.0.0.1', port: 0, dataFile: file })).rejects.toThrow(`${file} is in use by another svc serve (pid ${process.pid})`);
+    await first.close();
+    running.splice(running.indexOf(first), 1);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dirname(file)).sort()).toEqual(['ahead.json', 'state.json']);
+    expect((await start(file)).ready.userId).toBe(first.ready.userId);
+  });
+
   it('svc serve refuses a data file another svc serve holds: exit 1, the pid named, the file untouched', async () => {
     const file = dataFile();
     const first = await serve(file);
