@@ -42,3 +42,10 @@ export function checkName(value: unknown, label: string): string {
   if (problem) throw new SnapshotError(`${label}: "name" ${problem}`);
   return value;
 }
+
+/** The API takes an expiry only in the future (validation.ts, validCreateKey), so no key it made expires at or before its creation. */
+export const EXPIRY_BEFORE_CREATION = '"expiresAt" is not after "createdAt", as the API requires';
+
+export function expiresBeforeCreated(createdAt: number, expiresAt: number | null): boolean {
+  return expiresAt !== null && expiresAt <= createdAt;
+}

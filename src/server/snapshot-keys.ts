@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { KEY_PREFIX } from '../contract/key-format.js';
 import { ID_ALPHABET, ID_LENGTH, ID_PREFIX } from './ids.js';
-import { checkName, SnapshotError, type KeyFields, type SavedUser, type SavedWorkspace } from './records.js';
+import { checkName, EXPIRY_BEFORE_CREATION, expiresBeforeCreated, SnapshotError, type KeyFields, type SavedUser, type SavedWorkspace } from './records.js';
 
 /**
  * The key records of a version 2 snapshot (snapshot.ts has the whole
@@ -285,6 +285,7 @@ function readRecords(bytes: Buffer, from: number, end: number, at: Uint32Array, 
     if (flags & ~(ENABLED | EXPIRES | USED)) throw problem(i, p, 'its flags byte has a bit the format does not have');
     if (!isStamp(bytes.readDoubleLE(p + TIMES_AT))) throw problem(i, p, '"createdAt" is not a time the server could have stamped');
     checkOptionalTime(bytes, p, TIMES_AT + 8, (flags & EXPIRES) !== 0, () => problem(i, p, '"expiresAt" is not a time the server could have stamped'));
+    if (flags & EXPIRES && expiresBeforeCreated(bytes.readDoubleLE(p + TIMES_AT), bytes.readDoubleLE(p + TIMES_AT + 8))) throw problem(i, p, EXPIRY_BEFORE_CREATION);
     checkOptionalTime(bytes, p, TIMES_AT + 16, (flags & USED) !== 0, () => problem(i, p, '"lastUsedAt" is not a time the server could have stamped'));
     const nameLength = bytes.readUInt16LE(p + NAME_LENGTH_AT);
     const nameAt = p + KEY_FIXED;

@@ -4,7 +4,7 @@ import { isPlan } from '../contract/plans.js';
 import { isoTime } from './clock.js';
 import { ID_LENGTH, ID_PREFIX, isId, type IdKind } from './ids.js';
 import { ColdKeys, KEY_FIXED, writeKeyRecord } from './snapshot-keys.js';
-import { checkName, SnapshotError, type KeyFields, type SavedUser, type SavedWorkspace } from './records.js';
+import { checkName, EXPIRY_BEFORE_CREATION, expiresBeforeCreated, SnapshotError, type KeyFields, type SavedUser, type SavedWorkspace } from './records.js';
 
 /**
  * The state file's formats, read and written here alone: the saved form of the
@@ -126,7 +126,7 @@ export function parseKey(item: unknown, where: string, refs: References): SavedK
   // A key is anchored to a workspace of its user's; any other would let it reach a workspace its user is not in.
   if (!user.workspaceIds.includes(workspaceId)) throw new SnapshotError(`${label}: "workspaceId" is not one of its user's workspaces`);
   if (typeof r.hint !== 'string' || !HINT.test(r.hint)) throw new SnapshotError(`${label}: "hint" is not of the form sk_abcd\u2026wxyz`);
-  return {
+  const key: SavedKey = {
     id,
     userId: user.id,
     workspaceId,
@@ -138,6 +138,10 @@ export function parseKey(item: unknown, where: string, refs: References): SavedK
     expiresAt: r.expiresAt === null ? null : timestamp(r.expiresAt, label, 'expiresAt'),
     lastUsedAt: r.lastUsedAt === null ? null : timestamp(r.lastUsedAt, label, 'lastUsedAt'),
   };
+  if (expiresBeforeCreated(Date.parse(key.createdAt), key.expiresAt === null ? null : Date.parse(key.expiresAt))) {
+    throw new SnapshotError(`${label}: ${EXPIRY_BEFORE_CREATION}`);
+  }
+  return key;
 }
 
 /**

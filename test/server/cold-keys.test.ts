@@ -351,6 +351,7 @@ describe('a version 2 snapshot the API could not have written', () => {
     ['an expiry of Infinity', ({ bytes, at, ids }) => ((bytes[at[1]! + FLAGS] |= 2), bytes.writeDoubleLE(Infinity, at[1]! + EXPIRES), [bytes, `keys[1] (${ids[1]}): "expiresAt" is not a time`])],
     ['a flag the format does not have', ({ bytes, at, ids }) => ((bytes[at[0]! + FLAGS] |= 8), [bytes, `keys[0] (${ids[0]}): its flags byte has a bit the format does not have`])],
     ['an absent expiry with bytes in its place', ({ bytes, at, ids }) => ((bytes[at[1]! + FLAGS] &= ~2), bytes.writeDoubleLE(START, at[1]! + EXPIRES), [bytes, `keys[1] (${ids[1]}): "expiresAt" is not a time`])],
+    ['an expiry at its creation', ({ bytes, at, ids }) => (bytes.writeDoubleLE(bytes.readDoubleLE(at[0]! + CREATED), at[0]! + EXPIRES), [bytes, `keys[0] (${ids[0]}): "expiresAt" is not after "createdAt", as the API requires`])],
     ['an empty name', ({ bytes, at, ids }) => [withName(bytes, at[2]!, Buffer.alloc(0)), `keys[2] (${ids[2]}): "name" must be 1 to 100 characters after trimming`]],
     ['a name with an escape', ({ bytes, at, ids }) => [withName(bytes, at[2]!, Buffer.from('a\u001b[2Jb')), `keys[2] (${ids[2]}): "name" must not contain control characters`]],
     ['a name the API would have trimmed', ({ bytes, at, ids }) => [withName(bytes, at[0]!, Buffer.from('padded ')), `keys[0] (${ids[0]}): "name" begins or ends with white space`]],

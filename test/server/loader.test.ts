@@ -72,6 +72,7 @@ describe('the state file loader', () => {
     ['a field the document does not have', (s) => ((s.comment = 'hand-edited'), 'the document has a field the format does not have: "comment"')],
     ['a date that does not exist', (s) => ((s.keys[0]!.createdAt = '2026-02-30T00:00:00.000Z'), `keys[0] (${s.keys[0]!.id}): "createdAt" is not an ISO 8601 UTC timestamp`)],
     ['a year past 9999', (s) => ((s.keys[1]!.expiresAt = '+010000-01-01T00:00:00.000Z'), `keys[1] (${s.keys[1]!.id}): "expiresAt" is not an ISO 8601 UTC timestamp`)],
+    ['a key that expires before it was made', (s) => ((s.keys[1]!.expiresAt = '2025-12-31T23:59:59.999Z'), `keys[1] (${s.keys[1]!.id}): "expiresAt" is not after "createdAt", as the API requires`)],
     ['a key anchored to a workspace of another user', (s) => ((s.keys[0]!.workspaceId = s.workspaces[1]!.id), `keys[0] (${s.keys[0]!.id}): "workspaceId" is not one of its user's workspaces`)],
     ['a user in one workspace twice', (s) => (s.users[0]!.workspaceIds.push(s.users[0]!.workspaceIds[0]!), `users[0] (${s.users[0]!.id}): "workspaceIds" names a workspace twice`)],
   ])('refuses %s, naming the file and the record', async (_, spoil) => {
