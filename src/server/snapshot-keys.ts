@@ -225,7 +225,7 @@ export class ColdKeys {
    */
   copyRecord(i: number, out: Buffer, at: number, places: { user(id: string): number; workspace(id: string): number }): number {
     const from = this.at[i]!;
-    const end = from + KEY_FIXED + this.bytes.readUInt16LE(from + NAME_LENGTH_AT);
+    const end = from + this.recordLength(i);
     this.bytes.copy(out, at, from, end);
     out.writeUInt32LE(places.user(this.users[this.bytes.readUInt32LE(from + USER_AT)]!.id), at + USER_AT);
     out.writeUInt32LE(places.workspace(this.workspaces[this.bytes.readUInt32LE(from + WORKSPACE_AT)]!.id), at + WORKSPACE_AT);

@@ -1,7 +1,8 @@
 // tier: in-process
 /**
  * A store loaded with cold keys: cursors across a warm, and a served store's
- * changes to warmed and cold keys across a restart and a reset.
+ * changes to warmed and cold keys, and the list order of keys of one
+ * millisecond warmed out of order, across a restart and a reset.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,5 +98,30 @@ describe('served: reset and restart with cold keys', () => {
     expect((await third.api('GET', '/user/api-keys', { key: k2.secret })).status).toBe(401);
     expect((await third.api('GET', '/user/api-keys', { key: boot })).json.keys).toHaveLength(1);
     expect(readFileSync(file).subarray(0, 8).toString('latin1')).toBe('SVCSNAP\n');
+  });
+
+  it('keeps the list order of same-millisecond keys across a restart after every key was warmed by auth out of order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cold-order-'));
+    dirs.push(dir);
+    const file = join(dir, 'state.svc');
+    const store = new Store(new Clock(() => T));
+    const user = store.createUser('u', 'pro').user;
+    const made = [0, 1, 2].map((i) => store.createKey(user, `k${i}`, null));
+    store.takeChanges();
+    writeFileSync(file, encodeSnapshot({ ...store.snapshotParts(), seq: 0, extra: {} }));
+
+    const t = await serve(file);
+    for (const i of [2, 0, 1]) {
+      const res = await t.api('GET', `/user/api-keys/${made[i]!.key.id}`, { key: made[i]!.secret });
+      expect(res.status).toBe(200);
+    }
+    const before = (await t.api('GET', '/user/api-keys', { key: made[0]!.secret })).json.keys.map((k: { name: string }) => k.name);
+    expect(before).toEqual(['k2', 'k1', 'k0']);
+    await t.close();
+    servers.splice(servers.indexOf(t), 1);
+
+    const again = await serve(file);
+    const after = (await again.api('GET', '/user/api-keys', { key: made[0]!.secret })).json.keys.map((k: { name: string }) => k.name);
+    expect(after).toEqual(before);
   });
 });
