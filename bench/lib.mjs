@@ -71,6 +71,21 @@ export function memoryOf(pid) {
   }
 }
 
+/**
+ * CPU time a process has used so far, user and system, in ms (Linux only; null elsewhere).
+ * /proc counts in clock ticks, 100 a second on Linux whatever the kernel's own tick rate (USER_HZ).
+ */
+export function cpuMsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    const rest = fields.slice(fields.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 export function quantile(values, q) {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return NaN;

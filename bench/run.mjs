@@ -156,28 +156,48 @@ function report({ env, command, startup, npx, terminal, tableDraw, throughput, s
 
   lines.push('## Server throughput', '');
   lines.push(
-    `autocannon in the benchmark process, ${CONNECTIONS} connections, no pipelining, ${seconds.throughput} s per run after a 1 s warm-up, each path run ${seconds.rounds} times in rotating order; requests per second are the mean of the runs, latencies the worst run's. Servers are separate processes, so on this ${env.cores}-core machine the server and the load generator each have about one core. The bare server is \`node:http\` answering the same status and JSON body with only Content-Type and Content-Length.`,
+    `autocannon in the benchmark process, ${CONNECTIONS} connections, no pipelining, ${seconds.throughput} s per run after a 1 s warm-up. Each path is measured in ${seconds.rounds} rounds; a round runs the bare server and each svc build once, in an order that rotates from round to round. Servers are separate processes, so on this ${env.cores}-core machine the server and the load generator each have about one core. The bare server is \`node:http\` answering the same status and JSON body with only Content-Type and Content-Length.`,
+    '',
+    "The ratio is svc's requests per second over the bare server's in the same round, the median of the rounds with the interquartile range: this machine's speed drifts from minute to minute by more than the difference measured, and a round's two runs share their minute. Requests per second, p50 and p99 are each the median over the rounds; the worst run's p99 is shown too. Server CPU is the server process's user and system time (all its threads, from /proc) per answer in the run, the median of the rounds, and its ratio to the bare server's in the same round: what the server itself spent on an answer, where requests per second also reflect what the load generator, on the same two cores, spent on reading it.",
     '',
     `The 200 path is \`GET /api/service/user/api-keys\` with a valid key. A Pro workspace admits 1,000 requests a minute, so the load is spread over ${seconds.users} users created through the admin API, each with a Pro workspace of its own; requests rotate through their keys, every run starts in a fresh rate window (the server's clock is advanced to it), and a run is rejected if any answer is not 200. Authentication, the rate limiter and the handler all run on every request. The 429 path is a Free workspace exhausted at the start of the window; the 401 path a well-formed key that does not exist. Any answer with another status fails the run.`,
     '',
   );
   const rows = [];
+  const range = ({ median: m, low, high }) => `${fixed(m)} (${fixed(low)}–${fixed(high)})`;
   for (const t of throughput) {
     for (const build of t.builds) {
-      const ratio = build.rps / t.bare.rps;
       rows.push([
         t.name,
         build.label,
         int(build.rps),
         int(t.bare.rps),
-        fixed(ratio),
+        range(build.ratio),
         `${build.p50} / ${build.p99} ms`,
-        `${t.bare.p99} ms`,
-        build.label === 'svc' ? `${mark(ratio >= TARGETS.throughputRatio)} / ${mark(build.p99 < TARGETS.p99Ms)}` : '',
+        `${build.worstP99} ms`,
+        `${t.bare.p99} / ${t.bare.worstP99} ms`,
+        build.cpuUs === null ? 'n/a' : `${fixed(build.cpuUs, 1)} / ${fixed(t.bare.cpuUs, 1)} µs`,
+        build.cpuRatio === null ? 'n/a' : range(build.cpuRatio),
+        build.label === 'svc' ? `${mark(build.ratio.median >= TARGETS.throughputRatio)} / ${mark(build.p99 < TARGETS.p99Ms)}` : '',
       ]);
     }
   }
-  table(['path', 'server', 'req/s', 'bare req/s', 'ratio', 'p50 / p99', 'bare p99', `target ≥ ${TARGETS.throughputRatio}× / p99 < ${TARGETS.p99Ms} ms`], rows);
+  table(
+    [
+      'path',
+      'server',
+      'req/s',
+      'bare req/s',
+      'ratio (IQR)',
+      'p50 / p99',
+      'worst p99',
+      'bare p99 / worst',
+      'server CPU per answer, svc / bare',
+      'CPU × bare (IQR)',
+      `target ≥ ${TARGETS.throughputRatio}× / p99 < ${TARGETS.p99Ms} ms`,
+    ],
+    rows,
+  );
   if (before) {
     lines.push(
       `"svc before" is commit ${before.commit}, built aside by \`--before\` and measured in the same runs; "svc" is this checkout. The scale table measures it on the large store too.`,
@@ -255,7 +275,7 @@ function report({ env, command, startup, npx, terminal, tableDraw, throughput, s
 const started = Date.now();
 if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first (npm run bench does)');
 const env = { ...machine(), commit: commitOf(ROOT) };
-const seconds = { throughput: 5, rounds: 2, users: 400, auth: 3 };
+const seconds = { throughput: 3, rounds: 6, users: 400, auth: 3 };
 let before = null;
 try {
   if (values.before) {

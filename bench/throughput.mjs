@@ -10,7 +10,7 @@
 // and a run fails if a single answer is anything but 200. The limiter
 // still counts every request: this is the real 200 path, just never refused.
 import autocannon from 'autocannon';
-import { startBareServer, startSvcServer } from './lib.mjs';
+import { cpuMsOf, median, quantile, startBareServer, startSvcServer } from './lib.mjs';
 
 const LIST = '/user/api-keys';
 const PATH = `/api/service${LIST}`;
@@ -26,16 +26,24 @@ function load(url, requests, seconds) {
   });
 }
 
-/** A warm-up, then a measured run whose answers must all have `status`. */
-async function measure(url, requests, status, seconds) {
+/**
+ * A warm-up, then a measured run whose answers must all have `status`; with
+ * the server's CPU time per answer (user and system, all its threads): what
+ * the server itself spent, where requests per second also count what the
+ * load generator, sharing the machine, spent on it.
+ */
+async function measure(url, pid, requests, status, seconds) {
   await load(url, requests, 1);
+  const cpuBefore = cpuMsOf(pid);
   const result = await load(url, requests, seconds);
+  const cpuAfter = cpuMsOf(pid);
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
   const wrong = Object.keys(statuses).filter((code) => Number(code) !== status);
   if (wrong.length > 0 || result.errors + result.timeouts > 0) {
     throw new Error(`expected only ${status} from ${url}, got ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
+  const cpuUs = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / result.requests.total;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total, cpuUs };
 }
 
 /** One svc server with its users and the three request sets. */
@@ -91,13 +99,13 @@ export async function benchThroughput({ seconds, rounds, users, builds }) {
           for (let i = 0; i < round % order.length; i++) order.push(order.shift());
           for (const which of order) {
             if (which === 'bare') {
-              runs.bare.push(await measure(bare.url, targets[0].paths[p].requests, path.status, seconds));
+              runs.bare.push(await measure(bare.url, bare.pid, targets[0].paths[p].requests, path.status, seconds));
               continue;
             }
             const target = targets.find((t) => t.label === which);
             await target.server.startOfNextWindow();
             await target.paths[p].prepare?.();
-            runs[which].push(await measure(target.server.url, target.paths[p].requests, path.status, seconds));
+            runs[which].push(await measure(target.server.url, target.server.pid, target.paths[p].requests, path.status, seconds));
           }
         }
       } finally {
@@ -110,12 +118,29 @@ export async function benchThroughput({ seconds, rounds, users, builds }) {
     }
     return results.map(({ runs, ...path }) => {
       const summary = (list) => ({
-        rps: list.reduce((sum, r) => sum + r.rps, 0) / list.length,
-        p50: Math.max(...list.map((r) => r.p50)),
-        p99: Math.max(...list.map((r) => r.p99)),
+        rps: median(list.map((r) => r.rps)),
+        p50: median(list.map((r) => r.p50)),
+        p99: median(list.map((r) => r.p99)),
+        worstP99: Math.max(...list.map((r) => r.p99)),
+        cpuUs: list.some((r) => r.cpuUs === null) ? null : median(list.map((r) => r.cpuUs)),
         requests: list.reduce((sum, r) => sum + r.total, 0),
       });
-      return { ...path, bare: summary(runs.bare), builds: targets.map((t) => ({ label: t.label, ...summary(runs[t.label]) })) };
+      // Each round's run beside the bare server's run of the same round: the machine drifts from
+      // minute to minute by more than the difference being measured, and a pair shares its minute.
+      const paired = (list, of) => {
+        const ratios = list.map((r, round) => of(r, runs.bare[round]));
+        return { median: median(ratios), low: quantile(ratios, 0.25), high: quantile(ratios, 0.75) };
+      };
+      return {
+        ...path,
+        bare: summary(runs.bare),
+        builds: targets.map((t) => ({
+          label: t.label,
+          ...summary(runs[t.label]),
+          ratio: paired(runs[t.label], (r, bare) => r.rps / bare.rps),
+          cpuRatio: runs[t.label].some((r) => r.cpuUs === null) ? null : paired(runs[t.label], (r, bare) => r.cpuUs / bare.cpuUs),
+        })),
+      };
     });
   } finally {
     for (const target of targets) await target.server.stop();
