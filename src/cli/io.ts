@@ -59,6 +59,15 @@ export interface IO {
    * subscribed. Returns the unsubscribe. Unset: streams that never break.
    */
   onReaderGone?: (listener: () => void) => () => void;
+  /**
+   * Whether a path names this process's stdin: /dev/stdin, /dev/fd/0, or
+   * the terminal or pipe that stdin is. Such a file is read through
+   * `stdin`, on the event loop, where Ctrl-C ends the wait; read as a file,
+   * the read blocks a worker thread until the terminal sends end-of-file,
+   * and the exit that Ctrl-C asks for waits on that thread. Unset: no path
+   * does (tests' memory).
+   */
+  namesStdin?: (path: string) => boolean;
 }
 
 export interface ProcessIO {
@@ -123,6 +132,7 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     get rows() {
       return (stderrIsTTY && process.stderr.rows) || (stdoutIsTTY && process.stdout.rows) || 24;
     },
+    namesStdin: (path) => sameFile(path, 0),
     // Asked only before a secret is printed: two system calls no other command pays.
     get stdoutDiscarded() {
       return isNullDevice(1);
@@ -157,6 +167,17 @@ function isNullDevice(fd: number): boolean {
   try {
     const stat = fstatSync(fd);
     return stat.isCharacterDevice() && stat.rdev === statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
+}
+
+/** The file a path names (links followed) is the one open on `fd`. */
+function sameFile(path: string, fd: number): boolean {
+  try {
+    const named = statSync(path);
+    const open = fstatSync(fd);
+    return named.dev === open.dev && named.ino === open.ino;
   } catch {
     return false;
   }

@@ -213,3 +213,33 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
     await expect.poll(async () => (await svc(['keys', 'list', '--name', 'given-up', '--json'], server.env)).stdout).toContain('"name": "given-up"');
   });
 });
+
+describe('svc api reading its body from a terminal', () => {
+  // Read as a file, /dev/stdin held a worker thread in read(2) that the exit of Ctrl-C waited on until Ctrl-D.
+  for (const input of ['/dev/stdin', '/dev/fd/0', '-']) {
+    it(`--input ${input}: says it waits for the body; Ctrl-C ends it at once with 130, nothing sent`, async () => {
+      const before = (await server.requests()).length;
+      term = await Terminal.start(['node', SVC_BIN, 'api', '/user/api-keys', '--input', input], server.env);
+      await term.waitFor('then press Ctrl-D on a line of its own');
+      await term.send('{"name":"never-sent"');
+      await term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+      expect((await server.requests()).slice(before)).toEqual([]);
+    });
+  }
+
+  it('-F name=@/dev/stdin: the same', async () => {
+    term = await Terminal.start(['node', SVC_BIN, 'api', '/user/api-keys', '-F', 'name=@/dev/stdin'], server.env);
+    await term.waitFor('then press Ctrl-D on a line of its own');
+    await term.send('C-c');
+    expect(await term.exitCode()).toBe(130);
+  });
+
+  it('--input /dev/stdin from a pipe: read as stdin, without the line for a person', async () => {
+    const result = await svc(['api', '/user/api-keys', '--input', '/dev/stdin'], server.env, { input: '{"name":"piped-body"}' });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('Ctrl-D');
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'piped-body' });
+    await svc(['keys', 'revoke', JSON.parse(result.stdout).id, '--yes'], server.env);
+  });
+});

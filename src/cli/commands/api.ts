@@ -115,7 +115,7 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
   const hasFields = field.length > 0 || rawField.length > 0;
   if (opts.input !== undefined) {
     if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
-    const text = opts.input === '-' ? await readAll(session.io.stdin) : await readArgumentFile(opts.input, '--input');
+    const text = opts.input === '-' ? await readStdin(session) : await readArgumentFile(opts.input, '--input', session);
     try {
       return JSON.parse(text);
     } catch {
@@ -130,13 +130,24 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
   }
   for (const pair of field) {
     const [key, value] = splitField(pair);
-    body[key] = await typedValue(value);
+    body[key] = await typedValue(value, session);
   }
   return body;
 }
 
-/** A file named on the command line; one that cannot be read is the caller's mistake (exit 2), said with its name. */
-async function readArgumentFile(path: string, option: string): Promise<string> {
+/** Stdin to its end; on a terminal, first a line saying that svc waits for it, and how to end it. */
+async function readStdin(session: KeySession): Promise<string> {
+  if (session.io.stdinIsTTY) session.render.info('Reading from the terminal: type the text, then press Ctrl-D on a line of its own (Ctrl-C cancels).');
+  return readAll(session.io.stdin);
+}
+
+/**
+ * A file named on the command line; one that cannot be read is the caller's mistake (exit 2), said with its name.
+ * A name for stdin (/dev/stdin, /dev/fd/0) is read as stdin: as a file, a read from a terminal would hold a
+ * worker thread that Ctrl-C's exit then waits on, until the terminal sends end-of-file.
+ */
+async function readArgumentFile(path: string, option: string, session?: KeySession): Promise<string> {
+  if (session?.io.namesStdin?.(path)) return readStdin(session);
   // Loaded here: node:fs/promises costs every other command's start-up a
   // millisecond. Not with import(): on Node 20 the bundle runs in vm.Script,
   // which has no loader for it (bin/load-bundle.js).
@@ -156,12 +167,12 @@ function splitField(pair: string): [string, string] {
   return [pair.slice(0, at), pair.slice(at + 1)];
 }
 
-export async function typedValue(value: string): Promise<unknown> {
+export async function typedValue(value: string, session?: KeySession): Promise<unknown> {
   if (value === 'true') return true;
   if (value === 'false') return false;
   if (value === 'null') return null;
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
-  if (value.startsWith('@')) return readArgumentFile(value.slice(1), '-F');
+  if (value.startsWith('@')) return readArgumentFile(value.slice(1), '-F', session);
   return value;
 }
 
