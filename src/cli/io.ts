@@ -1,6 +1,7 @@
-import { fstatSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, statSync, type Stats } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { basename, isAbsolute, relative } from 'node:path';
-import { isatty } from 'node:tty';
+import { isatty, ReadStream } from 'node:tty';
 import { readEnv } from './environment.js';
 import { colourLevel, type ColourLevel } from './render/colour.js';
 
@@ -60,14 +61,16 @@ export interface IO {
    */
   onReaderGone?: (listener: () => void) => () => void;
   /**
-   * Whether a path names this process's stdin: /dev/stdin, /dev/fd/0, or
-   * the terminal or pipe that stdin is. Such a file is read through
-   * `stdin`, on the event loop, where Ctrl-C ends the wait; read as a file,
-   * the read blocks a worker thread until the terminal sends end-of-file,
-   * and the exit that Ctrl-C asks for waits on that thread. Unset: no path
-   * does (tests' memory).
+   * How to read a file named on the command line whose read could wait on
+   * a person or a pipe: 'stdin' when it is this process's stdin (/dev/stdin,
+   * /dev/fd/0, the terminal or pipe stdin is), a stream of its own for
+   * another terminal (/dev/tty); null for anything else, to be read as a
+   * file. Both are read on the event loop, where Ctrl-C ends the wait: read
+   * as a file, a terminal holds a worker thread until it sends end-of-file,
+   * and the exit that Ctrl-C asks for waits on that thread. Unset: every
+   * path is a file (tests' memory).
    */
-  namesStdin?: (path: string) => boolean;
+  readerOf?: (path: string) => 'stdin' | Readable | null;
 }
 
 export interface ProcessIO {
@@ -132,7 +135,7 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     get rows() {
       return (stderrIsTTY && process.stderr.rows) || (stdoutIsTTY && process.stdout.rows) || 24;
     },
-    namesStdin: (path) => sameFile(path, 0),
+    readerOf,
     // Asked only before a secret is printed: two system calls no other command pays.
     get stdoutDiscarded() {
       return isNullDevice(1);
@@ -172,15 +175,31 @@ function isNullDevice(fd: number): boolean {
   }
 }
 
-/** The file a path names (links followed) is the one open on `fd`. */
-function sameFile(path: string, fd: number): boolean {
+function readerOf(path: string): 'stdin' | Readable | null {
+  let named: Stats;
   try {
-    const named = statSync(path);
-    const open = fstatSync(fd);
-    return named.dev === open.dev && named.ino === open.ino;
+    named = statSync(path);
   } catch {
-    return false;
+    return null;
   }
+  // A regular file is read whole from its start, even when it is stdin; a directory is refused as one.
+  if (named.isFile() || named.isDirectory()) return null;
+  try {
+    const stdin = fstatSync(0);
+    if (named.dev === stdin.dev && named.ino === stdin.ino) return 'stdin';
+  } catch {
+    // No stdin at all: the path is not it.
+  }
+  if (!named.isCharacterDevice()) return null;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    if (isatty(fd)) return new ReadStream(fd);
+  } catch {
+    // Read as a file, which says why it cannot be.
+  }
+  if (fd !== undefined) closeSync(fd);
+  return null;
 }
 
 /** The process's working directory; undefined once it has been removed, where no project can be and no path is relative to it. */

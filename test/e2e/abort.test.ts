@@ -8,10 +8,13 @@
  * waits for the secret, or with a second one stops at once saying how to
  * find the key that may have been made.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SVC_BIN, svc } from '../helpers/cli.js';
+import { cleanEnv } from '../helpers/env.js';
 import { useFaultyServer } from '../helpers/reference-faults.js';
 import { Terminal } from '../helpers/terminal.js';
 
@@ -173,6 +176,43 @@ describe('declining to save a rotation\'s new key, in a profile other than the d
   });
 });
 
+describe('SIGINT (kill -INT) while svc api has a change out', () => {
+  const holdCreate = () => server.fault({ method: 'POST', path: '/user/api-keys', delayMs: 3000 });
+  const untilHeld = () => expect.poll(async () => (await server.rules()).length).toBe(0);
+
+  it('once: says it waits for the answer, prints it (the secret with it), exits 130', async () => {
+    await holdCreate();
+    const child = svc(['api', '/user/api-keys', '-f', 'name=api-held'], server.env);
+    await untilHeld();
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    expect(result.stderr).toContain('Interrupted while POST /user/api-keys was out: waiting for its answer');
+    expect(result.stderr).toContain('Stopped after the answer came (shown above).');
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'api-held', secret: expect.stringMatching(/^sk_/) });
+  });
+
+  it('twice: stops without the answer, saying a key may have been made and how to find it', async () => {
+    await holdCreate();
+    const child = svc(['api', '/user/api-keys', '-f', 'name=api-given-up'], server.env);
+    await untilHeld();
+    child.kill('SIGINT');
+    let stderr = '';
+    await new Promise<void>((resolve) =>
+      child.stderr!.on('data', (chunk) => {
+        stderr += String(chunk);
+        if (stderr.includes('waiting for its answer')) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Stopped while POST /user/api-keys was out: the server may have made the change.');
+    expect(result.stderr).toContain('svc keys list');
+  });
+});
+
 describe('SIGINT (kill -INT) while a create is held open by the server', () => {
   const holdCreate = () => server.fault({ method: 'POST', path: '/user/api-keys', delayMs: 3000 });
   /** The rule is used up once the create has reached the server, which then holds it for the delay. */
@@ -216,7 +256,8 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
 
 describe('svc api reading its body from a terminal', () => {
   // Read as a file, /dev/stdin held a worker thread in read(2) that the exit of Ctrl-C waited on until Ctrl-D.
-  for (const input of ['/dev/stdin', '/dev/fd/0', '-']) {
+  // /dev/tty is the same terminal under another device number (5,0): a terminal of its own, read the same way.
+  for (const input of ['/dev/stdin', '/dev/fd/0', '-', '/dev/tty']) {
     it(`--input ${input}: says it waits for the body; Ctrl-C ends it at once with 130, nothing sent`, async () => {
       const before = (await server.requests()).length;
       term = await Terminal.start(['node', SVC_BIN, 'api', '/user/api-keys', '--input', input], server.env);
@@ -228,11 +269,36 @@ describe('svc api reading its body from a terminal', () => {
     });
   }
 
-  it('-F name=@/dev/stdin: the same', async () => {
-    term = await Terminal.start(['node', SVC_BIN, 'api', '/user/api-keys', '-F', 'name=@/dev/stdin'], server.env);
-    await term.waitFor('then press Ctrl-D on a line of its own');
-    await term.send('C-c');
-    expect(await term.exitCode()).toBe(130);
+  for (const source of ['/dev/stdin', '/dev/tty']) {
+    it(`-F name=@${source}: the same`, async () => {
+      term = await Terminal.start(['node', SVC_BIN, 'api', '/user/api-keys', '-F', `name=@${source}`], server.env);
+      await term.waitFor('then press Ctrl-D on a line of its own');
+      await term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+    });
+  }
+
+  it('two fields from stdin: the second is refused (exit 2), nothing sent', async () => {
+    const before = (await server.requests()).length;
+    const result = await svc(['api', '/user/api-keys', '-F', 'name=@/dev/stdin', '-F', 'other=@/dev/stdin'], server.env, { input: 'piped' });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('stdin can be read only once; it is named twice.');
+    expect((await server.requests()).slice(before)).toEqual([]);
+  });
+
+  it('stdin a directory: refused as a directory, as any --input or -F file that is one; nothing sent', async () => {
+    const before = (await server.requests()).length;
+    for (const args of [['--input', '/dev/stdin'], ['-F', 'name=@/dev/stdin']]) {
+      const dir = openSync(tmpdir(), 'r');
+      try {
+        const result = await execa('node', [SVC_BIN, 'api', '/user/api-keys', ...args], { env: cleanEnv(server.env), extendEnv: false, reject: false, stdin: dir });
+        expect(result.exitCode, result.stderr).toBe(2);
+        expect(result.stderr).toContain('/dev/stdin, which cannot be read: it is a directory.');
+      } finally {
+        closeSync(dir);
+      }
+    }
+    expect((await server.requests()).slice(before)).toEqual([]);
   });
 
   it('--input /dev/stdin from a pipe: read as stdin, without the line for a person', async () => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ApiError } from '../../client/errors.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
 import { findSecret, readKey } from '../../client/key-view.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import { nearest } from '../suggest.js';
 import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
@@ -60,7 +60,8 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
   const timeoutMs = session.options.timeout ?? (isManagementPath(path) ? MANAGEMENT_TIMEOUT_MS : GENERATION_TIMEOUT_MS);
   const { client, render } = session;
   try {
-    const res = await client.request<unknown>(method, path, { body, timeoutMs });
+    const send = () => client.request<unknown>(method, path, { body, timeoutMs });
+    const { value: res, interrupted } = method === 'GET' ? { value: await send(), interrupted: false } : await throughCtrlC(session, `${method} ${path}`, send);
     if (opts.include) await printHead(session, res.status, res.headers);
     if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
@@ -68,11 +69,40 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
       if (!session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));
       await secretWritten(render, session.io, readKey(res.body).id);
     }
+    if (interrupted) throw new InterruptedError(['Stopped after the answer came (shown above).']);
   } catch (error) {
     // The server's own error document is the answer a script asked for; the
     // exit code still tells failure apart.
     if (error instanceof ApiError && error.body && error.status !== 401) render.json(error.body);
     throw error;
+  }
+}
+
+/**
+ * A request that may change something. Its answer may hold the only copy of a secret (a create) or say
+ * whether the change was made, so a first Ctrl-C (or SIGTERM) while it is out waits on for the answer, which
+ * is then shown before the command ends with 130; a second stops at once, saying what may have been done.
+ */
+async function throughCtrlC<T>(session: KeySession, request: string, send: () => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
+  let signals = 0;
+  let stopNow!: (error: Error) => void;
+  const stopped = new Promise<never>((_, reject) => (stopNow = reject));
+  const off = session.deps.onSignal(['SIGINT', 'SIGTERM'], () => {
+    if (++signals === 1) {
+      session.render.warn(`Interrupted while ${request} was out: waiting for its answer, which may hold the only copy of a secret (Ctrl-C again to stop at once).`);
+      return;
+    }
+    stopNow(
+      new InterruptedError([
+        `Stopped while ${request} was out: the server may have made the change. If it made a key, nobody has seen its secret:`,
+        'find it with `svc keys list` and revoke it.',
+      ]),
+    );
+  });
+  try {
+    return { value: await Promise.race([send(), stopped]), interrupted: signals > 0 };
+  } finally {
+    off();
   }
 }
 
@@ -115,7 +145,7 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
   const hasFields = field.length > 0 || rawField.length > 0;
   if (opts.input !== undefined) {
     if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
-    const text = opts.input === '-' ? await readStdin(session) : await readArgumentFile(opts.input, '--input', session);
+    const text = await readArgument(opts.input, '--input', session, new Set());
     try {
       return JSON.parse(text);
     } catch {
@@ -128,26 +158,41 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
     const [key, value] = splitField(pair);
     body[key] = value;
   }
+  const read = new Set<string>();
   for (const pair of field) {
     const [key, value] = splitField(pair);
-    body[key] = await typedValue(value, session);
+    body[key] = await typedValue(value, session, read);
   }
   return body;
 }
 
-/** Stdin to its end; on a terminal, first a line saying that svc waits for it, and how to end it. */
-async function readStdin(session: KeySession): Promise<string> {
-  if (session.io.stdinIsTTY) session.render.info('Reading from the terminal: type the text, then press Ctrl-D on a line of its own (Ctrl-C cancels).');
-  return readAll(session.io.stdin);
+/**
+ * What a file named on the command line holds (`-` is stdin); one that cannot be read is the caller's mistake
+ * (exit 2), said with its name. Stdin, or a terminal, is read on the event loop (IO.readerOf), saying first
+ * on a terminal that svc waits for it; it can be read once, `read` holding what was.
+ */
+async function readArgument(path: string, option: string, session: KeySession, read: Set<string>): Promise<string> {
+  const reader = path === '-' ? 'stdin' : (session.io.readerOf?.(path) ?? null);
+  if (reader === null) return readFileArgument(path, option);
+  const stream = reader === 'stdin' ? session.io.stdin : reader;
+  const which = reader === 'stdin' ? 'stdin' : path;
+  if (read.has(which)) {
+    if (reader !== 'stdin') reader.destroy();
+    throw new UsageError(`${which === 'stdin' ? 'stdin' : clip(path, 200)} can be read only once; it is named twice.`);
+  }
+  read.add(which);
+  if (reader !== 'stdin' || session.io.stdinIsTTY) {
+    session.render.info('Reading from the terminal: type the text, then press Ctrl-D on a line of its own (Ctrl-C cancels).');
+  }
+  try {
+    return await readAll(stream);
+  } finally {
+    if (reader !== 'stdin') reader.destroy();
+  }
 }
 
-/**
- * A file named on the command line; one that cannot be read is the caller's mistake (exit 2), said with its name.
- * A name for stdin (/dev/stdin, /dev/fd/0) is read as stdin: as a file, a read from a terminal would hold a
- * worker thread that Ctrl-C's exit then waits on, until the terminal sends end-of-file.
- */
-async function readArgumentFile(path: string, option: string, session?: KeySession): Promise<string> {
-  if (session?.io.namesStdin?.(path)) return readStdin(session);
+/** A file read as a file. */
+async function readFileArgument(path: string, option: string): Promise<string> {
   // Loaded here: node:fs/promises costs every other command's start-up a
   // millisecond. Not with import(): on Node 20 the bundle runs in vm.Script,
   // which has no loader for it (bin/load-bundle.js).
@@ -167,12 +212,12 @@ function splitField(pair: string): [string, string] {
   return [pair.slice(0, at), pair.slice(at + 1)];
 }
 
-export async function typedValue(value: string, session?: KeySession): Promise<unknown> {
+export async function typedValue(value: string, session?: KeySession, read: Set<string> = new Set()): Promise<unknown> {
   if (value === 'true') return true;
   if (value === 'false') return false;
   if (value === 'null') return null;
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
-  if (value.startsWith('@')) return readArgumentFile(value.slice(1), '-F', session);
+  if (value.startsWith('@')) return session ? readArgument(value.slice(1), '-F', session, read) : readFileArgument(value.slice(1), '-F');
   return value;
 }
 
