@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { basename, isAbsolute, relative } from 'node:path';
 import { isatty, ReadStream } from 'node:tty';
@@ -193,7 +193,9 @@ function readerOf(path: string): 'stdin' | Readable | null {
   if (!named.isCharacterDevice()) return null;
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
+    // Not blocking: a device may wait in open(2) itself (a serial line for its carrier); not taking the
+    // terminal as svc's controlling one, should svc have none.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     if (isatty(fd)) return new ReadStream(fd);
   } catch {
     // Read as a file, which says why it cannot be.

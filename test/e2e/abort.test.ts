@@ -8,10 +8,10 @@
  * waits for the secret, or with a second one stops at once saying how to
  * find the key that may have been made.
  */
+import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SVC_BIN, svc } from '../helpers/cli.js';
 import { cleanEnv } from '../helpers/env.js';
@@ -291,9 +291,12 @@ describe('svc api reading its body from a terminal', () => {
     for (const args of [['--input', '/dev/stdin'], ['-F', 'name=@/dev/stdin']]) {
       const dir = openSync(tmpdir(), 'r');
       try {
-        const result = await execa('node', [SVC_BIN, 'api', '/user/api-keys', ...args], { env: cleanEnv(server.env), extendEnv: false, reject: false, stdin: dir });
-        expect(result.exitCode, result.stderr).toBe(2);
-        expect(result.stderr).toContain('/dev/stdin, which cannot be read: it is a directory.');
+        const child = spawn('node', [SVC_BIN, 'api', '/user/api-keys', ...args], { env: cleanEnv(server.env), stdio: [dir, 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+        const code = await new Promise((resolve) => child.once('close', resolve));
+        expect(code, stderr).toBe(2);
+        expect(stderr).toContain('/dev/stdin, which cannot be read: it is a directory.');
       } finally {
         closeSync(dir);
       }
