@@ -176,26 +176,20 @@ describe('declining to save a rotation\'s new key, in a profile other than the d
   });
 });
 
-describe('SIGINT (kill -INT) while svc api has a change out', () => {
-  const holdCreate = () => server.fault({ method: 'POST', path: '/user/api-keys', delayMs: 3000 });
-  const untilHeld = () => expect.poll(async () => (await server.rules()).length).toBe(0);
+describe('SIGINT (kill -INT) while a create is held open by the server', () => {
+  /**
+   * svc with `args`, once its create has reached the server, which holds it for 3 s (the rule is then used up).
+   * In an object: the child is a promise of its result, which an async function's return would wait for.
+   */
+  async function held(args: string[]) {
+    await server.fault({ method: 'POST', path: '/user/api-keys', delayMs: 3000 });
+    const child = svc(args, server.env);
+    await expect.poll(async () => (await server.rules()).length).toBe(0);
+    return { child };
+  }
 
-  it('once: says it waits for the answer, prints it (the secret with it), exits 130', async () => {
-    await holdCreate();
-    const child = svc(['api', '/user/api-keys', '-f', 'name=api-held'], server.env);
-    await untilHeld();
-    child.kill('SIGINT');
-    const result = await child;
-    expect(result.exitCode).toBe(130);
-    expect(result.stderr).toContain('Interrupted while POST /user/api-keys was out: waiting for its answer');
-    expect(result.stderr).toContain('Stopped after the answer came (shown above).');
-    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'api-held', secret: expect.stringMatching(/^sk_/) });
-  });
-
-  it('twice: stops without the answer, saying a key may have been made and how to find it', async () => {
-    await holdCreate();
-    const child = svc(['api', '/user/api-keys', '-f', 'name=api-given-up'], server.env);
-    await untilHeld();
+  /** A SIGINT, and once svc says it waits for the answer, a second one; then svc's result. */
+  async function interruptedTwice(child: ReturnType<typeof svc>) {
     child.kill('SIGINT');
     let stderr = '';
     await new Promise<void>((resolve) =>
@@ -205,23 +199,11 @@ describe('SIGINT (kill -INT) while svc api has a change out', () => {
       }),
     );
     child.kill('SIGINT');
-    const result = await child;
-    expect(result.exitCode).toBe(130);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('Stopped while POST /user/api-keys was out: the server may have made the change.');
-    expect(result.stderr).toContain('svc keys list');
-  });
-});
-
-describe('SIGINT (kill -INT) while a create is held open by the server', () => {
-  const holdCreate = () => server.fault({ method: 'POST', path: '/user/api-keys', delayMs: 3000 });
-  /** The rule is used up once the create has reached the server, which then holds it for the delay. */
-  const untilHeld = () => expect.poll(async () => (await server.rules()).length).toBe(0);
+    return await child;
+  }
 
   it('once: says it waits for the answer, prints the secret when it comes, exits 130', async () => {
-    await holdCreate();
-    const child = svc(['keys', 'create', 'held'], server.env);
-    await untilHeld();
+    const { child } = await held(['keys', 'create', 'held']);
     child.kill('SIGINT');
     const result = await child;
     expect(result.exitCode).toBe(130);
@@ -232,25 +214,31 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
   });
 
   it('twice: stops without waiting for the answer, naming the command that finds the key, which then finds it', async () => {
-    await holdCreate();
-    const child = svc(['keys', 'create', 'given-up'], server.env);
-    await untilHeld();
-    child.kill('SIGINT');
-    let stderr = '';
-    await new Promise<void>((resolve) =>
-      child.stderr!.on('data', (chunk) => {
-        stderr += String(chunk);
-        if (stderr.includes('waiting for its answer')) resolve();
-      }),
-    );
-    child.kill('SIGINT');
-    const result = await child;
+    const result = await interruptedTwice((await held(['keys', 'create', 'given-up'])).child);
     expect(result.exitCode).toBe(130);
     // The answer holds the secret: had svc waited for it, the secret would be on stdout.
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain("a key named 'given-up' may have been made, and nobody has seen its secret");
     expect(result.stderr).toContain('svc keys list --name given-up');
     await expect.poll(async () => (await svc(['keys', 'list', '--name', 'given-up', '--json'], server.env)).stdout).toContain('"name": "given-up"');
+  });
+
+  it('svc api, once: says it waits for the answer, prints it (the secret with it), exits 130', async () => {
+    const { child } = await held(['api', '/user/api-keys', '-f', 'name=api-held']);
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    expect(result.stderr).toContain('Interrupted while POST /user/api-keys was out: waiting for its answer');
+    expect(result.stderr).toContain('Stopped after the answer came (shown above).');
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: 'api-held', secret: expect.stringMatching(/^sk_/) });
+  });
+
+  it('svc api, twice: stops without the answer, saying a key may have been made and how to find it', async () => {
+    const result = await interruptedTwice((await held(['api', '/user/api-keys', '-f', 'name=api-given-up'])).child);
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Stopped while POST /user/api-keys was out: the server may have made the change.');
+    expect(result.stderr).toContain('svc keys list');
   });
 });
 
