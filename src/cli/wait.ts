@@ -62,7 +62,7 @@ export const PROGRESS_AFTER_MS = 300;
  * stderr that is not a terminal, nor in CI (the renderer draws progress
  * only on a terminal, and never with --quiet). Ctrl-C while the line shows
  * clears it and ends the command (exit 130), except during a POST, whose
- * caller (a create) decides what a Ctrl-C means.
+ * caller (keys create, svc api) decides what a Ctrl-C means.
  */
 export function showingWaits(
   transport: Transport,

@@ -233,12 +233,24 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'api-held', secret: expect.stringMatching(/^sk_/) });
   });
 
+  it('svc api with a PATCH out: ends at once, as any command does (only a POST can answer a secret)', async () => {
+    const { id } = await create('patched-while-out');
+    await server.fault({ method: 'PATCH', path: `/user/api-keys/${id}`, delayMs: 3000 });
+    const child = svc(['api', '-X', 'PATCH', `/user/api-keys/${id}`, '-F', 'enabled=false'], server.env);
+    await expect.poll(async () => (await server.rules()).length).toBe(0);
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain('waiting for its answer');
+  });
+
   it('svc api, twice: stops without the answer, saying a key may have been made and how to find it', async () => {
     const result = await interruptedTwice((await held(['api', '/user/api-keys', '-f', 'name=api-given-up'])).child);
     expect(result.exitCode).toBe(130);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('Stopped while POST /user/api-keys was out: the server may have made the change.');
-    expect(result.stderr).toContain('svc keys list');
+    expect(result.stderr).toContain('svc keys list --name api-given-up');
   });
 });
 

@@ -8,7 +8,7 @@ import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
 import { readAll } from '../read-stdin.js';
 import { createRenderer } from '../render/renderer.js';
-import { clip } from '../render/text.js';
+import { clip, shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
 import { onlyTimeWarning } from '../views/keys.js';
 import { secretWritten } from '../views/show-new-key.js';
@@ -61,7 +61,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
   const { client, render } = session;
   try {
     const send = () => client.request<unknown>(method, path, { body, timeoutMs });
-    const { value: res, interrupted } = method === 'GET' ? { value: await send(), interrupted: false } : await throughCtrlC(session, `${method} ${path}`, send);
+    const { value: res, interrupted } = method === 'POST' ? await throughCtrlC(session, path, body, send) : { value: await send(), interrupted: false };
     if (opts.include) await printHead(session, res.status, res.headers);
     if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
@@ -79,11 +79,14 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
 }
 
 /**
- * A request that may change something. Its answer may hold the only copy of a secret (a create) or say
- * whether the change was made, so a first Ctrl-C (or SIGTERM) while it is out waits on for the answer, which
- * is then shown before the command ends with 130; a second stops at once, saying what may have been done.
+ * A POST, which may make a key: its answer may hold the only copy of the secret, so a first Ctrl-C (or
+ * SIGTERM) while it is out waits on for the answer, which is then shown before the command ends with 130;
+ * a second stops at once, saying what may have been made. Other methods answer nothing that cannot be asked
+ * again, and Ctrl-C ends them at once (wait.ts), as it does every command.
  */
-async function throughCtrlC<T>(session: KeySession, request: string, send: () => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
+async function throughCtrlC<T>(session: KeySession, path: string, body: unknown, send: () => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
+  const request = `POST ${clip(path, 200)}`;
+  const name = typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string' ? (body as { name: string }).name : null;
   let signals = 0;
   let stopNow!: (error: Error) => void;
   const stopped = new Promise<never>((_, reject) => (stopNow = reject));
@@ -95,7 +98,7 @@ async function throughCtrlC<T>(session: KeySession, request: string, send: () =>
     stopNow(
       new InterruptedError([
         `Stopped while ${request} was out: the server may have made the change. If it made a key, nobody has seen its secret:`,
-        'find it with `svc keys list` and revoke it.',
+        `find it with \`svc keys list${name === null ? '' : ` --name ${shellWord(name)}`}\` and revoke it.`,
       ]),
     );
   });
@@ -145,7 +148,7 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
   const hasFields = field.length > 0 || rawField.length > 0;
   if (opts.input !== undefined) {
     if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
-    const text = await readArgument(opts.input, '--input', session, new Set());
+    const text = opts.input === '-' ? await readStdin(session) : await readArgument(opts.input, '--input', session, new Set());
     try {
       return JSON.parse(text);
     } catch {
@@ -167,28 +170,36 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
 }
 
 /**
- * What a file named on the command line holds (`-` is stdin); one that cannot be read is the caller's mistake
+ * What a file named on the command line holds; one that cannot be read is the caller's mistake
  * (exit 2), said with its name. Stdin, or a terminal, is read on the event loop (IO.readerOf), saying first
  * on a terminal that svc waits for it; it can be read once, `read` holding what was.
  */
 async function readArgument(path: string, option: string, session: KeySession, read: Set<string>): Promise<string> {
-  const reader = path === '-' ? 'stdin' : (session.io.readerOf?.(path) ?? null);
+  const reader = session.io.readerOf?.(path) ?? null;
   if (reader === null) return readFileArgument(path, option);
-  const stream = reader === 'stdin' ? session.io.stdin : reader;
   const which = reader === 'stdin' ? 'stdin' : path;
   if (read.has(which)) {
     if (reader !== 'stdin') reader.destroy();
     throw new UsageError(`${which === 'stdin' ? 'stdin' : clip(path, 200)} can be read only once; it is named twice.`);
   }
   read.add(which);
-  if (reader !== 'stdin' || session.io.stdinIsTTY) {
-    session.render.info('Reading from the terminal: type the text, then press Ctrl-D on a line of its own (Ctrl-C cancels).');
-  }
+  if (reader === 'stdin') return readStdin(session);
+  sayReadingTerminal(session);
   try {
-    return await readAll(stream);
+    return await readAll(reader);
   } finally {
-    if (reader !== 'stdin') reader.destroy();
+    reader.destroy();
   }
+}
+
+/** Stdin to its end (`--input -`, or a path naming it). */
+async function readStdin(session: KeySession): Promise<string> {
+  if (session.io.stdinIsTTY) sayReadingTerminal(session);
+  return readAll(session.io.stdin);
+}
+
+function sayReadingTerminal(session: KeySession): void {
+  session.render.info('Reading from the terminal: type the text, then press Ctrl-D on a line of its own (Ctrl-C cancels).');
 }
 
 /** A file read as a file. */
