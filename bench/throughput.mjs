@@ -138,7 +138,7 @@ export async function benchThroughput({ seconds, rounds, users, builds }) {
           label: t.label,
           ...summary(runs[t.label]),
           ratio: paired(runs[t.label], (r, bare) => r.rps / bare.rps),
-          cpuRatio: runs[t.label].some((r) => r.cpuUs === null) ? null : paired(runs[t.label], (r, bare) => r.cpuUs / bare.cpuUs),
+          cpuRatio: [...runs[t.label], ...runs.bare].some((r) => r.cpuUs === null) ? null : paired(runs[t.label], (r, bare) => r.cpuUs / bare.cpuUs),
         })),
       };
     });

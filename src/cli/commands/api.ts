@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ApiError } from '../../client/errors.js';
+import { answerThroughInterrupt } from '../answer-through-interrupt.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
 import { findSecret, readKey } from '../../client/key-view.js';
 import { InterruptedError, UsageError } from '../errors.js';
@@ -87,26 +88,21 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
 async function throughCtrlC<T>(session: KeySession, path: string, body: unknown, send: () => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
   const request = `POST ${clip(path, 200)}`;
   const name = typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string' ? (body as { name: string }).name : null;
-  let signals = 0;
-  let stopNow!: (error: Error) => void;
-  const stopped = new Promise<never>((_, reject) => (stopNow = reject));
-  const off = session.deps.onSignal(['SIGINT', 'SIGTERM'], () => {
-    if (++signals === 1) {
+  let interrupted = false;
+  const value = await answerThroughInterrupt(
+    session.deps.onSignal,
+    () => {
+      interrupted = true;
       session.render.warn(`Interrupted while ${request} was out: waiting for its answer, which may hold the only copy of a secret (Ctrl-C again to stop at once).`);
-      return;
-    }
-    stopNow(
+    },
+    () =>
       new InterruptedError([
         `Stopped while ${request} was out: the server may have made the change. If it made a key, nobody has seen its secret:`,
         `find it with \`svc keys list${name === null ? '' : ` --name ${shellWord(name)}`}\` and revoke it.`,
       ]),
-    );
-  });
-  try {
-    return { value: await Promise.race([send(), stopped]), interrupted: signals > 0 };
-  } finally {
-    off();
-  }
+    send,
+  );
+  return { value, interrupted };
 }
 
 /**

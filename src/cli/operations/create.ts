@@ -7,6 +7,7 @@ import type { ApiClient } from '../../client/api.js';
 import { ApiError, NetworkError, UnexpectedResponseError } from '../../client/errors.js';
 import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
 import type { CreateKeyRequest } from '../../contract/types.js';
+import { answerThroughInterrupt } from '../answer-through-interrupt.js';
 import { parseDuration } from '../duration.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
@@ -74,28 +75,27 @@ export async function createExpiringKey(
 export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch, existing: readonly string[] = []): Promise<NewKey> {
   const { now } = watch;
   const began = now();
-  let signals = 0;
-  let stopNow!: (error: Error) => void;
-  const stopped = new Promise<never>((_, reject) => (stopNow = reject));
-  const off = watch.onSignal(['SIGINT', 'SIGTERM'], () => {
-    if (++signals === 1) return watch.interrupted();
-    stopNow(
-      new InterruptedError([
-        `Stopped while the create was out: a key named '${clip(request.name, 200)}' may have been made, and nobody has seen its secret.`,
-        `Find it with \`svc keys list --name ${shellWord(request.name)}\` and revoke it.`,
-      ]),
-    );
-  });
+  let interrupted = false;
   try {
-    const { body } = await Promise.race([client.createKey(request), stopped]);
-    return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow(), interrupted: signals > 0 };
+    const { body } = await answerThroughInterrupt(
+      watch.onSignal,
+      () => {
+        interrupted = true;
+        watch.interrupted();
+      },
+      () =>
+        new InterruptedError([
+          `Stopped while the create was out: a key named '${clip(request.name, 200)}' may have been made, and nobody has seen its secret.`,
+          `Find it with \`svc keys list --name ${shellWord(request.name)}\` and revoke it.`,
+        ]),
+      () => client.createKey(request),
+    );
+    return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow(), interrupted };
   } catch (error) {
     if (!mayHaveCreated(error)) throw error;
     // A body svc cannot parse may still hold the secret: the report prints what there is.
     const answer = error instanceof UnexpectedResponseError && error.text.trim() !== '' ? error.text : null;
-    throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now, existing), answer, undefined, signals > 0);
-  } finally {
-    off();
+    throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now, existing), answer, undefined, interrupted);
   }
 }
 
