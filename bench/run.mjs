@@ -158,7 +158,7 @@ function report({ env, command, startup, npx, terminal, tableDraw, throughput, s
   lines.push(
     `autocannon in the benchmark process, ${CONNECTIONS} connections, no pipelining, ${seconds.throughput} s per run after a 1 s warm-up. Each path is measured in ${seconds.rounds} rounds; a round runs the bare server and each svc build once, in an order that rotates from round to round. Servers are separate processes, so on this ${env.cores}-core machine the server and the load generator each have about one core. The bare server is \`node:http\` answering the same status and JSON body with only Content-Type and Content-Length.`,
     '',
-    "The ratio is svc's requests per second over the bare server's in the same round, the median of the rounds with the interquartile range: this machine's speed drifts from minute to minute by more than the difference measured, and a round's two runs share their minute. Requests per second, p50 and p99 are each the median over the rounds; the worst run's p99 is shown too. Server CPU is the server process's user and system time (all its threads, from /proc) per answer in the run, the median of the rounds, and its ratio to the bare server's in the same round: what the server itself spent on an answer, where requests per second also reflect what the load generator, on the same two cores, spent on reading it.",
+    "The ratio is svc's requests per second over the bare server's in the same round, the median of the rounds with the interquartile range: this machine's speed drifts from minute to minute by more than the difference measured, and a round's two runs share their minute. Requests per second, p50 and p99 are each the median over the rounds; the worst run's p99 is shown too, and every run's below the table. Latencies are autocannon's, each answer's as measured (its response event, to the microsecond), not its histogram's whole milliseconds. Server CPU is the server process's user and system time (all its threads, from /proc) per answer in the run, the median of the rounds, and its ratio to the bare server's in the same round: what the server itself spent on an answer, where requests per second also reflect what the load generator, on the same two cores, spent on reading it.",
     '',
     `The 200 path is \`GET /api/service/user/api-keys\` with a valid key. A Pro workspace admits 1,000 requests a minute, so the load is spread over ${seconds.users} users created through the admin API, each with a Pro workspace of its own; requests rotate through their keys, every run starts in a fresh rate window (the server's clock is advanced to it), and a run is rejected if any answer is not 200. Authentication, the rate limiter and the handler all run on every request. The 429 path is a Free workspace exhausted at the start of the window; the 401 path a well-formed key that does not exist. Any answer with another status fails the run.`,
     '',
@@ -173,9 +173,9 @@ function report({ env, command, startup, npx, terminal, tableDraw, throughput, s
         int(build.rps),
         int(t.bare.rps),
         range(build.ratio),
-        `${build.p50} / ${build.p99} ms`,
-        `${build.worstP99} ms`,
-        `${t.bare.p99} / ${t.bare.worstP99} ms`,
+        `${fixed(build.p50, 1)} / ${fixed(build.p99, 1)} ms`,
+        `${fixed(build.worstP99, 1)} ms`,
+        `${fixed(t.bare.p99, 1)} / ${fixed(t.bare.worstP99, 1)} ms`,
         build.cpuUs === null ? 'n/a' : `${fixed(build.cpuUs, 1)} / ${fixed(t.bare.cpuUs, 1)} µs`,
         build.cpuRatio === null ? 'n/a' : range(build.cpuRatio),
         build.label === 'svc' ? `${mark(build.ratio.median >= TARGETS.throughputRatio)} / ${mark(build.p99 < TARGETS.p99Ms)}` : '',
@@ -197,6 +197,14 @@ function report({ env, command, startup, npx, terminal, tableDraw, throughput, s
       `target ≥ ${TARGETS.throughputRatio}× / p99 < ${TARGETS.p99Ms} ms`,
     ],
     rows,
+  );
+  lines.push(
+    'p99 of each run, in the order of the rounds, ms:',
+    '',
+    ...throughput.flatMap((t) =>
+      [{ label: 'bare', eachP99: t.bare.eachP99 }, ...t.builds].map((build) => `- ${t.name}, ${build.label}: ${build.eachP99.map((ms) => fixed(ms, 1)).join(', ')}`),
+    ),
+    '',
   );
   if (before) {
     lines.push(
