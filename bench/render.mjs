@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { tableWidth, tableWithoutColors } from '../scripts/table-plugins.mjs';
+import { tablePlugins } from '../scripts/table-plugins.mjs';
 import { childEnv, median, ROOT, SVC_BIN, startSvcServer } from './lib.mjs';
 
 const TERMINAL = { columns: 80, rows: 24 };
@@ -177,7 +177,7 @@ export async function benchRenderTable({ samples, sizes = [30, 5_000] }) {
       target: 'node20.18',
       minify: true,
       outfile: bundle,
-      plugins: [tableWidth, tableWithoutColors],
+      plugins: tablePlugins,
       logLevel: 'warning',
     });
     const child = join(dir, 'child.mjs');

@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { bundleDefines } from './openapi-json.mjs';
-import { tableWidth, tableWithoutColors } from './table-plugins.mjs';
+import { tablePlugins } from './table-plugins.mjs';
 
 // --metafile <file>: esbuild's account of how much of each input is in the
 // bundle, for finding what grows it (https://esbuild.github.io/analyze/).
@@ -131,7 +131,7 @@ const result = await build({
   // platform); it cannot be bundled, and is required only by a profile that
   // keeps its key in the keyring (src/cli/secret-store/keyring.ts).
   external: ['@napi-rs/keyring'],
-  plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess, tableWidth, tableWithoutColors],
+  plugins: [confWithoutValidator, inquirerWithoutEditor, atomicallyWithoutExitHooks, commanderWithoutChildProcess, ...tablePlugins],
   metafile: options.metafile !== undefined,
   logLevel: 'warning',
 });

@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSources, root } from './load-sources.mjs';
 import { bundleDefines } from './openapi-json.mjs';
-import { tableWidth, tableWithoutColors } from './table-plugins.mjs';
+import { tablePlugins } from './table-plugins.mjs';
 
 const readmePath = join(root, 'README.md');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
@@ -20,7 +20,7 @@ const { readTour, runTour, patchReadme, TOUR_COLUMNS } = await loadSources(
   "export { readTour, runTour, patchReadme, TOUR_COLUMNS } from './scripts/readme-tour.ts';",
   {
     define: await bundleDefines(pkg.version),
-    plugins: [tableWidth, tableWithoutColors],
+    plugins: tablePlugins,
   },
 );
 const readme = await readFile(readmePath, 'utf8');
