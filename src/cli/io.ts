@@ -63,15 +63,19 @@ export interface IO {
   /**
    * How to read a file named on the command line whose read could wait on
    * a person or a pipe: 'stdin' when it is this process's stdin (/dev/stdin,
-   * /dev/fd/0, the terminal or pipe stdin is), a stream of its own for
-   * another terminal (/dev/tty); null for anything else, to be read as a
-   * file. Both are read on the event loop, where Ctrl-C ends the wait: read
-   * as a file, a terminal holds a worker thread until it sends end-of-file,
-   * and the exit that Ctrl-C asks for waits on that thread. Unset: every
-   * path is a file (tests' memory).
+   * /dev/fd/0, the terminal or pipe stdin is); a stream of its own for
+   * another terminal (/dev/tty) or a pipe (a named pipe, a shell's `<(…)`);
+   * null for anything else, to be read as a file. All are read on the event
+   * loop, where Ctrl-C ends the wait: read as a file, a terminal holds a
+   * worker thread until it sends end-of-file, a named pipe until a writer
+   * opens it, and the exit that Ctrl-C asks for waits on that thread.
+   * Unset: every path is a file (tests' memory).
    */
-  readerOf?: (path: string) => 'stdin' | Readable | null;
+  readerOf?: (path: string) => NamedReader | null;
 }
+
+/** A path that is not read as a file (IO.readerOf). */
+export type NamedReader = 'stdin' | { stream: Readable; terminal: boolean };
 
 export interface ProcessIO {
   io: IO;
@@ -175,7 +179,7 @@ function isNullDevice(fd: number): boolean {
   }
 }
 
-function readerOf(path: string): 'stdin' | Readable | null {
+function readerOf(path: string): NamedReader | null {
   let named: Stats;
   try {
     named = statSync(path);
@@ -190,18 +194,36 @@ function readerOf(path: string): 'stdin' | Readable | null {
   } catch {
     // No stdin at all: the path is not it.
   }
+  if (named.isFIFO()) return pipeReader(path);
   if (!named.isCharacterDevice()) return null;
   let fd: number | undefined;
   try {
     // Not blocking: a device may wait in open(2) itself (a serial line for its carrier); not taking the
     // terminal as svc's controlling one, should svc have none.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-    if (isatty(fd)) return new ReadStream(fd);
+    if (isatty(fd)) return { stream: new ReadStream(fd), terminal: true };
   } catch {
     // Read as a file, which says why it cannot be.
   }
   if (fd !== undefined) closeSync(fd);
   return null;
+}
+
+/**
+ * A pipe by its name. Opened without waiting, where open(2) would wait for
+ * a writer; read on the event loop, which waits for the writer's data and
+ * its end (Linux reports a pipe's hang-up only once a writer has come).
+ */
+function pipeReader(path: string): NamedReader | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  // Loaded here: only a pipe named on the command line needs a socket of its own.
+  const { Socket } = process.getBuiltinModule('node:net');
+  return { stream: new Socket({ fd, readable: true, writable: false }), terminal: false };
 }
 
 /** The process's working directory; undefined once it has been removed, where no project can be and no path is relative to it. */

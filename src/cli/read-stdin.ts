@@ -1,6 +1,32 @@
+import { UsageError } from './errors.js';
+import type { Session } from './session.js';
+
 /** All of stdin as text; for secrets piped in (`svc login --with-key < file`). */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+export interface Typed {
+  /** The terminal, as the person named it: `stdin`, or a path such as /dev/tty. */
+  source: string;
+  /** What svc waits for, said first: "Reading … from the terminal: …". */
+  prompt: string;
+  /** How to give the text without a person, for a command that runs unattended. */
+  otherwise: string;
+}
+
+/**
+ * Text a person types on a terminal, to Ctrl-D. A script would wait on it
+ * for ever, so it is refused where a question is (--no-input, CI set),
+ * and said first even with --quiet, as a question is asked.
+ */
+export async function readTyped(session: Session, terminal: NodeJS.ReadableStream, typed: Typed): Promise<string> {
+  if (session.unattended) {
+    const why = session.options.input === false ? '--no-input' : 'CI set';
+    throw new UsageError(`${typed.source} is a terminal, and with ${why} svc waits for no one to type. ${typed.otherwise}`);
+  }
+  session.render.awaiting(typed.prompt);
+  return readAll(terminal);
 }

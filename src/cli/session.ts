@@ -57,6 +57,8 @@ export interface Session {
   readonly profileName: string;
   /** A person can be asked: TTYs both ways, no --no-input, not CI. */
   readonly canPrompt: boolean;
+  /** Nobody is to be waited for (--no-input, or CI set): neither a question nor text typed on a terminal. */
+  readonly unattended: boolean;
   readonly timeoutMs: number;
   /** When the command must be over (deps.now's clock): every attempt's timeout is cut to it. */
   readonly deadlineMs: number;
@@ -112,7 +114,11 @@ export type SessionFor<N extends Needs> = N extends 'key' ? KeySession : N exten
 
 /** A person can be asked: TTYs both ways, no --no-input, not CI. */
 export function canPrompt(io: IO, options: GlobalOptions): boolean {
-  return io.stdinIsTTY && io.stderrIsTTY && options.input !== false && !readEnv(io.env, 'CI');
+  return io.stdinIsTTY && io.stderrIsTTY && !unattended(io, options);
+}
+
+function unattended(io: IO, options: GlobalOptions): boolean {
+  return options.input === false || Boolean(readEnv(io.env, 'CI'));
 }
 
 /** The session's parts that read nothing; `render` made for `io` with --quiet as `options` say (createRenderer). */
@@ -126,6 +132,7 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps, render: 
     render,
     profileName: options.profile || readEnv(io.env, 'SVC_PROFILE') || 'default',
     canPrompt: canPrompt(io, options),
+    unattended: unattended(io, options),
     timeoutMs,
     deadlineMs: started + options.maxWait * 1000 + timeoutMs,
     waitUntilMs: started + options.maxWait * 1000,

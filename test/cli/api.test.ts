@@ -36,6 +36,26 @@ describe('svc api', () => {
     expect(broken.exitCode).toBe(2);
   });
 
+  it('reads a body typed on a terminal once it has said so, --quiet or not; unattended it reads none (exit 2)', async () => {
+    const typed = await svc(['api', '/user/api-keys', '--input', '-', '--quiet'], local.env, { input: '{"name":"typed-in"}', tty: true });
+    expect(typed.exitCode, typed.stderr).toBe(0);
+    // Wrapped at the terminal's width.
+    expect(typed.stderr.replace(/\n */g, ' ')).toContain('Reading from the terminal: type the text, then press Ctrl-D on a line of its own (Ctrl-C cancels).');
+    expect(JSON.parse(typed.stdout).name).toBe('typed-in');
+    const unattended: [string[], Record<string, string>, string][] = [
+      [['--no-input'], {}, '--no-input'],
+      [[], { CI: 'true' }, 'CI set'],
+    ];
+    for (const [flags, env, why] of unattended) {
+      const refused = await svc(['api', '/user/api-keys', '--input', '-', ...flags], { ...local.env, ...env }, { input: '{"name":"never-typed"}', tty: true });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr.replace(/\n */g, ' ')).toContain(`stdin is a terminal, and with ${why} svc waits for no one to type. Pipe the text in, or name a file.`);
+      expect(refused.stderr).not.toContain('Ctrl-D');
+    }
+    const list = await svc(['api', '/user/api-keys'], local.env);
+    expect(JSON.parse(list.stdout).keys.map((k: { name: string }) => k.name)).not.toContain('never-typed');
+  });
+
   it('prints the error document and exits 4 on 404, 1 on 405, 2 on 400', async () => {
     const missing = await svc(['api', '/no/such/path'], local.env);
     expect(missing.exitCode).toBe(4);

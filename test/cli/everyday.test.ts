@@ -63,6 +63,25 @@ describe('--json wherever there is a result', () => {
     const again = await svc(['logout', '--json', '--profile', 'jsonic'], env);
     expect(JSON.parse(again.stdout)).toEqual({ profile: 'jsonic', removed: null });
   });
+
+  it('login --with-key typed on a terminal: told first that the key shows, and never unattended (exit 2)', async () => {
+    const env = { ...local.env, SVC_API_KEY: undefined };
+    const typed = await svc(['login', '--with-key', '--profile', 'typed'], env, { input: `${local.server.apiKey!}\n`, tty: true });
+    expect(typed.exitCode, typed.stderr).toBe(0);
+    // Wrapped at the terminal's width.
+    const said = typed.stderr.replace(/\n */g, ' ');
+    expect(said).toContain('Reading the key from the terminal, where it shows as you type');
+    expect(said).toContain('`svc login` alone asks for it without showing it.');
+    for (const [flags, extra] of [[['--no-input'], {}], [[], { CI: '1' }]] as const) {
+      const refused = await svc(['login', '--with-key', '--profile', 'never', ...flags], { ...env, ...extra }, { input: local.server.apiKey!, tty: true });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr.replace(/\n */g, ' ')).toContain('stdin is a terminal, and with');
+      expect(refused.stderr.replace(/\n */g, ' ')).toContain('Pipe the key in (`printenv KEY | svc login --with-key`).');
+    }
+    const profiles = await svc(['profile', 'list', '--json'], env);
+    expect(profiles.stdout).toContain('"typed"');
+    expect(profiles.stdout).not.toContain('"never"');
+  });
 });
 
 describe('svc api', () => {

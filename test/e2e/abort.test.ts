@@ -8,11 +8,12 @@
  * waits for the secret, or with a second one stops at once saying how to
  * find the key that may have been made.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SVC_BIN, svc } from '../helpers/cli.js';
 import { cleanEnv } from '../helpers/env.js';
 import { useFaultyServer } from '../helpers/reference-faults.js';
@@ -278,6 +279,14 @@ describe('svc api reading its body from a terminal', () => {
     });
   }
 
+  it('-F name=@/dev/tty with --no-input: reads nothing and exits 2 at once, nothing sent', async () => {
+    const before = (await server.requests()).length;
+    term = await Terminal.start(['node', SVC_BIN, 'api', '/user/api-keys', '-F', 'name=@/dev/tty', '--no-input'], server.env);
+    expect(await term.exitCode()).toBe(2);
+    expect((await term.screen()).replace(/\n */g, ' ')).toContain('/dev/tty is a terminal, and with --no-input svc waits for no one to type.');
+    expect((await server.requests()).slice(before)).toEqual([]);
+  });
+
   it('two fields from stdin: the second is refused (exit 2), nothing sent', async () => {
     const before = (await server.requests()).length;
     const result = await svc(['api', '/user/api-keys', '-F', 'name=@/dev/stdin', '-F', 'other=@/dev/stdin'], server.env, { input: 'piped' });
@@ -310,5 +319,79 @@ describe('svc api reading its body from a terminal', () => {
     expect(result.stderr).not.toContain('Ctrl-D');
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'piped-body' });
     await svc(['keys', 'revoke', JSON.parse(result.stdout).id, '--yes'], server.env);
+  });
+});
+
+describe('svc api reading its body from a pipe named by its path', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-fifo-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  let made = 0;
+  /** A named pipe nobody has opened yet. */
+  function fifo(): string {
+    const path = join(dir, `body-${++made}`);
+    execFileSync('mkfifo', [path]);
+    return path;
+  }
+
+  /** Resolves once `pid` holds `path` open: svc is waiting on it. */
+  async function holding(pid: number, path: string): Promise<void> {
+    await expect
+      .poll(() => readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+        } catch {
+          return false;
+        }
+      }), { timeout: 30_000, interval: 50 })
+      .toBe(true);
+  }
+
+  // Read as a file, open(2) held a worker thread until a writer came, and the exit of Ctrl-C waited on it.
+  it('--input FIFO with no writer: Ctrl-C ends it at once with 130, nothing sent', async () => {
+    const path = fifo();
+    const before = (await server.requests()).length;
+    const child = spawn('node', [SVC_BIN, 'api', '/user/api-keys', '--input', path], { env: cleanEnv(server.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    await holding(child.pid!, path);
+    child.kill('SIGINT');
+    expect(await closed).toBe(130);
+    expect((await server.requests()).slice(before)).toEqual([]);
+  });
+
+  it('--input FIFO and -F @FIFO: the body comes once a writer writes and closes it', async () => {
+    for (const args of [['--input'], ['-F', 'name=@']]) {
+      const path = fifo();
+      const body = args[0] === '--input' ? '{"name":"through-fifo"}' : 'through-fifo-field';
+      const child = spawn('node', [SVC_BIN, 'api', '/user/api-keys', ...(args.length === 1 ? [args[0]!, path] : [args[0]!, `${args[1]}${path}`])], {
+        env: cleanEnv(server.env),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout!.on('data', (chunk) => (stdout += String(chunk)));
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      await holding(child.pid!, path);
+      writeFileSync(path, body);
+      expect(await closed).toBe(0);
+      const made = JSON.parse(stdout);
+      expect(made.name).toBe(args[0] === '--input' ? 'through-fifo' : 'through-fifo-field');
+      await svc(['keys', 'revoke', made.id, '--yes'], server.env);
+    }
+  });
+
+  it("a shell's <(…): read as the pipe it is", async () => {
+    const result = await execa('bash', ['-c', `node ${JSON.stringify(SVC_BIN)} api /user/api-keys --input <(printf '{"name":"from-substitution"}')`], {
+      env: cleanEnv(server.env),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('Ctrl-D');
+    const made = JSON.parse(result.stdout);
+    expect(made.name).toBe('from-substitution');
+    await svc(['keys', 'revoke', made.id, '--yes'], server.env);
   });
 });

@@ -7,7 +7,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { nearest } from '../suggest.js';
 import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
-import { readAll } from '../read-stdin.js';
+import { readAll, readTyped, type Typed } from '../read-stdin.js';
 import { createRenderer } from '../render/renderer.js';
 import { clip, shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
@@ -167,35 +167,37 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
 
 /**
  * What a file named on the command line holds; one that cannot be read is the caller's mistake
- * (exit 2), said with its name. Stdin, or a terminal, is read on the event loop (IO.readerOf), saying first
- * on a terminal that svc waits for it; it can be read once, `read` holding what was.
+ * (exit 2), said with its name. Stdin, a terminal or a pipe is read on the event loop (IO.readerOf), saying
+ * first on a terminal that svc waits for it; it can be read once, `read` holding what was.
  */
 async function readArgument(path: string, option: string, session: KeySession, read: Set<string>): Promise<string> {
   const reader = session.io.readerOf?.(path) ?? null;
   if (reader === null) return readFileArgument(path, option);
   const which = reader === 'stdin' ? 'stdin' : path;
   if (read.has(which)) {
-    if (reader !== 'stdin') reader.destroy();
+    if (reader !== 'stdin') reader.stream.destroy();
     throw new UsageError(`${which === 'stdin' ? 'stdin' : clip(path, 200)} can be read only once; it is named twice.`);
   }
   read.add(which);
   if (reader === 'stdin') return readStdin(session);
-  sayReadingTerminal(session);
   try {
-    return await readAll(reader);
+    return await (reader.terminal ? readTyped(session, reader.stream, typedText(clip(path, 200))) : readAll(reader.stream));
   } finally {
-    reader.destroy();
+    reader.stream.destroy();
   }
 }
 
 /** Stdin to its end (`--input -`, or a path naming it). */
 async function readStdin(session: KeySession): Promise<string> {
-  if (session.io.stdinIsTTY) sayReadingTerminal(session);
-  return readAll(session.io.stdin);
+  return session.io.stdinIsTTY ? readTyped(session, session.io.stdin, typedText('stdin')) : readAll(session.io.stdin);
 }
 
-function sayReadingTerminal(session: KeySession): void {
-  session.render.info('Reading from the terminal: type the text, then press Ctrl-D on a line of its own (Ctrl-C cancels).');
+function typedText(source: string): Typed {
+  return {
+    source,
+    prompt: 'Reading from the terminal: type the text, then press Ctrl-D on a line of its own (Ctrl-C cancels).',
+    otherwise: 'Pipe the text in, or name a file.',
+  };
 }
 
 /** A file read as a file. */

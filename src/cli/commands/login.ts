@@ -3,7 +3,7 @@ import type { Outcome } from '../after-command.js';
 import { askKey, logInWith } from '../dialogs/login.js';
 import { UsageError } from '../errors.js';
 import type { App } from '../program.js';
-import { readAll } from '../read-stdin.js';
+import { readAll, readTyped } from '../read-stdin.js';
 import type { ProfileSession } from '../session.js';
 
 export interface LoginOptions {
@@ -39,8 +39,18 @@ function readKeyFromStdin(text: string): string {
   return key;
 }
 
+/** Stdin to its end; typed on a terminal, where it shows, only once the person is told so. */
+function readKeyText(session: ProfileSession): Promise<string> {
+  if (!session.io.stdinIsTTY) return readAll(session.io.stdin);
+  return readTyped(session, session.io.stdin, {
+    source: 'stdin',
+    prompt: 'Reading the key from the terminal, where it shows as you type: paste it, then press Ctrl-D on a line of its own (Ctrl-C cancels). `svc login` alone asks for it without showing it.',
+    otherwise: 'Pipe the key in (`printenv KEY | svc login --with-key`).',
+  });
+}
+
 export async function run(session: ProfileSession, opts: LoginOptions): Promise<Outcome> {
-  const apiKey = opts.withKey ? readKeyFromStdin(await readAll(session.io.stdin)) : await askKey(session);
+  const apiKey = opts.withKey ? readKeyFromStdin(await readKeyText(session)) : await askKey(session);
   const list = await logInWith(session, apiKey, opts.keyring === undefined ? undefined : opts.keyring ? 'keyring' : 'file');
   return { list, keyInUse: { apiKey, source: 'profile' } };
 }

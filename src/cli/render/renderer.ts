@@ -140,6 +140,11 @@ export class Renderer {
     if (!this.#quiet) this.#message(run('✓', 'green'), lines);
   }
 
+  /** What svc waits for a person to do (type text, then Ctrl-D): shown even with --quiet, as a question is. */
+  awaiting(...lines: Line[]): void {
+    this.#message(null, lines);
+  }
+
   /** Shown even with --quiet. */
   warn(...lines: Line[]): void {
     this.#message(run('!', 'yellow'), lines);
