@@ -74,8 +74,8 @@ export interface IO {
   readerOf?: (path: string) => NamedReader | null;
 }
 
-/** A path that is not read as a file (IO.readerOf). */
-export type NamedReader = 'stdin' | { stream: Readable; terminal: boolean };
+/** A path that is not read as a file (IO.readerOf); `id` is the same for every name of one terminal or pipe. */
+export type NamedReader = 'stdin' | { stream: Readable; terminal: boolean; id: string };
 
 export interface ProcessIO {
   io: IO;
@@ -194,14 +194,15 @@ function readerOf(path: string): NamedReader | null {
   } catch {
     // No stdin at all: the path is not it.
   }
-  if (named.isFIFO()) return pipeReader(path);
+  const id = `${named.dev}:${named.ino}`;
+  if (named.isFIFO()) return pipeReader(path, id);
   if (!named.isCharacterDevice()) return null;
   let fd: number | undefined;
   try {
     // Not blocking: a device may wait in open(2) itself (a serial line for its carrier); not taking the
     // terminal as svc's controlling one, should svc have none.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-    if (isatty(fd)) return { stream: new ReadStream(fd), terminal: true };
+    if (isatty(fd)) return { stream: new ReadStream(fd), terminal: true, id };
   } catch {
     // Read as a file, which says why it cannot be.
   }
@@ -214,7 +215,7 @@ function readerOf(path: string): NamedReader | null {
  * a writer; read on the event loop, which waits for the writer's data and
  * its end (Linux reports a pipe's hang-up only once a writer has come).
  */
-function pipeReader(path: string): NamedReader | null {
+function pipeReader(path: string, id: string): NamedReader | null {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -223,7 +224,7 @@ function pipeReader(path: string): NamedReader | null {
   }
   // Loaded here: only a pipe named on the command line needs a socket of its own.
   const { Socket } = process.getBuiltinModule('node:net');
-  return { stream: new Socket({ fd, readable: true, writable: false }), terminal: false };
+  return { stream: new Socket({ fd, readable: true, writable: false }), terminal: false, id };
 }
 
 /** The process's working directory; undefined once it has been removed, where no project can be and no path is relative to it. */

@@ -9,9 +9,11 @@
  * find the key that may have been made.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SVC_BIN, svc } from '../helpers/cli.js';
@@ -379,6 +381,36 @@ describe('svc api reading its body from a pipe named by its path', () => {
       const made = JSON.parse(stdout);
       expect(made.name).toBe(args[0] === '--input' ? 'through-fifo' : 'through-fifo-field');
       await svc(['keys', 'revoke', made.id, '--yes'], server.env);
+    }
+  });
+
+  it('the same pipe named twice, however spelt: refused at once (exit 2), before either is read; nothing sent', async () => {
+    const path = fifo();
+    symlinkSync(path, join(dir, 'link'));
+    const before = (await server.requests()).length;
+    for (const [second, said] of [
+      [path, `${path} can be read only once; it is named twice.`],
+      [`${dir}/./${basename(path)}`, `${dir}/./${basename(path)} can be read only once; it is named twice (as ${path}).`],
+      [join(dir, 'link'), `${join(dir, 'link')} can be read only once; it is named twice (as ${path}).`],
+    ] as const) {
+      // No writer ever comes: a check made only after the first read would wait here for ever.
+      const result = await svc(['api', '/user/api-keys', '-F', `name=@${path}`, '-F', `other=@${second}`], server.env);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr.replace(/\n */g, ' ')).toContain(said);
+    }
+    expect((await server.requests()).slice(before)).toEqual([]);
+  });
+
+  it('a socket named as a file: says there is nothing to read from (exit 2)', async () => {
+    const path = join(dir, 'sock');
+    const listener = createServer().listen(path);
+    await once(listener, 'listening');
+    try {
+      const result = await svc(['api', '/user/api-keys', '--input', path], server.env);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr.replace(/\n */g, ' ')).toContain(`--input names ${path}, which cannot be read: nothing is there to read from`);
+    } finally {
+      listener.close();
     }
   });
 

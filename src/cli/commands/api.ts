@@ -11,6 +11,7 @@ import { readAll, readTyped, type Typed } from '../read-stdin.js';
 import { createRenderer } from '../render/renderer.js';
 import { clip, shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
+import type { NamedReader } from '../io.js';
 import { onlyTimeWarning } from '../views/keys.js';
 import { secretWritten } from '../views/show-new-key.js';
 
@@ -144,7 +145,7 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
   const hasFields = field.length > 0 || rawField.length > 0;
   if (opts.input !== undefined) {
     if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
-    const text = opts.input === '-' ? await readStdin(session) : await readArgument(opts.input, '--input', session, new Set());
+    const text = opts.input === '-' ? await readStdin(session) : await readNamed(session, [openNamed(session, opts.input, '--input')]).then(([only]) => only!);
     try {
       return JSON.parse(text);
     } catch {
@@ -157,33 +158,54 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
     const [key, value] = splitField(pair);
     body[key] = value;
   }
-  const read = new Set<string>();
-  for (const pair of field) {
-    const [key, value] = splitField(pair);
-    body[key] = await typedValue(value, session, read);
-  }
+  const typed = field.map(splitField);
+  const named = typed.filter(([, value]) => value.startsWith('@')).map(([, value]) => openNamed(session, value.slice(1), '-F'));
+  const texts = await readNamed(session, named);
+  for (const [key, value] of typed) body[key] = value.startsWith('@') ? texts.shift() : typedValue(value);
   return body;
 }
 
+/** A file named on the command line (`--input PATH`, `-F k=@PATH`), opened as IO.readerOf says but not yet read. */
+interface Named {
+  path: string;
+  option: string;
+  reader: NamedReader | null;
+}
+
+function openNamed(session: KeySession, path: string, option: string): Named {
+  return { path, option, reader: session.io.readerOf?.(path) ?? null };
+}
+
 /**
- * What a file named on the command line holds; one that cannot be read is the caller's mistake
- * (exit 2), said with its name. Stdin, a terminal or a pipe is read on the event loop (IO.readerOf), saying
- * first on a terminal that svc waits for it; it can be read once, `read` holding what was.
+ * What each named file holds, in order. Stdin, a terminal or a pipe can be read once: the same one named
+ * twice, however spelt (`f`, `./f`, a link to it), is refused (exit 2) before anything is read, where the
+ * second read would wait for ever on what the first used up. One that cannot be read is the caller's mistake
+ * (exit 2), said with its name; stdin, terminals and pipes are read on the event loop, a terminal once svc
+ * has said it waits for it.
  */
-async function readArgument(path: string, option: string, session: KeySession, read: Set<string>): Promise<string> {
-  const reader = session.io.readerOf?.(path) ?? null;
-  if (reader === null) return readFileArgument(path, option);
-  const which = reader === 'stdin' ? 'stdin' : path;
-  if (read.has(which)) {
-    if (reader !== 'stdin') reader.stream.destroy();
-    throw new UsageError(`${which === 'stdin' ? 'stdin' : clip(path, 200)} can be read only once; it is named twice.`);
-  }
-  read.add(which);
-  if (reader === 'stdin') return readStdin(session);
+async function readNamed(session: KeySession, named: Named[]): Promise<string[]> {
   try {
-    return await (reader.terminal ? readTyped(session, reader.stream, typedText(clip(path, 200))) : readAll(reader.stream));
+    const first = new Map<string, string>();
+    for (const { path, reader } of named) {
+      if (reader === null) continue;
+      const id = reader === 'stdin' ? 'stdin' : reader.id;
+      const earlier = first.get(id);
+      if (earlier !== undefined) {
+        const which = reader === 'stdin' ? 'stdin' : clip(path, 200);
+        const again = reader === 'stdin' || earlier === path ? '' : ` (as ${clip(earlier, 200)})`;
+        throw new UsageError(`${which} can be read only once; it is named twice${again}.`);
+      }
+      first.set(id, path);
+    }
+    const texts: string[] = [];
+    for (const { path, option, reader } of named) {
+      if (reader === null) texts.push(await readFileArgument(path, option));
+      else if (reader === 'stdin') texts.push(await readStdin(session));
+      else texts.push(await (reader.terminal ? readTyped(session, reader.stream, typedText(clip(path, 200))) : readAll(reader.stream)));
+    }
+    return texts;
   } finally {
-    reader.stream.destroy();
+    for (const { reader } of named) if (reader !== null && reader !== 'stdin') reader.stream.destroy();
   }
 }
 
@@ -210,7 +232,16 @@ async function readFileArgument(path: string, option: string): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
-    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'there is no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'ENXIO'
+              ? 'nothing is there to read from (a socket, or a terminal svc is not attached to)'
+              : (error as Error).message;
     throw new UsageError(`${option} names ${clip(path, 200)}, which cannot be read: ${why}.`);
   }
 }
@@ -221,12 +252,12 @@ function splitField(pair: string): [string, string] {
   return [pair.slice(0, at), pair.slice(at + 1)];
 }
 
-export async function typedValue(value: string, session?: KeySession, read: Set<string> = new Set()): Promise<unknown> {
+/** A -F value as JSON would have it: true, false, null, a number, else the string (`@path` is read by buildBody). */
+export function typedValue(value: string): unknown {
   if (value === 'true') return true;
   if (value === 'false') return false;
   if (value === 'null') return null;
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
-  if (value.startsWith('@')) return session ? readArgument(value.slice(1), '-F', session, read) : readFileArgument(value.slice(1), '-F');
   return value;
 }
 
