@@ -7,7 +7,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { nearest } from '../suggest.js';
 import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
-import { readAll, readTyped, type Typed } from '../read-stdin.js';
+import { readAll, readTyped, type Typed } from '../read-text.js';
 import { createRenderer } from '../render/renderer.js';
 import { clip, shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';

@@ -3,7 +3,7 @@ import type { Outcome } from '../after-command.js';
 import { askKey, logInWith } from '../dialogs/login.js';
 import { UsageError } from '../errors.js';
 import type { App } from '../program.js';
-import { readAll, readTyped } from '../read-stdin.js';
+import { readAll, readTyped } from '../read-text.js';
 import type { ProfileSession } from '../session.js';
 
 export interface LoginOptions {

@@ -1,7 +1,7 @@
 import { UsageError } from './errors.js';
 import type { Session } from './session.js';
 
-/** All of stdin as text; for secrets piped in (`svc login --with-key < file`). */
+/** All of a stream as text: stdin, a pipe, a terminal to Ctrl-D. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
