@@ -23,10 +23,14 @@ export interface Typed {
  * and said first even with --quiet, as a question is asked.
  */
 export async function readTyped(session: Session, terminal: NodeJS.ReadableStream, typed: Typed): Promise<string> {
-  if (session.unattended) {
-    const why = session.options.input === false ? '--no-input' : 'CI set';
-    throw new UsageError(`${typed.source} is a terminal, and with ${why} svc waits for no one to type. ${typed.otherwise}`);
-  }
+  refuseUnattended(session, typed);
   session.render.awaiting(typed.prompt);
   return readAll(terminal);
+}
+
+/** The refusal of readTyped, for a command that checks what it will read before it reads any of it. */
+export function refuseUnattended(session: Session, typed: Typed): void {
+  if (!session.unattended) return;
+  const why = session.options.input === false ? '--no-input' : 'CI set';
+  throw new UsageError(`${typed.source} is a terminal, and with ${why} svc waits for no one to type. ${typed.otherwise}`);
 }

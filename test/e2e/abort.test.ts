@@ -409,6 +409,16 @@ describe('svc api reading its body from a pipe named by its path', () => {
     expect(await postsSince(before)).toEqual([]);
   });
 
+  it('a pipe with no writer, then a file that is not there: the file is reported at once (exit 2), nothing sent', async () => {
+    const path = fifo();
+    const missing = join(dir, 'missing.json');
+    const before = (await server.requests()).length;
+    const result = await svc(['api', '/user/api-keys', '-F', `name=@${path}`, '-F', `other=@${missing}`], server.env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.replace(/\n */g, ' ')).toContain(`-F names ${missing}, which cannot be read: there is no such file.`);
+    expect(await postsSince(before)).toEqual([]);
+  });
+
   it('a socket named as a file: says there is nothing to read from (exit 2)', async () => {
     const path = join(dir, 'sock');
     const listener = createServer().listen(path);

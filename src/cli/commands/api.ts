@@ -7,7 +7,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { nearest } from '../suggest.js';
 import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
-import { readAll, readTyped, type Typed } from '../read-text.js';
+import { readAll, readTyped, refuseUnattended, type Typed } from '../read-text.js';
 import { createRenderer } from '../render/renderer.js';
 import { clip, shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
@@ -177,10 +177,11 @@ function openNamed(session: KeySession, path: string, option: string): Named {
 }
 
 /**
- * What each named file holds, in order. Stdin, a terminal or a pipe can be read once: the same one named
- * twice, however spelt (`f`, `./f`, a link to it), is refused (exit 2) before anything is read, where the
- * second read would wait for ever on what the first used up. One that cannot be read is the caller's mistake
- * (exit 2), said with its name; stdin, terminals and pipes are read on the event loop, a terminal once svc
+ * What each named file holds, in order. Every mistake is found before svc waits on anyone: stdin, a terminal
+ * or a pipe can be read once, and the same one named twice, however spelt (`f`, `./f`, a link to it), would
+ * have the second read wait for ever on what the first used up; a terminal is not read at all unattended;
+ * a file that cannot be read is the caller's mistake too, said with its name (all exit 2). Files are read
+ * first for that reason; then stdin, terminals and pipes, in order, on the event loop, a terminal once svc
  * has said it waits for it.
  */
 async function readNamed(session: KeySession, named: Named[]): Promise<string[]> {
@@ -196,12 +197,13 @@ async function readNamed(session: KeySession, named: Named[]): Promise<string[]>
         throw new UsageError(`${which} can be read only once; it is named twice${again}.`);
       }
       first.set(id, path);
+      if (reader === 'stdin' ? session.io.stdinIsTTY : reader.terminal) refuseUnattended(session, typedText(reader === 'stdin' ? 'stdin' : clip(path, 200)));
     }
-    const texts: string[] = [];
-    for (const { path, option, reader } of named) {
-      if (reader === null) texts.push(await readFileArgument(path, option));
-      else if (reader === 'stdin') texts.push(await readStdin(session));
-      else texts.push(await (reader.terminal ? readTyped(session, reader.stream, typedText(clip(path, 200))) : readAll(reader.stream)));
+    const texts = new Array<string>(named.length);
+    for (const [i, { path, option, reader }] of named.entries()) if (reader === null) texts[i] = await readFileArgument(path, option);
+    for (const [i, { path, reader }] of named.entries()) {
+      if (reader === 'stdin') texts[i] = await readStdin(session);
+      else if (reader !== null) texts[i] = await (reader.terminal ? readTyped(session, reader.stream, typedText(clip(path, 200))) : readAll(reader.stream));
     }
     return texts;
   } finally {
