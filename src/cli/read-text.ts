@@ -28,6 +28,11 @@ export async function readTyped(session: Session, terminal: NodeJS.ReadableStrea
   return readAll(terminal);
 }
 
+/** Stdin to its end: read as readTyped reads a terminal when it is one. */
+export function readStdin(session: Session, typed: Typed): Promise<string> {
+  return session.io.stdinIsTTY ? readTyped(session, session.io.stdin, typed) : readAll(session.io.stdin);
+}
+
 /** The refusal of readTyped, for a command that checks what it will read before it reads any of it. */
 export function refuseUnattended(session: Session, typed: Typed): void {
   if (!session.unattended) return;

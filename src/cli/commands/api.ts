@@ -7,7 +7,7 @@ import { InterruptedError, UsageError } from '../errors.js';
 import { nearest } from '../suggest.js';
 import { refuseKey } from '../keys.js';
 import type { App } from '../program.js';
-import { readAll, readTyped, refuseUnattended, type Typed } from '../read-text.js';
+import { readAll, readStdin, readTyped, refuseUnattended, type Typed } from '../read-text.js';
 import { createRenderer } from '../render/renderer.js';
 import { clip, shellWord } from '../render/text.js';
 import type { KeySession } from '../session.js';
@@ -145,7 +145,7 @@ async function buildBody(session: KeySession, opts: ApiOptions): Promise<unknown
   const hasFields = field.length > 0 || rawField.length > 0;
   if (opts.input !== undefined) {
     if (hasFields) throw new UsageError('Use either --input or -f/-F fields, not both.');
-    const text = opts.input === '-' ? await readStdin(session) : await readNamed(session, [openNamed(session, opts.input, '--input')]).then(([only]) => only!);
+    const text = opts.input === '-' ? await readStdin(session, typedText('stdin')) : await readNamed(session, [openNamed(session, opts.input, '--input')]).then(([only]) => only!);
     try {
       return JSON.parse(text);
     } catch {
@@ -170,10 +170,13 @@ interface Named {
   path: string;
   option: string;
   reader: NamedReader | null;
+  /** What svc's messages call it: `stdin`, or the path. */
+  source: string;
 }
 
 function openNamed(session: KeySession, path: string, option: string): Named {
-  return { path, option, reader: session.io.readerOf?.(path) ?? null };
+  const reader = session.io.readerOf?.(path) ?? null;
+  return { path, option, reader, source: reader === 'stdin' ? 'stdin' : clip(path, 200) };
 }
 
 /**
@@ -187,33 +190,27 @@ function openNamed(session: KeySession, path: string, option: string): Named {
 async function readNamed(session: KeySession, named: Named[]): Promise<string[]> {
   try {
     const first = new Map<string, string>();
-    for (const { path, reader } of named) {
+    for (const { path, reader, source } of named) {
       if (reader === null) continue;
       const id = reader === 'stdin' ? 'stdin' : reader.id;
       const earlier = first.get(id);
       if (earlier !== undefined) {
-        const which = reader === 'stdin' ? 'stdin' : clip(path, 200);
         const again = reader === 'stdin' || earlier === path ? '' : ` (as ${clip(earlier, 200)})`;
-        throw new UsageError(`${which} can be read only once; it is named twice${again}.`);
+        throw new UsageError(`${source} can be read only once; it is named twice${again}.`);
       }
       first.set(id, path);
-      if (reader === 'stdin' ? session.io.stdinIsTTY : reader.terminal) refuseUnattended(session, typedText(reader === 'stdin' ? 'stdin' : clip(path, 200)));
+      if (reader === 'stdin' ? session.io.stdinIsTTY : reader.terminal) refuseUnattended(session, typedText(source));
     }
     const texts = new Array<string>(named.length);
     for (const [i, { path, option, reader }] of named.entries()) if (reader === null) texts[i] = await readFileArgument(path, option);
-    for (const [i, { path, reader }] of named.entries()) {
-      if (reader === 'stdin') texts[i] = await readStdin(session);
-      else if (reader !== null) texts[i] = await (reader.terminal ? readTyped(session, reader.stream, typedText(clip(path, 200))) : readAll(reader.stream));
+    for (const [i, { reader, source }] of named.entries()) {
+      if (reader === 'stdin') texts[i] = await readStdin(session, typedText(source));
+      else if (reader !== null) texts[i] = await (reader.terminal ? readTyped(session, reader.stream, typedText(source)) : readAll(reader.stream));
     }
     return texts;
   } finally {
     for (const { reader } of named) if (reader !== null && reader !== 'stdin') reader.stream.destroy();
   }
-}
-
-/** Stdin to its end (`--input -`, or a path naming it). */
-async function readStdin(session: KeySession): Promise<string> {
-  return session.io.stdinIsTTY ? readTyped(session, session.io.stdin, typedText('stdin')) : readAll(session.io.stdin);
 }
 
 function typedText(source: string): Typed {

@@ -3,7 +3,7 @@ import type { Outcome } from '../after-command.js';
 import { askKey, logInWith } from '../dialogs/login.js';
 import { UsageError } from '../errors.js';
 import type { App } from '../program.js';
-import { readAll, readTyped } from '../read-text.js';
+import { readStdin } from '../read-text.js';
 import type { ProfileSession } from '../session.js';
 
 export interface LoginOptions {
@@ -41,8 +41,7 @@ function readKeyFromStdin(text: string): string {
 
 /** Stdin to its end; typed on a terminal, where it shows, only once the person is told so. */
 function readKeyText(session: ProfileSession): Promise<string> {
-  if (!session.io.stdinIsTTY) return readAll(session.io.stdin);
-  return readTyped(session, session.io.stdin, {
+  return readStdin(session, {
     source: 'stdin',
     prompt: 'Reading the key from the terminal, where it shows as you type: paste it, then press Ctrl-D on a line of its own (Ctrl-C cancels). `svc login` alone asks for it without showing it.',
     otherwise: 'Pipe the key in (`printenv KEY | svc login --with-key`).',
