@@ -111,10 +111,29 @@ export function sharedName(name: string, keys: readonly (KeyView & { id: string 
   ];
 }
 
-/** Whether this is the key svc is using; unknowable when the server shows no hints. */
-export function isKeyInUse(key: KeyView, inUse: string | undefined): boolean | null {
+/** Disabled, expired or revoked by any field the record has: such a key answered no request at `nowMs`. */
+function cannotAuthenticate(key: KeyView, nowMs: number): boolean {
+  if (key.enabled === false || (key.expiresAt !== null && key.expiresAt <= nowMs)) return true;
+  return ['disabled', 'expired', 'revoked'].includes(keyStatus(key, nowMs)?.toLowerCase() ?? '');
+}
+
+/** A hint as svc writes one (docs/contract.md §A4): `sk_`, four characters, `…`, the last four. */
+const OWN_HINT = /^sk_[A-Za-z0-9]{4}\u2026[A-Za-z0-9]{4}$/;
+
+/**
+ * Whether this is the key svc is using: true, false, or null for "cannot
+ * tell". Only a hint written as svc writes them, and different, says no: a
+ * hint in another form (`sk_MiOs...EgLk`, `****EgLk`) may be the same key
+ * written otherwise, so it is null, never a no that lets a key be revoked.
+ * `listedAtMs`: the record came in a list that the key in use read at that
+ * time (on the server's clock), so a key the list shows disabled or expired
+ * cannot be that key, hint or none.
+ */
+export function isKeyInUse(key: KeyView, inUse: string | undefined, listedAtMs?: number): boolean | null {
+  if (listedAtMs !== undefined && cannotAuthenticate(key, listedAtMs)) return false;
   if (inUse === undefined || key.hint === null) return null;
-  return key.hint === inUse;
+  if (key.hint === inUse) return true;
+  return OWN_HINT.test(key.hint) ? false : null;
 }
 
 /**

@@ -241,12 +241,16 @@ export class ApiClient {
     return { changed: res.status !== 204 || res.afterLostAnswer, document: res.body };
   }
 
-  /** A 404 after an attempt whose answer was lost is that attempt's success: the key is gone. */
-  async revokeKey(id: string): Promise<unknown> {
+  /**
+   * The server's answer. A 404 after an attempt whose answer was lost says
+   * only that the key is gone: that attempt revoked it, or no such key ever
+   * existed (`goneOnRetry`); which, the caller may know from a list.
+   */
+  async revokeKey(id: string): Promise<{ answer: unknown; goneOnRetry: boolean }> {
     try {
-      return (await this.request<unknown>('DELETE', apiPaths.key(id))).body ?? { id, revoked: true };
+      return { answer: (await this.request<unknown>('DELETE', apiPaths.key(id))).body ?? { id, revoked: true }, goneOnRetry: false };
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404 && error.afterLostAnswer) return { id, revoked: true };
+      if (error instanceof ApiError && error.status === 404 && error.afterLostAnswer) return { answer: { id, revoked: true }, goneOnRetry: true };
       throw error;
     }
   }

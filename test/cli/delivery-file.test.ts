@@ -144,7 +144,7 @@ describe('--to-file', () => {
   it('rotate --json with --to-file leaves the secret out of the document', async () => {
     const created = JSON.parse((await svc(['keys', 'create', 'json-rotate', '--json'], local.env)).stdout) as { id: string };
     const path = join(dir, '.env');
-    const result = await svc(['keys', 'rotate', created.id, '--to-file', path, '--json'], local.env);
+    const result = await svc(['keys', 'rotate', '--yes', created.id, '--to-file', path, '--json'], local.env);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).not.toMatch(SECRET);
     expect(JSON.parse(result.stdout)).toMatchObject({ key: { name: 'json-rotate' }, delivered: [{ file: path }], previous: expect.anything() });

@@ -89,7 +89,7 @@ describe('--quiet on a new key: the data alone', () => {
   it('keys rotate --quiet prints the new secret alone', async () => {
     const created = await svc(['keys', 'create', 'to-rotate', '--json'], local.env);
     const { id } = JSON.parse(created.stdout);
-    const result = await svc(['keys', 'rotate', id, '--quiet'], local.env);
+    const result = await svc(['keys', 'rotate', '--yes', id, '--quiet'], local.env);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(SECRET);
     expect(result.stderr).toBe('');

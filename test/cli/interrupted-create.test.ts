@@ -64,7 +64,7 @@ describe('Ctrl-C while a create is out', () => {
   it('during a rotation: the new key is shown and the old one left as it was', async () => {
     const old = JSON.parse((await svc(['keys', 'create', 'turning', '--json'], local.env)).stdout) as { id: string };
     await holdCreate();
-    const result = await svc(['keys', 'rotate', old.id], local.env, { deps: ctrlC(1) });
+    const result = await svc(['keys', 'rotate', '--yes', old.id], local.env, { deps: ctrlC(1) });
     expect(result.exitCode).toBe(130);
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect((await named('turning')).map((k) => k.id)).toContain(old.id);
@@ -75,7 +75,7 @@ describe('Ctrl-C while a create is out', () => {
     const old = JSON.parse((await svc(['keys', 'create', 'halfway', '--json'], local.env)).stdout) as { id: string };
     await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'DELETE', path: '/user/api-keys/*', delayMs: 400 }] });
     // The first listener is the create's; the second, the revoke's.
-    const result = await svc(['keys', 'rotate', old.id], local.env, { deps: ctrlCAt(2) });
+    const result = await svc(['keys', 'rotate', '--yes', old.id], local.env, { deps: ctrlCAt(2) });
     expect(result.exitCode).toBe(130);
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect(result.stderr.replace(/\n  /g, ' ')).toContain(`Stopped while the old key ${old.id} was being revoked: it may or may not be`);

@@ -56,7 +56,7 @@ describe.each([
       expect(view.exitCode, view.stderr).toBe(0);
       expect(view.stdout).toContain('key-60');
 
-      const rotated = await svc(['keys', 'rotate', made[40]!.id], env);
+      const rotated = await svc(['keys', 'rotate', '--yes', made[40]!.id], env);
       expect(rotated.exitCode, rotated.stderr).toBe(0);
       expect(server!.keys.has(made[40]!.id)).toBe(false);
       expect(rotated.stdout).toBe([...server!.keys.values()].at(-1)!.secret);
@@ -214,7 +214,7 @@ describe('every POST', () => {
     // A real pause, however short, where the fake one resolves at once: undici checks an idle connection on the
     // next turn of the event loop, and only a connection that passed that check is reused (client-h1.js).
     const pause = { deps: { sleep: () => new Promise<void>((resolve) => setTimeout(resolve, 20)) } };
-    for (const args of [['keys', 'create', 'after-a-wait'], ['keys', 'rotate', old.id]]) {
+    for (const args of [['keys', 'create', 'after-a-wait'], ['keys', 'rotate', '--yes', old.id]]) {
       server!.rules.push({ method: 'POST', times: 1, work: false, then: limited });
       const result = await svc(args, env, pause);
       expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);

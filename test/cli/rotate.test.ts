@@ -15,7 +15,7 @@ async function createKey(name: string, extra: string[] = []) {
 describe('svc keys rotate', () => {
   it('creates a replacement with the same name and expiry, prints its secret, and revokes the old key', async () => {
     const old = await createKey('deploy', ['--expires-in', '10d']);
-    const result = await svc(['keys', 'rotate', old.id], local.env);
+    const result = await svc(['keys', 'rotate', '--yes', old.id], local.env);
     expect(result.exitCode).toBe(0);
     const secret = result.stdout.trim();
     expect(secret).toMatch(/^sk_[A-Za-z0-9]{64}$/);
@@ -30,7 +30,7 @@ describe('svc keys rotate', () => {
 
   it('--disable-old keeps the old key, disabled; --json gives both records', async () => {
     const old = await createKey('grace');
-    const result = await svc(['keys', 'rotate', old.id, '--disable-old', '--json'], local.env);
+    const result = await svc(['keys', 'rotate', '--yes', old.id, '--disable-old', '--json'], local.env);
     expect(result.exitCode).toBe(0);
     const doc = JSON.parse(result.stdout);
     expect(doc.key).toMatchObject({ name: 'grace', secret: expect.stringMatching(/^sk_/) });
@@ -42,7 +42,7 @@ describe('svc keys rotate', () => {
     const own = await createKey('own');
     const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url };
     expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
-    const result = await svc(['keys', 'rotate', own.id, '--save'], profileEnv);
+    const result = await svc(['keys', 'rotate', '--yes', own.id, '--save'], profileEnv);
     expect(result.exitCode).toBe(0);
     const saved = JSON.parse(readFileSync(join(local.configDir, 'config.json'), 'utf8')).profiles.default.apiKey;
     expect(saved).toBe(result.stdout.trim());
@@ -53,7 +53,7 @@ describe('svc keys rotate', () => {
     const own = await createKey('own-2');
     const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: 'second' };
     await svc(['login', '--with-key'], profileEnv, { input: own.secret });
-    const result = await svc(['keys', 'rotate', own.id], profileEnv);
+    const result = await svc(['keys', 'rotate', '--yes', own.id], profileEnv);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect(result.stderr).toContain("Profile 'second' still holds the old key");
@@ -69,7 +69,7 @@ describe('svc keys rotate', () => {
     it('gets the new key with --save, also when SVC_API_KEY holds the same key', async () => {
       const own = await createKey('env-and-profile');
       await loginAs('env-too', own.secret);
-      const result = await svc(['keys', 'rotate', own.id, '--save'], { ...local.env, SVC_API_KEY: own.secret, SVC_PROFILE: 'env-too' });
+      const result = await svc(['keys', 'rotate', '--yes', own.id, '--save'], { ...local.env, SVC_API_KEY: own.secret, SVC_PROFILE: 'env-too' });
       expect(result.exitCode, result.stderr).toBe(0);
       expect(profile('env-too').apiKey).toBe(result.stdout.trim());
       expect(result.stderr).toContain("Saved the new key to profile 'env-too'.");
@@ -78,11 +78,11 @@ describe('svc keys rotate', () => {
     it('of another profile than the one in use: kept, exit 1, without --save; saved there with it', async () => {
       const theirs = await createKey('other-profile');
       await loginAs('theirs', theirs.secret);
-      const kept = await svc(['keys', 'rotate', theirs.id], local.env);
+      const kept = await svc(['keys', 'rotate', '--yes', theirs.id], local.env);
       expect(kept.exitCode).toBe(1);
       expect(kept.stderr).toContain("Profile 'theirs' still holds the old key");
       expect((await svc(['keys', 'ping', '--profile', 'theirs'], { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url })).exitCode).toBe(0);
-      const saved = await svc(['keys', 'rotate', theirs.id, '--save'], local.env);
+      const saved = await svc(['keys', 'rotate', '--yes', theirs.id, '--save'], local.env);
       expect(saved.exitCode, saved.stderr).toBe(0);
       expect(profile('theirs').apiKey).toBe(saved.stdout.trim());
       expect((await svc(['keys', 'ping', '--profile', 'theirs'], { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url })).exitCode).toBe(0);
@@ -92,7 +92,7 @@ describe('svc keys rotate', () => {
       const soon = await createKey('soon', ['--expires-in', '3d']);
       await loginAs('soon', soon.secret);
       const env = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: 'soon' };
-      const rotated = await svc(['keys', 'rotate', soon.id, '--save'], env);
+      const rotated = await svc(['keys', 'rotate', '--yes', soon.id, '--save'], env);
       expect(rotated.exitCode, rotated.stderr).toBe(0);
       expect(profile('soon').keyExpiry.hint).toBe(`sk_${rotated.stdout.slice(3, 7)}…${rotated.stdout.slice(-4)}`);
       const ping = await svc(['keys', 'ping'], env);
@@ -180,7 +180,7 @@ describe('svc keys rotate', () => {
     const profileEnv = { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: name };
     expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
     await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method, path: `/user/api-keys/${own.id}`, status: 503, after: true }] });
-    const result = await svc(['keys', 'rotate', own.id, '--save', ...flags], profileEnv);
+    const result = await svc(['keys', 'rotate', '--yes', own.id, '--save', ...flags], profileEnv);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('could not be');
     const keys = JSON.parse((await svc(['keys', 'list', '--json', '--name', name], local.env)).stdout).keys;
@@ -241,7 +241,7 @@ describe('svc keys rotate', () => {
     await call(local.server.url, 'PUT', `/_local/users/${local.server.userId}/active-workspace`, local.server.adminToken, {
       workspaceId: workspace.json.id,
     });
-    const result = await svc(['keys', 'rotate', old.id, '--json'], local.env);
+    const result = await svc(['keys', 'rotate', '--yes', old.id, '--json'], local.env);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout).key.workspaceId).toBe(workspace.json.id);
     expect(result.stderr).toContain(`anchors to workspace ${workspace.json.id}`);
@@ -249,7 +249,7 @@ describe('svc keys rotate', () => {
 
   it('exits 4 for an unknown key and creates nothing', async () => {
     const before = JSON.parse((await svc(['keys', 'list', '--json'], local.env)).stdout).keys.length;
-    expect((await svc(['keys', 'rotate', 'key_nothere'], local.env)).exitCode).toBe(4);
+    expect((await svc(['keys', 'rotate', '--yes', 'key_nothere'], local.env)).exitCode).toBe(4);
     expect(JSON.parse((await svc(['keys', 'list', '--json'], local.env)).stdout).keys.length).toBe(before);
   });
 });

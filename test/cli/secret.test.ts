@@ -76,7 +76,7 @@ describe('keys rotate', () => {
     const env = await against({ created: (r, secret) => ({ data: { ...r, api_key: secret } }) });
     const old = (await svc(['keys', 'create', 'app'], env)).stdout;
     const oldId = [...server!.keys.values()].find((k) => k.secret === old)!.id;
-    const result = await svc(['keys', 'rotate', oldId], env);
+    const result = await svc(['keys', 'rotate', '--yes', oldId], env);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(newest(server!).secret);
     expect(server!.keys.has(oldId)).toBe(false);
@@ -85,7 +85,7 @@ describe('keys rotate', () => {
   it.each(lost)('leaves the old key alone when the new secret is %s', async (_, created) => {
     const env = await against({ created });
     const oldKey = newest(server!);
-    const result = await svc(['keys', 'rotate', oldKey.id], env);
+    const result = await svc(['keys', 'rotate', '--yes', oldKey.id], env);
     const fresh = newest(server!);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toContain(fresh.secret.slice(3));
@@ -98,7 +98,7 @@ describe('keys rotate', () => {
     const env = await against({});
     const oldKey = newest(server!);
     server!.rules.push({ method: 'DELETE', times: 1, then: { status: 400, body: '{"error":"no"}' }, work: false });
-    const result = await svc(['keys', 'rotate', oldKey.id, '--json'], env);
+    const result = await svc(['keys', 'rotate', '--yes', oldKey.id, '--json'], env);
     expect(result.exitCode).toBe(1);
     const doc = JSON.parse(result.stdout);
     expect(doc.key.secret).toBe(newest(server!).secret);

@@ -85,7 +85,7 @@ describe.each(variations)('against a service with %s', (_, variation) => {
 
   it('rotates: a new secret with the same lifetime, and the old key revoked', async () => {
     const old = keyByName('expiring');
-    const result = await run(['keys', 'rotate', old.id]);
+    const result = await run(['keys', 'rotate', '--yes', old.id]);
     const fresh = [...server.keys.values()].find((k) => k.name === 'expiring' && k.id !== old.id)!;
     expect(result.stdout).toBe(fresh.secret);
     // A record in epoch seconds tells the expiry to the second, no finer.

@@ -148,7 +148,7 @@ describe('svc keys rotate --save beside 10 logins to other profiles (issue 22)',
       await openConfig({ SVC_CONFIG_DIR: dir }, () => {}).update('main', () => ({ apiKey: created.json.secret, baseUrl: url }));
       const env = { SVC_CONFIG_DIR: dir, HOME: home };
       const [rotate, ...logins] = await Promise.all([
-        svc(['keys', 'rotate', created.json.id, '--save', '--profile', 'main'], env),
+        svc(['keys', 'rotate', '--yes', created.json.id, '--save', '--profile', 'main'], env),
         ...Array.from({ length: 10 }, (_, i) => svc(['login', '--with-key', '--profile', `p${i + 1}`, '--base-url', url], env, { input: apiKey! })),
       ]);
       expect(rotate!.exitCode, `round ${round}: ${rotate!.stderr}`).toBe(0);

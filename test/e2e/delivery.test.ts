@@ -98,7 +98,7 @@ describe('--to-command', () => {
     expect([await ping(result.stdout), await ping(old.secret)]).toEqual([0, 0]);
     expect((await svc(['keys', 'rotate', '--finish'], local.env)).stderr).toContain('No rotation is pending');
     // Without --overlap too: the old key is never revoked for a secret nobody received.
-    const plain = await svc(['keys', 'rotate', old.id, '--to-command', 'exit 1'], local.env);
+    const plain = await svc(['keys', 'rotate', '--yes', old.id, '--to-command', 'exit 1'], local.env);
     expect(plain.exitCode).toBe(1);
     expect([await ping(plain.stdout), await ping(old.secret)]).toEqual([0, 0]);
     expect((await keyIds('rotate-failing')).length).toBe(3);
@@ -121,7 +121,7 @@ describe('--to-command', () => {
     const old = await createKey('slow-delivery');
     // svc's clock jumps an hour once the command has the secret, as if it had waited that long on a person.
     const now = () => Date.now() + (existsSync(at('got')) ? 3_600_000 : 0);
-    const result = await svc(['keys', 'rotate', old.id, '--to-command', `cat > ${at('got')}`], local.env, { deps: { now } });
+    const result = await svc(['keys', 'rotate', '--yes', old.id, '--to-command', `cat > ${at('got')}`], local.env, { deps: { now } });
     expect(result.stderr).toContain(`Revoked the old key ${old.id}`);
     expect(result.exitCode).toBe(0);
     expect([await ping(readFileSync(at('got'), 'utf8')), await ping(old.secret)]).toEqual([0, 3]);
@@ -149,7 +149,7 @@ describe('--to-command', () => {
     };
     // The shell waits on a child of its own, which outlives it: svc must not wait for that one.
     const command = `cat > ${at('got')}; echo $$ > ${at('shell')}; sleep 60 & echo $! > ${at('sleeper')}; : > ${at('started')}; wait`;
-    const running = svc(['keys', 'rotate', old.id, '--to-command', command], local.env, { deps: { onSignal } });
+    const running = svc(['keys', 'rotate', '--yes', old.id, '--to-command', command], local.env, { deps: { onSignal } });
     while (!existsSync(at('started'))) await new Promise((resolve) => setTimeout(resolve, 20));
     for (const listener of [...listeners]) listener('SIGINT');
     const result = await running;
@@ -216,7 +216,7 @@ describe.skipIf(!canMount)('--to-file on a file system that refuses the write (n
     expect(created.stderr).toContain(`The new secret could not be delivered: writing ${path} failed`);
     expect(await ping(created.stdout)).toBe(0);
     const old = await createKey('read-only-rotate');
-    const rotated = await svc(['keys', 'rotate', old.id, '--to-file', path], local.env);
+    const rotated = await svc(['keys', 'rotate', '--yes', old.id, '--to-file', path], local.env);
     expect(rotated.exitCode).toBe(1);
     expect([await ping(rotated.stdout), await ping(old.secret)]).toEqual([0, 0]);
     expect(existsSync(path)).toBe(false);

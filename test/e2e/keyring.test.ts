@@ -127,7 +127,7 @@ describe('with an unlocked keyring', () => {
   it('keys rotate --save puts the new key into the keyring of the profile that held the old one', async () => {
     const user = (await call(local.server.url, 'POST', '/_local/users', local.server.adminToken, {})).json as { apiKey: { id: string; secret: string } };
     expect((await run(['login', '--with-key', '--keyring'], bus(), {}, user.apiKey.secret)).exitCode).toBe(0);
-    const rotate = await run(['keys', 'rotate', user.apiKey.id, '--save'], bus());
+    const rotate = await run(['keys', 'rotate', '--yes', user.apiKey.id, '--save'], bus());
     expect(rotate.exitCode, rotate.stderr).toBe(0);
     const fresh = rotate.stdout.match(ANY_KEY)![0];
     expect(await keyring().lookup(account())).toBe(fresh);

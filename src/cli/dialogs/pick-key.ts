@@ -43,6 +43,8 @@ export interface KeysWanted {
   many: boolean;
   /** The picker's question. */
   question: string;
+  /** --yes was given: the person has said not to be asked, so no pick-list opens either. */
+  yes?: boolean;
   /** Only these are offered (disable offers the keys that are not disabled); `none` says why the list is empty. */
   offered?: { keep: (key: KeyView) => boolean; none: string };
 }
@@ -51,13 +53,14 @@ export interface KeysWanted {
  * The keys a command acts on, named one way in every command: the ids
  * given, each trimmed of the white space a paste brings along; none given,
  * on a terminal, the keys picked from the whole list, in the aligned
- * columns every picker has; none given elsewhere, a usage error showing
- * the command's form. The list is returned when it was read, for whatever
+ * columns every picker has; none given elsewhere or under --yes, a usage
+ * error showing the command's form. The list is returned when it was read, for whatever
  * the command says next.
  */
 export async function keysToActOn(session: KeySession, given: readonly string[], wanted: KeysWanted): Promise<{ ids: string[]; list?: KeyList }> {
   if (given.length > 0) return { ids: given.map((id) => checkKeyId(id.trim())) };
-  if (!session.canPrompt) {
+  // A pick-list under --yes would choose a key nobody named, then act on it unasked.
+  if (!session.canPrompt || wanted.yes === true) {
     throw new UsageError(`Missing the key id: svc keys ${wanted.command} <id>${wanted.many ? '…' : ''} (see \`svc keys list\`)`);
   }
   const { client } = session;

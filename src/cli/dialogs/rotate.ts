@@ -26,7 +26,7 @@ export async function rotate(
   try {
     const rotation = await rotateKey(session, id, opts, {
       watch: createWatch(session),
-      // On a terminal a rotation asks first, as a revoke does; elsewhere it goes ahead, as it always has.
+      // A rotation asks first, as a revoke does. Where nobody can be asked, `keys rotate` went on only with --yes or --overlap.
       async proceed(old) {
         if (opts.yes || !session.canPrompt) return true;
         const retire = opts.overlap ? 'the old one keeps working until --finish' : opts.disableOld ? 'the old one is disabled' : 'the old one is revoked; this cannot be undone';

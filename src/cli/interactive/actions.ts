@@ -81,7 +81,7 @@ export const ACTIONS = {
           { name: 'off (disable)', value: true },
         ]));
       if (enabled) {
-        if (isKeyInUse(key, view.inUse)) warnLockOut(session, view, 'Disabling');
+        warnLockOut(session, view, key, 'Disabling');
         if (!(await prompts.confirm(`Disable ${keyLabel(key)}?`))) return;
       }
       showSwitched(session, key.id, !enabled, await setEnabled(session.client, key.id, !enabled));
@@ -94,11 +94,12 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { view } = context;
       const key = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to revoke:');
-      if (isKeyInUse(key, view.inUse)) warnLockOut(session, view, 'Revoking');
+      warnLockOut(session, view, key, 'Revoking');
       if (!(await (await session.prompts()).confirm(`Revoke ${keyLabel(key)}? This cannot be undone.`))) return;
       const [outcome] = (await revokeKeys(session.client, [key.id], false)).outcomes;
       if (outcome!.state === 'failed') throw outcome!.error;
       if (outcome!.state === 'gone') throw keyNotFound(key.id);
+      // A key the list showed is gone after a retry: the first attempt, whose answer was lost, revoked it.
       session.render.success(`Revoked ${keyLabel(key)}.`);
     },
   },
@@ -110,10 +111,13 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { view } = context;
       const key: PickedKey = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to rotate:');
-      if (isKeyInUse(key, view.inUse)) {
+      const inUse = isKeyInUse(key, view.inUse, view.nowMs);
+      if (inUse === true) {
         session.render.warn(
           `This is the key this session uses (${view.inUse}): after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`,
         );
+      } else if (inUse === null) {
+        session.render.warn(cannotTell(key, view));
       }
       // Rotating revokes: it asks first, as revoking does.
       const question = `Rotate ${keyLabel(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`;
@@ -194,9 +198,18 @@ export function labelOf(name: ActionName, view: View): string {
   return typeof label === 'function' ? label(view) : label;
 }
 
-/** Said before the question, so that the person knows what the yes means before giving it. */
-function warnLockOut(session: KeySession, view: View, doing: string): void {
-  session.render.warn(
-    `This is the key this session uses (${view.inUse}): ${doing.toLowerCase()} it locks the session out until you switch profile or log in with another key.`,
-  );
+/** Said before the question, so that the person knows what the yes means before giving it; "cannot tell" is said too. */
+function warnLockOut(session: KeySession, view: View, key: PickedKey, doing: string): void {
+  const inUse = isKeyInUse(key, view.inUse, view.nowMs);
+  if (inUse === true) {
+    session.render.warn(
+      `This is the key this session uses (${view.inUse}): ${doing.toLowerCase()} it locks the session out until you switch profile or log in with another key.`,
+    );
+  } else if (inUse === null) {
+    session.render.warn(cannotTell(key, view));
+  }
+}
+
+function cannotTell(key: PickedKey, view: View): string {
+  return `svc cannot tell whether ${keyLabel(key)} is the key this session uses (${view.inUse}): the server shows ${key.hint === null ? 'no key hint' : `its hint as ${shown(key.hint)}`}.`;
 }

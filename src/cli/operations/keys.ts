@@ -87,6 +87,11 @@ export interface ByName {
   ids: Map<string, string>;
   /** Each argument that several keys are named, with those keys. */
   shared: Map<string, NamedKey[]>;
+  /**
+   * Arguments left unresolved because the list was not read whole: a name that one key read has may be another's
+   * on a page svc could not read, so it names nothing svc acts on.
+   */
+  unsure: string[];
   list: KeyList;
 }
 
@@ -102,8 +107,12 @@ export async function keysByName(client: ApiClient, args: readonly string[]): Pr
 
 /** The same, against a list already read (one a confirmation shows): an argument that is an id in it stays as it is. */
 export function namedIn(list: KeyList, args: readonly string[]): ByName {
-  const found: ByName = { ids: new Map(), shared: new Map(), list };
+  const found: ByName = { ids: new Map(), shared: new Map(), unsure: [], list };
   for (const arg of args) {
+    if (list.incomplete !== null && !list.keys.some((k) => k.id === arg)) {
+      found.unsure.push(arg);
+      continue;
+    }
     const named = resolveKeyArgument(list.keys, arg);
     if (named.kind === 'name') found.ids.set(arg, named.key.id);
     if (named.kind === 'ambiguous') found.shared.set(arg, named.keys);
@@ -117,6 +126,15 @@ export function namedIn(list: KeyList, args: readonly string[]): ByName {
  * then those that name nothing, with the nearest keys (exit 4).
  */
 export async function unresolved(client: ApiClient, missing: readonly string[], byName: ByName | null, command: string): Promise<CliError> {
+  if (byName !== null && byName.unsure.length > 0) {
+    return new CliError(
+      [
+        `svc could not read the whole key list (${byName.list.incomplete}), so it acts on no key by name: ${byName.unsure.map((arg) => `'${clip(arg, 200)}'`).join(', ')} may name a key it did not see.`,
+        'Give the id instead (`svc keys list` shows the keys it can read).',
+      ],
+      ExitCode.failure,
+    );
+  }
   const shared = byName === null ? [] : [...byName.shared].flatMap(([name, keys]) => sharedName(name, keys, byName.list.nowMs));
   const notFound = missing.length === 0 ? [] : (await keyNotFoundAmong(client, missing, command, byName?.list.keys)).lines;
   return new CliError([...shared, ...notFound], shared.length > 0 ? ExitCode.usage : ExitCode.notFound);
@@ -213,7 +231,7 @@ async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act:
   if (gone.length === 0 || first.outcomes.some((o) => o.state === 'failed')) return { ...first, byName: null };
   const byName = await keysByName(client, gone);
   const second = await eachKey([...byName.ids.values()], act, false);
-  const named = (id: string) => byName.ids.has(id) || byName.shared.has(id);
+  const named = (id: string) => byName.ids.has(id) || byName.shared.has(id) || byName.unsure.includes(id);
   return { outcomes: [...first.outcomes.filter((o) => o.state !== 'gone' || !named(o.id)), ...second.outcomes], notTried: second.notTried, byName };
 }
 
@@ -223,7 +241,13 @@ export function switchKeys(client: ApiClient, ids: readonly string[], enabled: b
 }
 
 /** Revokes each id; the value of each done one is the server's answer. */
-export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing: boolean): Promise<{ outcomes: KeyOutcome<unknown>[]; notTried: string[] }> {
+/**
+ * A revoke's answer; `goneOnRetry` when the first attempt's answer was lost and the retry found no key (see
+ * ApiClient.revokeKey). Such an outcome is done, never read as a name: the first attempt may have revoked the key.
+ */
+export type Revoked = Awaited<ReturnType<ApiClient['revokeKey']>>;
+
+export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing: boolean): Promise<{ outcomes: KeyOutcome<Revoked>[]; notTried: string[] }> {
   return eachKey(ids, (id) => revokeOne(client, id), keepGoing);
 }
 
@@ -233,7 +257,7 @@ export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing:
  * very key and took effect. svc cannot list keys to tell, so it says both
  * what it knows and what it cannot, rather than the generic 401.
  */
-async function revokeOne(client: ApiClient, id: string): Promise<unknown> {
+async function revokeOne(client: ApiClient, id: string): Promise<Revoked> {
   try {
     return await client.revokeKey(id);
   } catch (error) {
@@ -257,7 +281,7 @@ export function switchNamedKeys(client: ApiClient, args: readonly string[], enab
   return eachKeyOrName(client, args, (id) => switchOne(client, id, enabled));
 }
 
-export function revokeNamedKeys(client: ApiClient, args: readonly string[]): Promise<KeysActedOn<unknown>> {
+export function revokeNamedKeys(client: ApiClient, args: readonly string[]): Promise<KeysActedOn<Revoked>> {
   return eachKeyOrName(client, args, (id) => revokeOne(client, id));
 }
 
@@ -277,7 +301,7 @@ export async function planPrune(client: ApiClient, criteria: PruneCriteria): Pro
   list.documents.forEach((document, i) => {
     const view = list.keys[i]!;
     if (view.id === null || !matchesPrune(view, criteria, list.nowMs)) return;
-    const used = isKeyInUse(view, client.keyHint);
+    const used = isKeyInUse(view, client.keyHint, list.nowMs);
     if (used === false) plan.targets.push({ document, view });
     else plan.spared.push({ record: { document, view }, reason: used ? 'in-use' : 'unknowable' });
   });

@@ -230,7 +230,7 @@ async function retireOldKey(
   try {
     const retiring = disable
       ? client.setEnabled(id, false).then(async (result) => ({ previous: result.document ?? (await client.getKey(id)).document, retired: 'disabled' as const }))
-      : client.revokeKey(id).then((previous) => ({ previous, retired: 'revoked' as const }));
+      : client.revokeKey(id).then(({ answer }) => ({ previous: answer, retired: 'revoked' as const }));
     return await Promise.race([retiring, interrupted]);
   } catch (error) {
     if (error instanceof InterruptedError) throw error;
@@ -266,7 +266,7 @@ export async function endOverlap(
   let answer: unknown;
   let wasGone = false;
   try {
-    answer = await session.client.revokeKey(id);
+    ({ answer } = await session.client.revokeKey(id));
   } catch (error) {
     if (!isNotFound(error)) throw error;
     answer = { id, revoked: false };

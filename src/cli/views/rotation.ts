@@ -23,7 +23,7 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
   if (rotation.replacedKeyInUse === null && credentials.source === 'profile' && rotation.retired !== 'kept-overlap') {
     out.push([
       'warn',
-      `This server shows no key hints, so svc cannot tell whether ${shown(id)} is the key profile '${profileName}' uses; if it is, run \`${loginCommand(profileName)}\` with the new one.`,
+      `The server shows no key hint in svc's form, so svc cannot tell whether ${shown(id)} is the key profile '${profileName}' uses; if it is, run \`${loginCommand(profileName)}\` with the new one.`,
     ]);
   }
   const replacement = newId === null ? 'the new key' : shown(newId);

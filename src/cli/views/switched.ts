@@ -18,5 +18,5 @@ export function showSwitched(session: KeySession, id: string, enabled: boolean, 
   if (enabled) return;
   const inUse = isKeyInUse(result.view, client.keyHint);
   if (inUse) render.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
-  else if (inUse === null) render.info('(This server shows no key hints, so svc cannot tell whether that was the key it is using.)');
+  else if (inUse === null) render.info("(The server shows no key hint in svc's form, so svc cannot tell whether that was the key it is using.)");
 }

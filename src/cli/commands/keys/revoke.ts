@@ -34,26 +34,32 @@ const NEEDS_YES = 'Refusing to revoke without confirmation: pass --yes (or run o
 export async function run(session: KeySession, idArgs: string[], opts: RevokeOptions): Promise<Outcome> {
   const { client, render } = session;
   // The pick-list and the confirmation show the same listing; it is read once.
-  const picked = await keysToActOn(session, idArgs, { command: 'revoke', many: true, question: 'Keys to revoke (space to select, enter to confirm):' });
+  const picked = await keysToActOn(session, idArgs, { command: 'revoke', many: true, yes: opts.yes, question: 'Keys to revoke (space to select, enter to confirm):' });
   let { ids, list } = picked;
   if (!opts.yes) {
     if (!session.canPrompt) throw new UsageError(NEEDS_YES);
     list ??= await client.listAllKeys();
     // The question names the keys that will be revoked: a name is resolved to its key's id before it is asked.
     const byName = namedIn(list, ids);
-    if (byName.shared.size > 0) throw await unresolved(client, [], byName, 'revoke');
+    if (byName.shared.size > 0 || byName.unsure.length > 0) throw await unresolved(client, [], byName, 'revoke');
     ids = ids.map((id) => byName.ids.get(id) ?? id);
     await confirm(session, ids, list.keys, list.nowMs);
   }
   const { outcomes, notTried, byName } = await revokeNamedKeys(client, ids);
-  const names = new Map(((byName?.list ?? list)?.keys ?? []).map((k) => [k.id, k.name]));
+  const listed = (byName?.list ?? list)?.keys ?? [];
+  const names = new Map(listed.map((k) => [k.id, k.name]));
   const answers: unknown[] = [];
   const missing: string[] = [];
   let failure: unknown;
   for (const outcome of outcomes) {
     const { id } = outcome;
-    if (outcome.state === 'done') {
-      answers.push(outcome.value);
+    if (outcome.state === 'done' && outcome.value.goneOnRetry && !names.has(id)) {
+      // The first DELETE's answer was lost and the retry found nothing: svc cannot say that it revoked a key, only
+      // that none has this id now. A key the list showed a moment ago was there for the first DELETE to revoke.
+      answers.push({ id, revoked: true, unconfirmed: true });
+      render.info(`${shown(id)} is gone: the answer to its revoke was lost and the retry found no such key, so either that revoke took effect or no key ever had this id.`);
+    } else if (outcome.state === 'done') {
+      answers.push(outcome.value.answer);
       const name = names.get(id);
       render.success(`Revoked ${name ? `'${shown(name)}' (${shown(id)})` : shown(id)}.`);
     } else if (outcome.state === 'gone' && opts.ifExists) {
@@ -72,7 +78,7 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
     throw failure;
   }
   // --if-exists takes a key that is gone for done, but not a name several keys share: which one was meant is for the person to say.
-  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0) throw await unresolved(client, missing, byName, 'revoke');
+  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0) throw await unresolved(client, missing, byName, 'revoke');
   return { list: byName?.list ?? list };
 }
 
@@ -83,11 +89,12 @@ async function confirm(session: KeySession, ids: string[], keys: readonly KeyVie
     const key = known.get(id);
     render.info(`  ${key ? describeKey(key, client.keyHint, nowMs) : `${shown(id)}  (not found)`}`);
   }
-  const inUse = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, client.keyHint) : false));
+  const inUse = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, client.keyHint, nowMs) : false));
+  const untold = ids.filter((_, i) => inUse[i] === null);
   if (inUse.includes(true)) {
-    render.warn('One of these is the key svc is using: once revoked, svc will answer 401 until you log in with another key.');
-  } else if (inUse.includes(null)) {
-    render.warn('This server shows no key hints, so svc cannot tell whether one of these is the key it is using.');
+    render.warn(`${ids.length === 1 ? 'This' : 'One of these'} is the key svc is using: once revoked, svc will answer 401 until you log in with another key.`);
+  } else if (untold.length > 0) {
+    render.warn(`svc cannot tell whether ${untold.map(shown).join(', ')} is the key it is using: the server shows no key hint in svc's form.`);
   }
   const what = ids.length === 1 ? shown(ids[0]!) : `these ${ids.length} keys`;
   if (!(await (await session.prompts()).confirm(`Revoke ${what}? This cannot be undone.`))) {

@@ -47,7 +47,12 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
     return finishRotation(session, opts.finish ? 'finish' : 'cancel');
   }
   if (plan === null) refuseDiscardedStdout(session.io);
-  const { ids } = await keysToActOn(session, idArg === undefined ? [] : [idArg], { command: 'rotate', many: false, question: 'Key to rotate:' });
+  const { ids } = await keysToActOn(session, idArg === undefined ? [] : [idArg], { command: 'rotate', many: false, yes: opts.yes, question: 'Key to rotate:' });
+  // The old key is revoked or disabled at the end, as `keys revoke` would: where nobody can be asked, only --yes says so.
+  // --overlap leaves it working, so it changes nothing that needs saying yes to.
+  if (!opts.yes && !opts.overlap && !session.canPrompt) {
+    throw new UsageError(`Refusing to rotate without confirmation: the old key is ${opts.disableOld ? 'disabled' : 'revoked'} at the end. Pass --yes (or run on a terminal to be asked).`);
+  }
   const { rotation, delivered } = await rotate(session, ids[0]!, opts, plan);
   if (session.options.json) {
     const key = delivered === null ? { key: rotation.created.document } : deliveredDocument(rotation.created, delivered);

@@ -57,5 +57,5 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
     throw failure;
   }
-  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0) throw await unresolved(client, missing, byName, verb);
+  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0) throw await unresolved(client, missing, byName, verb);
 }
