@@ -176,16 +176,16 @@ export class ApiClient {
         keys.push(pageKeys[i]!);
       }
       opts.onPage?.({ documents: pageDocuments, keys: pageKeys, nowMs: this.serverNow() });
-      const next = page.length === 0 ? null : nextPage(path, res.body, header(res, 'link'), this.options.baseUrl);
+      // An empty page that names a next one is no end: a service may send one wherever its filter
+      // skipped a whole page's worth (AIP-158). Repeats and MAX_PAGES below stop one that never ends.
+      const next = nextPage(path, res.body, header(res, 'link'), this.options.baseUrl);
       if (next === null) {
         const body: Record<string, unknown> = { ...first, keys: documents };
         for (const field of PAGE_FIELDS) delete body[field];
         const incomplete =
           repeated > 0
             ? `${repeated === 1 ? 'a key' : `${repeated} keys`} came on two pages, so the list changed while svc read it and keys may have moved past unread; list again`
-            : page.length === 0
-              ? null
-              : unfollowedMore(res.body, documents.length);
+            : unfollowedMore(res.body, documents.length);
         return { documents, keys, body, pages, nowMs: this.serverNow(), incomplete };
       }
       const problem =

@@ -90,14 +90,30 @@ describe('pages svc cannot follow', () => {
   it.each([
     ['a next_page_token', 'token', /names a next page by `next_page_token`/],
     ['a total and no next page', 'total-only', /says it holds 75 keys, but its pages held 20/],
-  ] as const)('%s: list warns that it may be incomplete; prune and the finder exit 1 saying so', async (_, style, why) => {
+  ] as const)('%s: list prints what it read and exits 1 saying it may be incomplete, --json too; prune and the finder exit 1 saying so', async (_, style, why) => {
     const env = await start({ pages: { size: 20, style } });
     fill(74);
     const list = await svc(['keys', 'list'], env);
-    expect(list.exitCode).toBe(0);
+    expect(list.exitCode).toBe(1);
     expect(list.stdout.split('\n')).toHaveLength(21);
     expect(list.stderr).toContain('The key list may be incomplete: it');
     expect(list.stderr).toMatch(why);
+    expect(list.stderr).toContain('only the keys svc could read were listed');
+
+    const json = await svc(['keys', 'list', '--json'], env);
+    expect(json.exitCode).toBe(1);
+    const document = JSON.parse(json.stdout);
+    expect(document.keys).toHaveLength(20);
+    expect(document.incomplete).toMatch(why);
+    expect(json.stderr).toContain('the document holds only the keys svc could read');
+
+    const manager = await svc([], env, { tty: true, columns: 120 });
+    expect(manager.exitCode, manager.stderr).toBe(0);
+    expect(manager.stderr).toMatch(/The key list may be incomplete: it/);
+
+    const dry = await svc(['keys', 'prune', '--expired', '--dry-run', '--json'], env);
+    expect(dry.exitCode).toBe(1);
+    expect(JSON.parse(dry.stdout).incomplete).toMatch(why);
 
     const prune = await svc(['keys', 'prune', '--expired', '--yes'], env);
     expect(prune.exitCode).toBe(1);
@@ -116,6 +132,60 @@ describe('pages svc cannot follow', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('holds only keys of earlier pages, as if it ignored the page asked for');
     expect(listRequests()).toBe(2);
+  });
+});
+
+describe('a list with an empty page before each page of keys, as AIP-158 allows', () => {
+  it('is read whole by list (text and --json), audit and prune', async () => {
+    const env = await start({ pages: { size: 3, style: 'empty-pages' }, record: records.full });
+    // Oldest, so on the last page: newest first, the pages are key-6..4, key-3..1, then soon and bootstrap.
+    const soon = server!.addKey('soon', Date.now() + 3 * DAY);
+    const made = fill(6);
+
+    const tsv = await svc(['keys', 'list'], env);
+    expect(tsv.exitCode, tsv.stderr).toBe(0);
+    expect(tsv.stdout.split('\n')).toHaveLength(9);
+    expect(tsv.stderr).toBe('');
+    const json = await svc(['keys', 'list', '--json'], env);
+    expect(json.exitCode, json.stderr).toBe(0);
+    const document = JSON.parse(json.stdout);
+    expect(document.keys).toHaveLength(8);
+    expect(document).not.toHaveProperty('incomplete');
+    expect(document).not.toHaveProperty('next_cursor');
+
+    const audit = await svc(['keys', 'audit', '--expiring-within', '7d'], env);
+    expect(audit.exitCode, audit.stderr).toBe(1);
+    expect(audit.stdout).toContain(soon.id);
+    expect(audit.stderr).not.toContain('every key passes');
+
+    const prune = await svc(['keys', 'prune', '--expired', '--yes'], env);
+    expect(prune.exitCode, prune.stderr).toBe(0);
+    expect(prune.stderr).toContain(`Revoked ${made[2]!.id}`);
+    expect(server!.keys.has(made[2]!.id)).toBe(false);
+    expect(server!.keys.size).toBe(7);
+  });
+});
+
+describe('login against a list whose later pages svc cannot follow', () => {
+  it.each([
+    ['a second page that names itself as the next', 'cursor-loop', /its page 3 is one it sent before/],
+    ['a next page on another host', 'foreign-link', /its next page is at another address \(https:\/\/elsewhere\.test\//],
+  ] as const)('%s: the first page proves the key; login saves it and says the list could not be read whole', async (_, style, why) => {
+    const env = await start({ pages: { size: 2, style } });
+    fill(4);
+    const own = tempConfigDir();
+    try {
+      const login = await svc(['login', '--with-key'], { SVC_BASE_URL: env.SVC_BASE_URL, SVC_CONFIG_DIR: own.dir }, { input: server!.apiKey });
+      expect(login.exitCode, login.stderr).toBe(0);
+      expect(login.stderr).toContain("saved to profile 'default'");
+      expect(login.stderr).toContain('The key list could not be read whole: ');
+      expect(login.stderr).toMatch(why);
+      expect(login.stderr).toContain('The key works and is saved');
+      const ping = await svc(['keys', 'ping'], { SVC_BASE_URL: env.SVC_BASE_URL, SVC_CONFIG_DIR: own.dir });
+      expect(ping.exitCode, ping.stderr).toBe(0);
+    } finally {
+      own.remove();
+    }
   });
 });
 
@@ -148,7 +218,8 @@ describe('a list that moves while svc reads it', () => {
     });
     fill(44);
     const list = await svc(['keys', 'list', '--json'], env);
-    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.exitCode, list.stderr).toBe(1);
+    expect(JSON.parse(list.stdout).incomplete).toMatch(/^a key came on two pages/);
     const ids: string[] = JSON.parse(list.stdout).keys.map((k: { id: string }) => k.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toHaveLength(45);

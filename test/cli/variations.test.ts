@@ -28,6 +28,7 @@ const variations: [string, Variation][] = [
   ['the list in pages of two, each naming the next by next_cursor', { pages: { size: 2, style: 'cursor' } }],
   ['the list in pages of two, with has_more and page numbers', { pages: { size: 2, style: 'has-more' }, getOne: true }],
   ['the list in pages of two, the next in a Link header', { pages: { size: 2, style: 'link' }, record: records.full }],
+  ['the list in pages of two, each after an empty page that names it (AIP-158)', { pages: { size: 2, style: 'empty-pages' }, getOne: true }],
 ];
 
 const BROKEN = /undefined|NaN|Invalid (time|Date)|\[object Object\]|TypeError|Cannot read/;

@@ -48,10 +48,15 @@ export interface Variation {
   encoding?: 'gzip' | 'deflate' | 'br';
   /**
    * List keys in pages of `size`, the next one named the way `style` says (the spec shows no paging; services do page):
-   * `next_cursor`; `has_more` with `?page=`; a Link header; JSON:API's `links.next`; or, ways svc cannot follow,
-   * a `next_page_token`, a `total` and nothing else, and `has_more` with a server that ignores `?page=`.
+   * `next_cursor`; `next_cursor` with an empty page before each page of keys (AIP-158 allows empty pages);
+   * `has_more` with `?page=`; a Link header; JSON:API's `links.next`; or, ways svc cannot follow,
+   * a `next_page_token`, a `total` and nothing else, `has_more` with a server that ignores `?page=`,
+   * a second page whose `next_cursor` names itself, and a Link header to another host.
    */
-  pages?: { size: number; style: 'cursor' | 'has-more' | 'link' | 'links-next' | 'token' | 'total-only' | 'has-more-ignored' };
+  pages?: {
+    size: number;
+    style: 'cursor' | 'empty-pages' | 'has-more' | 'link' | 'links-next' | 'token' | 'total-only' | 'has-more-ignored' | 'cursor-loop' | 'foreign-link';
+  };
   /** The list's order; the spec does not say. Default newest first. */
   order?: 'newest-first' | 'oldest-first';
   /** PATCH answers 204 to every change it makes, as some services do, not only to one that changes nothing. */
@@ -209,14 +214,22 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     const paging = variation.pages;
     if (!paging) return { status: 200, body: { keys: all } };
     const { size, style } = paging;
+    const cursor = Number(query.get('cursor') ?? 0);
+    // Empty pages: cursor 2n is an empty page, 2n + 1 the nth page of keys.
+    if (style === 'empty-pages' && cursor % 2 === 0) return { status: 200, body: { keys: [], next_cursor: String(cursor + 1) } };
     const asked = style === 'has-more-ignored' ? 1 : Number(query.get('page') ?? 1);
-    const page = style === 'cursor' ? Number(query.get('cursor') ?? 0) / size + 1 : asked;
+    const page = style === 'cursor' || style === 'cursor-loop' ? cursor / size + 1 : style === 'empty-pages' ? (cursor + 1) / 2 : asked;
     const slice = all.slice((page - 1) * size, page * size);
     const more = page * size < all.length;
     const next = `${PREFIX}${COLLECTION}?page=${page + 1}`;
     switch (style) {
       case 'cursor':
         return { status: 200, body: { keys: slice, next_cursor: more ? String(page * size) : null } };
+      case 'cursor-loop':
+        // Every page names the second as the next, the second itself too.
+        return { status: 200, body: { keys: slice, next_cursor: more ? String(size) : null } };
+      case 'empty-pages':
+        return { status: 200, body: { keys: slice, next_cursor: more ? String(cursor + 1) : null } };
       case 'has-more':
       case 'has-more-ignored':
         return { status: 200, body: { keys: slice, has_more: more, ...(style === 'has-more' ? { page } : {}) } };
@@ -228,6 +241,8 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
         return { status: 200, body: { keys: slice, total: all.length } };
       case 'link':
         return { status: 200, body: { keys: slice }, headers: more ? { link: `<${next}>; rel="next"` } : {} };
+      case 'foreign-link':
+        return { status: 200, body: { keys: slice }, headers: more ? { link: `<https://elsewhere.test${next}>; rel="next"` } : {} };
     }
   };
 

@@ -1,7 +1,7 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api.js';
-import { UnexpectedResponseError } from '../../src/client/errors.js';
+import { IncompleteListError, UnexpectedResponseError } from '../../src/client/errors.js';
 import { DEFAULT_POLICY } from '../../src/client/policy.js';
 import { nextPage, unfollowedMore } from '../../src/client/pagination.js';
 import type { HttpRequest, HttpResponse } from '../../src/client/transport.js';
@@ -66,7 +66,7 @@ describe('nextPage: where the next page of a key list is', () => {
   });
 });
 
-function pagedClient(pages: Record<string, HttpResponse>) {
+function pagedClient(pages: Record<string, HttpResponse> | ((path: string) => HttpResponse | undefined)) {
   const requests: HttpRequest[] = [];
   const client = new ApiClient({
     baseUrl: BASE,
@@ -76,7 +76,8 @@ function pagedClient(pages: Record<string, HttpResponse>) {
     userAgent: 'svc/test',
     transport: async (req) => {
       requests.push(req);
-      const page = pages[req.url.slice(`${BASE}/api/service`.length)];
+      const path = req.url.slice(`${BASE}/api/service`.length);
+      const page = typeof pages === 'function' ? pages(path) : pages[path];
       if (!page) throw new Error(`no page scripted for ${req.url}`);
       return page;
     },
@@ -116,8 +117,44 @@ describe('listAllKeys: the one list reader', () => {
     expect(away.requests).toHaveLength(1);
   });
 
-  it('stops at an empty page whatever it says about more', async () => {
-    const { client } = pagedClient({ '/user/api-keys': page({ keys: [], has_more: true }) });
-    expect((await client.listAllKeys()).keys).toEqual([]);
+  it('follows a next page named by an empty page, as AIP-158 allows, to the keys after it', async () => {
+    const { client, requests } = pagedClient({
+      '/user/api-keys': page({ keys: [], next_cursor: 'a' }),
+      '/user/api-keys?cursor=a': page({ keys: [{ id: 'k1' }, { id: 'k2' }], next_cursor: 'b' }),
+      '/user/api-keys?cursor=b': page({ keys: [], next_cursor: 'c' }),
+      '/user/api-keys?cursor=c': page({ keys: [], has_more: true }),
+      '/user/api-keys?cursor=c&page=2': page({ keys: [{ id: 'k3' }], next_cursor: null }),
+    });
+    const list = await client.listAllKeys();
+    expect(list.keys.map((k) => k.id)).toEqual(['k1', 'k2', 'k3']);
+    expect(list.incomplete).toBeNull();
+    expect(list.pages).toBe(5);
+    expect(requests).toHaveLength(5);
+  });
+
+  it('ends at an empty page that names no next one, and says so of one that names it in a way svc cannot follow', async () => {
+    const ended = pagedClient({ '/user/api-keys': page({ keys: [{ id: 'k1' }], next_cursor: 'x' }), '/user/api-keys?cursor=x': page({ keys: [], next_cursor: null }) });
+    expect((await ended.client.listAllKeys()).incomplete).toBeNull();
+    const token = pagedClient({ '/user/api-keys': page({ keys: [], next_page_token: 'abc' }) });
+    expect((await token.client.listAllKeys()).incomplete).toMatch(/names a next page by `next_page_token`/);
+  });
+
+  it('stops a server whose empty pages loop on one cursor when the cursor comes back', async () => {
+    const { client, requests } = pagedClient({
+      '/user/api-keys': page({ keys: [{ id: 'k1' }], next_cursor: 'a' }),
+      '/user/api-keys?cursor=a': page({ keys: [], next_cursor: 'a' }),
+    });
+    const error = await client.listAllKeys().catch((e) => e);
+    expect(error).toBeInstanceOf(IncompleteListError);
+    expect(error.message).toMatch(/its page 3 is one it sent before \(\/user\/api-keys\?cursor=a\)/);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('stops a server whose empty pages never end, each with a new cursor, at the page cap', async () => {
+    const { client, requests } = pagedClient((path) => page({ keys: [], next_cursor: `c${(Number(/cursor=c(\d+)/.exec(path)?.[1] ?? 0)) + 1}` }));
+    const error = await client.listAllKeys().catch((e) => e);
+    expect(error).toBeInstanceOf(IncompleteListError);
+    expect(error.message).toMatch(/it still had more after 10000 pages/);
+    expect(requests).toHaveLength(10_000);
   });
 });

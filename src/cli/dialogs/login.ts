@@ -1,6 +1,8 @@
 import type { KeyList } from '../../client/api.js';
+import { IncompleteListError } from '../../client/errors.js';
 import { isWellFormedKey } from '../../contract/key-format.js';
 import { UsageError } from '../errors.js';
+import { describeFailure } from '../report.js';
 import { logIn } from '../operations/profile.js';
 import type { ProfileSession } from '../session.js';
 import type { KeyStore } from '../secret-store/saved-key.js';
@@ -9,13 +11,18 @@ import { readEnv } from '../environment.js';
 const FORMAT_HINT = 'API keys are sk_ followed by 64 letters and digits.';
 
 /** `svc login` and the manager's Log in: checks the key, saves it, says where. */
-export async function logInWith(session: ProfileSession, apiKey: string, to?: KeyStore): Promise<KeyList> {
+export async function logInWith(session: ProfileSession, apiKey: string, to?: KeyStore): Promise<KeyList | undefined> {
   if (!isWellFormedKey(apiKey)) throw new UsageError(`That is not an API key. ${FORMAT_HINT}`);
-  const { list, url, hint, configPath, store, leftover } = await logIn(session, apiKey, to);
+  const { list, listFailure, url, hint, configPath, store, leftover } = await logIn(session, apiKey, to);
   const { render, profileName } = session;
   const where = store === 'keyring' ? `its key in the OS keyring, the profile in ${configPath}` : configPath;
   render.success(`Logged in to ${url} with ${hint}; saved to profile '${profileName}' (${where}).`);
   if (session.options.json) render.json({ profile: profileName, baseUrl: url, key: { hint, store }, config: configPath });
+  if (listFailure !== null) {
+    // The first page proved the key: what stopped the rest is said, and costs only what the list would have told.
+    const why = describeFailure(listFailure, { verbose: session.options.verbose === true }).lines[0]!;
+    render.info(listFailure instanceof IncompleteListError ? why : `Could not read the whole key list: ${why}`, 'The key works and is saved; svc learns its expiry once a command reads the whole list.');
+  }
   if (leftover) render.warn(...leftover.lines);
   if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is set in this environment and takes precedence over the saved key.');
   return list;

@@ -8,7 +8,7 @@ import { reportFailure } from '../report.js';
 import { clip, tone, type Line, type Segment } from '../render/text.js';
 import { displayWidth } from '../render/width.js';
 import { resolveSession, withKey, type GlobalOptions, type ProfileSession } from '../session.js';
-import { keyColumns } from '../views/keys.js';
+import { incompleteCaveat, keyColumns } from '../views/keys.js';
 import { ACTIONS, labelOf, type ActionName } from './actions.js';
 import { loadView, type View } from './view.js';
 
@@ -154,6 +154,9 @@ function draw(session: ProfileSession, view: View, menuLength: number): number {
     );
   }
   out('');
+  // Never shown as every key: a list svc could not read whole says so above the keys it has.
+  const incomplete = view.list?.incomplete ?? null;
+  if (incomplete !== null) out(tone(incompleteCaveat(incomplete), 'yellow'));
   if (view.keys.length === 0) {
     out('No keys.', '');
     return page(io.rows - used - MENU_FRAME);

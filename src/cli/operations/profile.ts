@@ -5,14 +5,16 @@ import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { savedKeyHint } from '../config/file.js';
 import type { KeyringError } from '../secret-store/keyring.js';
 import type { KeyStore, KeyStoreContext, Moved } from '../secret-store/saved-key.js';
-import { loginCommand, UsageError } from '../errors.js';
+import { InterruptedError, loginCommand, UsageError } from '../errors.js';
 import { clip } from '../render/text.js';
 import type { ProfileSession } from '../session.js';
 import { knownProfiles, profilesOf, withKey } from '../session.js';
 
 export interface LoggedIn {
-  /** The key list the check read: the key-health step learns the new key's expiry from it. */
-  list: KeyList;
+  /** The whole key list, read after the check: the key-health step learns the new key's expiry from it. Undefined when it could not be read. */
+  list: KeyList | undefined;
+  /** What stopped svc reading the whole list (the key works all the same), or null. */
+  listFailure: unknown;
   url: string;
   hint: string;
   configPath: string;
@@ -30,14 +32,24 @@ function keyStoreContext(session: ProfileSession): KeyStoreContext {
 const savedKey = () => import('../secret-store/saved-key.js');
 
 /**
- * Checks `apiKey` against the server (by reading the key list) and saves
- * it, where `to` says or else where the profile keeps its key now (the
- * config file for a new profile); an address given for this login (flag or
- * environment) is saved with the key it was checked against.
+ * Checks `apiKey` against the server (the key list's first page: a 200
+ * proves it) and saves it, where `to` says or else where the profile keeps
+ * its key now (the config file for a new profile); an address given for
+ * this login (flag or environment) is saved with the key it was checked
+ * against. The rest of the list only tells the key's expiry, so pages svc
+ * cannot follow cost that, never the login.
  */
 export async function logIn(session: ProfileSession, apiKey: string, to?: KeyStore): Promise<LoggedIn> {
   const { client } = await withKey(session, { apiKey, source: 'login' });
-  const list = await client.listAllKeys();
+  await client.probeKeyList();
+  let list: KeyList | undefined;
+  let listFailure: unknown = null;
+  try {
+    list = await client.listAllKeys();
+  } catch (error) {
+    if (error instanceof InterruptedError) throw error;
+    listFailure = error;
+  }
   const { url, source } = session.endpoint;
   const { saveKey } = await savedKey();
   const { store, leftover } = await saveKey(keyStoreContext(session), session.profileName, apiKey, {
@@ -50,7 +62,7 @@ export async function logIn(session: ProfileSession, apiKey: string, to?: KeySto
       serverInstance: client.serverInstance ?? undefined,
     }),
   });
-  return { list, url, hint: keyHint(apiKey), configPath: session.config.path, store, leftover };
+  return { list, listFailure, url, hint: keyHint(apiKey), configPath: session.config.path, store, leftover };
 }
 
 /** Forgets the profile's key, from the keyring too; `hint` is null when it had none. */

@@ -136,6 +136,11 @@ export function listCaveats(unjudged: readonly Unjudged[], incomplete: string | 
   const lines = unjudged.map(({ flag, field, count }) =>
     `${count === 1 ? '1 key shows' : `${count} keys show`} no ${field} svc can read: ${flag} could not judge ${count === 1 ? 'it' : 'them'}, and ${fate}.`,
   );
-  if (incomplete !== null) lines.push(`The key list may be incomplete: ${clip(incomplete, 200)}.`);
+  if (incomplete !== null) lines.push(incompleteCaveat(incomplete));
   return lines;
+}
+
+/** Why the list may lack keys the server has (KeyList.incomplete), as one line. */
+export function incompleteCaveat(incomplete: string): string {
+  return `The key list may be incomplete: ${clip(incomplete, 200)}.`;
 }

@@ -7,6 +7,8 @@ import type { KeySession } from '../../session.js';
 import type { KeyView } from '../../../client/key-view.js';
 import type { TableStream } from '../../render/renderer.js';
 import { keyColumns, listCaveats } from '../../views/keys.js';
+import { clip } from '../../render/text.js';
+import { CliError, ExitCode } from '../../errors.js';
 
 export interface ListOptions {
   expiring?: string;
@@ -51,14 +53,20 @@ export async function run(session: KeySession, opts: ListOptions = {}): Promise<
         },
   );
   if (options.json) {
-    render.json({ ...list.body, keys: matching.map((record) => record.document) });
+    // The server's document, and, only when svc could not read it whole, why: a script that reads the keys finds it beside them.
+    render.json({ ...list.body, keys: matching.map((record) => record.document), ...(list.incomplete === null ? {} : { incomplete: list.incomplete }) });
   } else if (matching.length === 0 && io.stdoutIsTTY) {
     render.info(matching.length === list.keys.length ? 'No keys yet. Create one with `svc keys create <name>`.' : 'No key matches.');
   } else {
     (table ?? render.tableStream(keyColumns(inUse, list.nowMs, render.columns))).end();
     if (io.stdoutIsTTY && matching.some((record) => record.view.hint === inUse)) render.info('* the key svc is using');
   }
-  const caveats = listCaveats(unjudged, list.incomplete, 'left them out');
+  const caveats = listCaveats(unjudged, null, 'left them out');
   if (caveats.length > 0) render.warn(...caveats);
+  // What was read is printed; exit 1 says it is not every key, as prune's does (docs/contract.md §C6).
+  if (list.incomplete !== null) {
+    const read = options.json ? 'the document holds only the keys svc could read' : 'only the keys svc could read were listed';
+    throw new CliError(`The key list may be incomplete: ${clip(list.incomplete, 200)}; ${read}.`, ExitCode.failure);
+  }
   return { list };
 }

@@ -59,10 +59,10 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
     if (list.incomplete !== null) throw new CliError('Not every key could be read, so keys that match may remain: prune again once the server lists them all.', ExitCode.failure);
   };
   const report = (revoked: string[], failed: { id: string; error: string }[]) => {
-    if (options.json) render.json({ keys: targets.map((t) => t.document), revoked, failed });
+    if (options.json) render.json({ keys: targets.map((t) => t.document), revoked, failed, incomplete: list.incomplete });
   };
   if (targets.length === 0) {
-    render.info('No key matches: nothing to prune.');
+    render.info(list.incomplete === null ? 'No key matches: nothing to prune.' : 'No key svc could read matches: nothing was pruned.');
     report([], []);
     partial();
     return { list };
