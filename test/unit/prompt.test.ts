@@ -111,3 +111,26 @@ describe('the search list, fed keys in one write', () => {
     expect(screen().split('\n').at(-1)).toBe('✔ Key: deliv3');
   });
 });
+
+describe('the other lists, fed keys in one write', () => {
+  // inquirer's select and checkbox handle each key as it comes, and draw before the next: what came before Enter is applied.
+  it('a select answers with the row the keys before Enter moved to, by arrow or by typed letters', async () => {
+    for (const [keys, expected] of [[`${DOWN}${DOWN}\r`, 2], ['be\r', 1], [`g${DOWN}\r`, 2]] as const) {
+      const { prompter, write, drawn, screen } = terminal();
+      const answer = prompter.select('Key:', choicesOf(['alpha', 'beta', 'gamma']));
+      await drawn((s) => s.includes('alpha'));
+      write(keys);
+      expect(await answer, JSON.stringify(keys)).toBe(expected);
+      expect(screen().split('\n').at(-1)).toBe(`✔ Key: ${['alpha', 'beta', 'gamma'][expected]}`);
+    }
+  });
+
+  it('a many-key list answers with the rows marked before Enter', async () => {
+    const { prompter, write, drawn, screen } = terminal();
+    const answer = prompter.pickMany('Keys:', choicesOf(['alpha', 'beta', 'gamma']));
+    await drawn((s) => s.includes('alpha'));
+    write(`${DOWN} ${DOWN} \r`);
+    expect(await answer).toEqual([1, 2]);
+    expect(screen().split('\n').at(-1)).toBe('✔ Keys: beta, gamma');
+  });
+});
