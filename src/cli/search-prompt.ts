@@ -33,7 +33,7 @@ const selectable = <T>(row: Row<T> | undefined): boolean => row !== undefined &&
  * draws again after every key, before the next is handled: the row Enter
  * answers is the active row of the list for the text typed before it, and
  * the line left on screen names that same row. Enter on a list with
- * nothing to choose answers nothing.
+ * nothing to choose answers nothing (docs/contract.md §C7).
  */
 export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (value: T) => void) => {
   const theme = makeTheme();
