@@ -110,6 +110,15 @@ describe('the search list, fed keys in one write', () => {
     expect(await answer).toBe(1);
     expect(screen().split('\n').at(-1)).toBe('✔ Key: deliv3');
   });
+  it("leaves the filter as typed on Up, Down and Tab, whatever readline's history holds", async () => {
+    const { prompter, write, drawn, screen } = terminal();
+    const answer = prompter.search('Key:', choicesOf(['laptop', 'deliv3', 'deliv4', 'bootstrap']));
+    await drawn((s) => s.includes('laptop'));
+    // Enter with no row leaves "zz" in readline's history, where Up would fetch it; Tab would add a tab to the line.
+    write(`zz\r${BACKSPACE}${BACKSPACE}deliv\x1b[A\t${DOWN}4\r`);
+    expect(await answer).toBe(2);
+    expect(screen().split('\n').at(-1)).toBe('✔ Key: deliv4');
+  });
 });
 
 describe('the other lists, fed keys in one write', () => {
