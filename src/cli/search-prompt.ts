@@ -63,10 +63,11 @@ export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (val
         rl.clearLine(0);
         rl.write(term);
       }
-      const step = isUpKey(key) ? -1 : isDownKey(key) ? 1 : 0;
+      if (isTabKey(key)) return;
+      const step = isUpKey(key) ? -1 : 1;
       let next = active + step;
       while (next >= 0 && next < rows.length && !selectable(rows[next])) next += step;
-      if (step !== 0 && selectable(rows[next])) setActive(next);
+      if (selectable(rows[next])) setActive(next);
     } else if (rl.line !== term) {
       setTerm(rl.line);
       setActive(matching(config.choices, rl.line).findIndex(selectable));
