@@ -1,7 +1,8 @@
-import { checkbox, confirm, input, password, search, select } from '@inquirer/prompts';
+import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import { PromptCancelledError } from './errors.js';
 import type { IO } from './io.js';
 import { sanitize } from './render/text.js';
+import { searchPrompt } from './search-prompt.js';
 
 /**
  * A letter typed into a many-key list selects nothing: with inquirer's `a`
@@ -39,7 +40,8 @@ export interface Prompter {
 type Context = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; clearPromptOnDone: boolean; signal?: AbortSignal };
 
 /**
- * The prompter svc asks with: inquirer's prompts on the terminal, behind
+ * The prompter svc asks with: inquirer's prompts on the terminal (the
+ * search list svc's own, on inquirer's core: search-prompt.ts), behind
  * `escaped`.
  */
 export function createPrompter(io: IO): Prompter {
@@ -91,20 +93,7 @@ function inquirerPrompter(io: IO): Prompter {
     secret: (message, validate) => ask((c) => password({ message, mask: '*', validate }, c)),
     confirm: (message, defaultValue = false) => ask((c) => confirm({ message, default: defaultValue }, c)),
     select: (message, choices) => ask((c) => select({ message, choices, pageSize: 12, loop: false }, c)),
-    search: (message, choices) =>
-      ask((c) =>
-        search(
-          {
-            message,
-            pageSize: 12,
-            source: (term) => {
-              const needle = (term ?? '').toLowerCase();
-              return choices.filter((ch) => `${ch.name} ${ch.description ?? ''}`.toLowerCase().includes(needle));
-            },
-          },
-          c,
-        ),
-      ),
+    search: (message, choices) => ask((c) => searchPrompt({ message, choices, pageSize: 12 }, c)),
     pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: 12, loop: false, shortcuts: NO_SHORTCUTS }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
     pause: async (message) => {

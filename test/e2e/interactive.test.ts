@@ -253,6 +253,43 @@ describe('svc with no command on a terminal', () => {
     }
   });
 
+  it('a filter pasted with Enter into a picker, after the cursor moved: the echo, the question and the key revoked are the one the filter leaves', async () => {
+    const own = await startLocalServer(['--plan', 'pro']);
+    try {
+      for (const name of ['laptop', 'deliv3', 'spare']) await call(own.url, 'POST', '/api/service/user/api-keys', own.apiKey!, { name });
+      const ownEnv = { ...env(own.apiKey!), SVC_BASE_URL: own.url };
+      term = await Terminal.start(['node', SVC_BIN], ownEnv, { columns: 120, rows: 50 });
+      const t = term;
+      await t.waitFor(MENU);
+      await t.send('Down', 'Down', 'Enter');
+      await t.waitFor(/❯ spare /);
+      await t.send('Down', 'Down');
+      await t.waitFor(/❯ laptop /);
+      await t.paste('deliv\r');
+      const asked = await t.waitFor(/Revoke '\S+' \(key_\w+\)\? This cannot be undone/);
+      expect(asked).toMatch(/✔ Key to revoke: deliv3 /);
+      expect(asked).toMatch(/Revoke 'deliv3' \(key_\w+\)\?/);
+      await t.send('y', 'Enter');
+      await t.waitFor(/Revoked 'deliv3' \(key_\w+\)\./);
+      await t.waitFor(MENU);
+
+      // The key in use, typed fast: its warning comes before the question.
+      await t.send('Down', 'Down', 'Enter');
+      await t.waitFor(/❯ spare /);
+      await t.paste('bootstrap\r');
+      const warned = await t.waitFor(/Revoke 'bootstrap' \(key_\w+\)\?/);
+      expect(warned.replace(/\s+/g, ' ')).toContain('This is the key this session uses');
+      await t.send('Enter');
+      await t.waitFor(MENU);
+      await t.send('Up', 'Enter');
+      expect(await t.exitCode()).toBe(0);
+      const listed = await svc(['keys', 'list', '--json'], ownEnv);
+      expect((JSON.parse(listed.stdout).keys as { name: string }[]).map((k) => k.name).sort()).toEqual(['bootstrap', 'laptop', 'spare']);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('warns that disabling the key in use locks the session out before asking, then offers to log in after the 401', async () => {
     const own = JSON.parse((await svc(['keys', 'create', 'session-key', '--json'], env())).stdout);
     const config = tempConfigDir();

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SVC_BIN, svc, useLocalServer } from '../helpers/cli.js';
+import { SVC_BIN, startLocalServer, svc, useLocalServer } from '../helpers/cli.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const local = useLocalServer();
@@ -15,6 +15,20 @@ afterEach(async () => {
   await term?.close();
   term = undefined;
 });
+
+/**
+ * A server of its own (a test here may revoke any of its keys) with
+ * laptop, deliv3 and spare besides bootstrap, the key in use; pick-lists
+ * show them newest first: spare, deliv3, laptop, bootstrap.
+ */
+async function serverWithKeys() {
+  const server = await startLocalServer();
+  const env = { ...baseEnv(), SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey!, NO_COLOR: '1' };
+  const ids: Record<string, string> = {};
+  for (const name of ['laptop', 'deliv3', 'spare']) ids[name] = JSON.parse((await svc(['keys', 'create', name, '--json'], env)).stdout).id;
+  const names = async () => (JSON.parse((await svc(['keys', 'list', '--json'], env)).stdout).keys as { name: string }[]).map((k) => k.name).sort();
+  return { server, env, ids, names };
+}
 
 describe('prompts on a real terminal', () => {
   it('login asks for the key with masked input and saves it', async () => {
@@ -106,5 +120,49 @@ describe('prompts on a real terminal', () => {
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'create'], { ...keyEnv(), CI: 'true' });
     await term.waitFor('svc keys create <name>');
     expect(await term.exitCode()).toBe(2);
+  });
+
+  describe('pick-lists fed keys in one write (a paste, fast typing)', () => {
+    it('a paste reaches the program in one read, keys and all', async () => {
+      const firstRead = "process.stdin.setRawMode(true); console.log('ready'); process.stdin.once('data', (d) => { console.log('read', JSON.stringify(String(d))); process.exit(0); });";
+      term = await Terminal.start(['node', '-e', firstRead], {});
+      await term.waitFor('ready');
+      await term.paste('\x1b[B deliv\r');
+      await term.waitFor('read "\\u001b[B deliv\\r"');
+    });
+
+    it('keys view: with the cursor moved, a filter pasted with Enter views the key the filter leaves', async () => {
+      const own = await serverWithKeys();
+      try {
+        term = await Terminal.start(['node', SVC_BIN, 'keys', 'view'], own.env, { columns: 140, rows: 40 });
+        await term.waitFor(/❯ spare /);
+        await term.send('Down', 'Down');
+        await term.waitFor(/❯ laptop /);
+        await term.paste('deliv\r');
+        const screen = await term.waitFor(/✔ Key to view: deliv3 /);
+        expect(await term.exitCode()).toBe(0);
+        expect((await term.screen()).includes(own.ids.deliv3!), screen).toBe(true);
+        expect(await term.screen()).not.toContain(own.ids.laptop!);
+      } finally {
+        await own.server.stop();
+      }
+    });
+
+    it('keys revoke: Down, Space and Enter in one write revoke the key marked, which the echo and the question name', async () => {
+      const own = await serverWithKeys();
+      try {
+        term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], own.env, { columns: 140, rows: 40 });
+        await term.waitFor(/❯◯ spare /);
+        await term.paste('\x1b[B \r');
+        const asked = await term.waitFor(`Revoke ${own.ids.deliv3}? This cannot be undone.`);
+        expect(asked).toMatch(/✔ Keys to revoke \(space to select, enter to confirm\): deliv3 /);
+        await term.send('y', 'Enter');
+        await term.waitFor(`Revoked 'deliv3' (${own.ids.deliv3}).`);
+        expect(await term.exitCode()).toBe(0);
+        expect(await own.names()).toEqual(['bootstrap', 'laptop', 'spare']);
+      } finally {
+        await own.server.stop();
+      }
+    });
   });
 });

@@ -69,6 +69,17 @@ export class Terminal {
     }
   }
 
+  /**
+   * `text` reaches the program in one write, as a paste or fast typing
+   * brings it: keys and all (`\r` is Enter, `\x1b[B` Down). send-keys
+   * with several keys writes them one by one.
+   */
+  async paste(text: string): Promise<void> {
+    await this.tmux('set-buffer', '-b', 'svc-paste', '--', text);
+    // -r: line feeds stay as they are; -d: the buffer goes, so pasteBuffer() still sees only what the program put there.
+    await this.tmux('paste-buffer', '-d', '-r', '-b', 'svc-paste');
+  }
+
   /** tmux's newest paste buffer, where an OSC 52 clipboard write lands with `clipboard` on; null when there is none. */
   async pasteBuffer(): Promise<string | null> {
     return this.tmux('show-buffer').catch(() => null);

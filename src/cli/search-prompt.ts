@@ -1,0 +1,102 @@
+import { createPrompt, isDownKey, isEnterKey, isTabKey, isUpKey, makeTheme, useKeypress, useMemo, usePagination, usePrefix, useState } from '@inquirer/core';
+import figures from '@inquirer/figures';
+
+/** A row of the list: what prompt.ts's Choice is, restated so this module depends on nothing of svc's. */
+interface Row<T> {
+  name: string;
+  value: T;
+  description?: string;
+  disabled?: boolean | string;
+}
+
+export interface SearchConfig<T> {
+  message: string;
+  choices: readonly Row<T>[];
+  pageSize: number;
+}
+
+/** The rows whose name or description holds `term`, case aside. */
+export function matching<T>(choices: readonly Row<T>[], term: string): Row<T>[] {
+  const needle = term.toLowerCase();
+  return choices.filter((c) => `${c.name} ${c.description ?? ''}`.toLowerCase().includes(needle));
+}
+
+const selectable = <T>(row: Row<T> | undefined): boolean => row !== undefined && !row.disabled;
+
+/**
+ * A list filtered as the person types, on inquirer's hooks and with the
+ * look of its `search` prompt. Inquirer's own runs the filter in an effect
+ * and a promise, after the keypress: an Enter that came in the same write
+ * as the text (a paste, fast typing) answered with the row that was active
+ * before the text was applied, while the screen then showed the filtered
+ * one. Here the filter runs in the keypress handler itself, and the core
+ * draws again after every key, before the next is handled: the row Enter
+ * answers is the active row of the list for the text typed before it, and
+ * the line left on screen names that same row. Enter on a list with
+ * nothing to choose answers nothing (docs/contract.md §C7).
+ */
+export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (value: T) => void) => {
+  const theme = makeTheme();
+  const [status, setStatus] = useState<'idle' | 'done'>('idle');
+  const [term, setTerm] = useState('');
+  const rows = useMemo(() => matching(config.choices, term), [config.choices, term]);
+  const [active, setActive] = useState(() => rows.findIndex(selectable));
+  const [answer, setAnswer] = useState<Row<T> | undefined>(undefined);
+  const prefix = usePrefix({ status, theme });
+
+  useKeypress((key, rl) => {
+    // Keys that came in the same write after Enter change nothing: the answer is given.
+    if (status === 'done') return;
+    const chosen = rows[active];
+    if (isEnterKey(key)) {
+      if (selectable(chosen)) {
+        setAnswer(chosen);
+        setStatus('done');
+        done(chosen!.value);
+      } else {
+        // readline empties its line on Enter; the text stays the filter.
+        rl.write(term);
+      }
+    } else if (isUpKey(key) || isDownKey(key) || isTabKey(key)) {
+      // readline's history (Up, Down) or a tab character would change the line; the filter stays.
+      if (rl.line !== term) {
+        rl.clearLine(0);
+        rl.write(term);
+      }
+      if (isTabKey(key)) return;
+      const step = isUpKey(key) ? -1 : 1;
+      let next = active + step;
+      while (next >= 0 && next < rows.length && !selectable(rows[next])) next += step;
+      if (selectable(rows[next])) setActive(next);
+    } else if (rl.line !== term) {
+      setTerm(rl.line);
+      setActive(matching(config.choices, rl.line).findIndex(selectable));
+    }
+  });
+
+  const message = theme.style.message(config.message, status);
+  const page = usePagination({
+    items: rows,
+    active,
+    renderItem({ item, isActive }) {
+      if (item.disabled) return theme.style.help(`- ${item.name} ${typeof item.disabled === 'string' ? item.disabled : '(disabled)'}`);
+      return isActive ? theme.style.highlight(`${figures.pointer} ${item.name}`) : `  ${item.name}`;
+    },
+    pageSize: config.pageSize,
+    loop: false,
+  });
+  if (status === 'done' && answer) return `${prefix} ${message} ${theme.style.answer(answer.name)}`;
+  // The header ends with the line as typed, spaces included: the core puts the cursor by it.
+  const header = term === '' ? `${prefix} ${message}` : `${prefix} ${message} ${theme.style.highlight(term)}`;
+  const description = rows[active]?.description;
+  const body = [
+    rows.length === 0 && term !== '' ? theme.style.error('No results found') : page,
+    ' ',
+    description ? theme.style.highlight(description) : '',
+    theme.style.help('↑↓ navigate • ⏎ select'),
+  ]
+    .filter(Boolean)
+    .join('\n')
+    .trimEnd();
+  return [header, body];
+});

@@ -1,0 +1,145 @@
+// tier: in-process
+/**
+ * The prompter on a terminal stand-in: keys written to stdin the way a
+ * terminal delivers them, several in one chunk when they come in one write
+ * (a paste, fast typing). What a real terminal makes of it is in
+ * test/e2e/prompts.test.ts.
+ */
+import fc from 'fast-check';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createPrompter, type Choice } from '../../src/cli/prompt.js';
+import { memoryIO } from '../helpers/memory-io.js';
+import { shownText } from '../helpers/shown-text.js';
+
+const DOWN = '\x1b[B';
+const BACKSPACE = '\x7f';
+
+/**
+ * What a terminal shows of what inquirer drew: colours and the cursor's
+ * visibility left out, and its moves to a column taken as moves to the
+ * first (it writes nothing after a move to another one: that is where it
+ * leaves the cursor).
+ */
+const shown = (text: string) => shownText(text.replace(/\x1b\[[\d;?]*[mlh]/g, '').replace(/\x1b\[\d*G/g, '\r'));
+
+/** A prompter over a stdin that says it is a terminal, and a way to wait for what it draws. */
+function terminal() {
+  const mem = memoryIO({ stdinIsTTY: true, stderrIsTTY: true });
+  Object.assign(mem.io.stdin, { isTTY: true, setRawMode: () => mem.io.stdin });
+  const stdin = mem.io.stdin as PassThrough;
+  const stderr = mem.io.stderr as PassThrough;
+  /** Resolves once what has been drawn (as a terminal shows it) satisfies `test`. */
+  const drawn = (test: (screen: string) => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!test(shown(mem.stderr()))) return false;
+        stderr.off('data', onData);
+        resolve();
+        return true;
+      };
+      const onData = () => setImmediate(check);
+      stderr.on('data', onData);
+      check();
+    });
+  return { prompter: createPrompter(mem.io), write: (keys: string) => stdin.write(keys), drawn, screen: () => shown(mem.stderr()) };
+}
+
+const choicesOf = (names: string[]): Choice<number>[] => names.map((name, i) => ({ name, value: i, description: `id-${i}` }));
+const matches = (choice: Choice<number>, filter: string) => `${choice.name} ${choice.description}`.toLowerCase().includes(filter.toLowerCase());
+
+/** Names as a person would filter them: no key a terminal reads as a command (Tab, Enter, Esc, Backspace). */
+const name = fc.stringMatching(/^[a-zA-Z0-9 _.-]{1,12}$/);
+
+describe('the search list, fed keys in one write', () => {
+  it('answers with the first row the filter leaves, even with the cursor moved before the filter came with Enter', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(name, { minLength: 2, maxLength: 20 }),
+        fc.nat(),
+        fc.nat(),
+        fc.nat({ max: 3 }),
+        async (names, pick, start, downs) => {
+          const choices = choicesOf(names);
+          const source = names[pick % names.length]!;
+          const from = start % source.length;
+          const filter = source.slice(from, from + 1 + ((pick >> 4) % (source.length - from)));
+          const { prompter, write, drawn, screen } = terminal();
+          const answer = prompter.search('Key:', choices);
+          await drawn((s) => s.includes(names[0]!));
+          if (downs > 0) {
+            write(DOWN.repeat(downs));
+            await drawn((s) => s.split('\n').some((line) => line.startsWith(`❯ ${names[Math.min(downs, names.length - 1)]}`)));
+          }
+          write(`${filter}\r`);
+          const expected = choices.find((c) => matches(c, filter))!;
+          expect(await answer).toBe(expected.value);
+          expect(screen().split('\n').at(-1)).toBe(`✔ Key: ${expected.name}`);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('answers nothing to Enter while the filter leaves no row, and the row of the filter typed then', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(name, { minLength: 1, maxLength: 12 }), fc.nat(), async (names, pick) => {
+        const choices = choicesOf(names);
+        // '#' is in no name and no description.
+        const nothing = `${names[pick % names.length]}#`;
+        const { prompter, write, drawn, screen } = terminal();
+        const answer = prompter.search('Key:', choices);
+        await drawn((s) => s.includes(names[0]!));
+        write(`${nothing}\r\r`);
+        await drawn((s) => s.includes('No results found'));
+        // The filter typed before Enter stays; taking back the '#' and Enter answers with what it leaves.
+        write(`${BACKSPACE}\r`);
+        const expected = choices.find((c) => matches(c, nothing.slice(0, -1)))!;
+        expect(await answer).toBe(expected.value);
+        expect(screen().split('\n').at(-1)).toBe(`✔ Key: ${expected.name}`);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('ignores keys that came after Enter in the same write: the answer and the line left on screen are the row Enter took', async () => {
+    const { prompter, write, drawn, screen } = terminal();
+    const answer = prompter.search('Key:', choicesOf(['laptop', 'deliv3', 'bootstrap']));
+    await drawn((s) => s.includes('laptop'));
+    write(`deliv\r${DOWN}x\r`);
+    expect(await answer).toBe(1);
+    expect(screen().split('\n').at(-1)).toBe('✔ Key: deliv3');
+  });
+  it("leaves the filter as typed on Up, Down and Tab, whatever readline's history holds", async () => {
+    const { prompter, write, drawn, screen } = terminal();
+    const answer = prompter.search('Key:', choicesOf(['laptop', 'deliv3', 'deliv4', 'bootstrap']));
+    await drawn((s) => s.includes('laptop'));
+    // Enter with no row leaves "zz" in readline's history, where Up would fetch it; Tab would add a tab to the line.
+    write(`zz\r${BACKSPACE}${BACKSPACE}deliv\x1b[A\t${DOWN}4\r`);
+    expect(await answer).toBe(2);
+    expect(screen().split('\n').at(-1)).toBe('✔ Key: deliv4');
+  });
+});
+
+describe('the other lists, fed keys in one write', () => {
+  // inquirer's select and checkbox handle each key as it comes, and draw before the next: what came before Enter is applied.
+  it('a select answers with the row the keys before Enter moved to, by arrow or by typed letters', async () => {
+    for (const [keys, expected] of [[`${DOWN}${DOWN}\r`, 2], ['be\r', 1], [`g${DOWN}\r`, 2]] as const) {
+      const { prompter, write, drawn, screen } = terminal();
+      const answer = prompter.select('Key:', choicesOf(['alpha', 'beta', 'gamma']));
+      await drawn((s) => s.includes('alpha'));
+      write(keys);
+      expect(await answer, JSON.stringify(keys)).toBe(expected);
+      expect(screen().split('\n').at(-1)).toBe(`✔ Key: ${['alpha', 'beta', 'gamma'][expected]}`);
+    }
+  });
+
+  it('a many-key list answers with the rows marked before Enter', async () => {
+    const { prompter, write, drawn, screen } = terminal();
+    const answer = prompter.pickMany('Keys:', choicesOf(['alpha', 'beta', 'gamma']));
+    await drawn((s) => s.includes('alpha'));
+    write(`${DOWN} ${DOWN} \r`);
+    expect(await answer).toEqual([1, 2]);
+    expect(screen().split('\n').at(-1)).toBe('✔ Keys: beta, gamma');
+  });
+});
