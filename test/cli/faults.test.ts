@@ -121,12 +121,13 @@ describe('a revoke or disable whose answer was lost', () => {
   it.each([
     ['reset', { then: 'reset' }, null],
     ['502', { status: 502, body: 'html' }, 502],
-  ])('a revoke done but answered by a %s is retried, finds it gone, and reports it revoked, exit 0', async (_, rule, status) => {
+  ])('a revoke done but answered by a %s is retried, finds it gone, and says so without claiming it revoked it, exit 0', async (_, rule, status) => {
     const created = JSON.parse((await svc(['keys', 'create', 'old', '--json'], server.env)).stdout);
     await server.fault({ method: 'DELETE', after: true, ...rule });
     const result = await svc(['keys', 'revoke', created.id, '--yes'], server.env);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`Revoked ${created.id}`);
+    // Without a list svc cannot tell its own lost success from an id that never was (issue 36).
+    expect(result.stderr).toContain(`${created.id} is gone: the answer to its revoke was lost and the retry found no such key`);
     expect((await server.seen()).slice(-2)).toEqual([
       `DELETE /user/api-keys/${created.id} ${status}`,
       `DELETE /user/api-keys/${created.id} 404`,

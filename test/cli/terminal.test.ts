@@ -50,7 +50,7 @@ describe('on a terminal', () => {
   it('keys revoke warns before revoking the key in use', async () => {
     const key = await create('in-use');
     const result = await svc(['keys', 'revoke', key.id], { ...local.env, SVC_API_KEY: key.secret }, { tty: true, deps: { prompter: scriptedPrompter([{ confirm: false }]) } });
-    expect(result.stderr).toContain('One of these is the key svc is using');
+    expect(result.stderr).toContain('This is the key svc is using');
   });
 
   it('keys view lays the record out with relative times and marks the key in use', async () => {
