@@ -24,7 +24,7 @@ export function register(keys: Command, app: App): void {
     .argument('[id]', 'the key to replace, by id or by the name of exactly one key (a pick-list is offered on a terminal when none is given; none with --finish or --cancel)')
     .addOption(new Option('--disable-old', 'disable the old key instead of revoking it, for a grace period').conflicts('overlap'))
     .option('--save', 'when the old key is the one in use, save the new one to the profile without asking')
-    .option('-y, --yes', 'do not ask for confirmation on a terminal')
+    .option('-y, --yes', 'do not ask for confirmation (needed where nobody can be asked, except with --overlap)')
     .option('--overlap', 'leave the old key working until `svc keys rotate --finish`, so every consumer can move first')
     .option('--to-file <path>', 'write the new secret to a .env file (SVC_API_KEY=…, mode 0600) instead of printing it')
     .option('--to-command <command>', "run a shell command with the new secret on its stdin instead of printing it, e.g. 'gh secret set SVC_API_KEY'")
@@ -35,7 +35,7 @@ export function register(keys: Command, app: App): void {
     .addOption(new Option('--cancel', "revoke the new key of the profile's pending --overlap rotation instead").conflicts(['overlap', 'disableOld', 'toFile', 'toCommand']))
     .addHelpText(
       'after',
-      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\nWith --overlap both keys work until --finish; the profile remembers the rotation, and every command reminds you.\nWith --to-file or --to-command the new secret is delivered, not printed;\nif delivery fails, it is printed, the old key is left alone, and svc exits 1.\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses\n  $ svc keys rotate key_0123abcd --overlap   # later: svc keys rotate --finish\n  $ svc keys rotate key_0123abcd --overlap --to-command \'gh secret set KEY\'',
+      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\nWith --overlap both keys work until --finish; the profile remembers the rotation, and every command reminds you.\nWith --to-file or --to-command the new secret is delivered, not printed;\nif delivery fails, it is printed, the old key is left alone, and svc exits 1.\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --yes --to-file .env   # in CI: nobody to ask\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses\n  $ svc keys rotate key_0123abcd --overlap   # later: svc keys rotate --finish\n  $ svc keys rotate key_0123abcd --overlap --to-command \'gh secret set KEY\'',
     )
     .action(app.action('key', run));
 }
