@@ -118,6 +118,24 @@ function serverSince(beganMs: number, serverNowMs: number, localNow: number): nu
   return beganMs + (serverNowMs - localNow) - 1_500;
 }
 
+/**
+ * The unit the server writes creation times in: the coarsest of 1 s, 100 ms
+ * and 10 ms that every listed time is a whole number of. One that writes
+ * whole seconds (epoch seconds, or RFC 3339 without a fraction) lists a key
+ * made at :17.8 as made at :17, before a request that began at :17.7; its
+ * times are compared at its own precision. A list of times to the
+ * millisecond all but surely holds one that is not a multiple of 10 ms, and
+ * keeps the comparison to the millisecond.
+ */
+function timeUnitMs(keys: readonly KeyView[]): number {
+  const times = keys.map((k) => k.createdAt).filter((t): t is number => t !== null);
+  return [1000, 100, 10].find((unit) => times.every((t) => t % unit === 0)) ?? 1;
+}
+
+function floorTo(ms: number, unitMs: number): number {
+  return Math.floor(ms / unitMs) * unitMs;
+}
+
 export type OrphanLookup =
   | { state: 'found'; keys: (KeyView & { id: string; createdAt: number })[] }
   | {
@@ -135,7 +153,7 @@ async function lookForOrphans(client: ApiClient, name: string, beganMs: number, 
   try {
     // One look, each page once: after a failed create, minutes of backoff would help nobody.
     const list = await client.listAllKeys({ maxRetries: 0 });
-    const since = serverSince(beganMs, list.nowMs, now());
+    const since = floorTo(serverSince(beganMs, list.nowMs, now()), timeUnitMs(list.keys));
     const named = list.keys.filter((k): k is KeyView & { id: string } => k.name === name && k.id !== null && !existing.includes(k.id));
     const keys = named.filter((k): k is KeyView & { id: string; createdAt: number } => k.createdAt !== null && k.createdAt >= since);
     if (keys.length > 0) return { state: 'found', keys };
