@@ -61,7 +61,14 @@ export interface RequestOptions {
   maxRetries?: number;
   /** False: a 429 fails at once (RateLimitedError) instead of being slept through, whatever the policy says. */
   waitOnRateLimit?: false;
+  /** Told as each attempt goes out and as each wait between attempts begins: what stopping at that moment would leave behind. What it throws ends the request. */
+  onPhase?: (phase: RequestPhase) => void;
 }
+
+export type RequestPhase =
+  | { state: 'out' }
+  /** Before the next attempt; `afterLostAnswer`: an attempt so far may have reached the server and done the work (a 429 did not). */
+  | { state: 'waiting'; reason: WaitEvent['reason']; afterLostAnswer: boolean };
 
 /** One attempt, no sleeping: a probe that must answer fast, whatever the server's state (status, completion). */
 export const PROBE: RequestOptions = { maxRetries: 0, waitOnRateLimit: false };
@@ -228,8 +235,8 @@ export class ApiClient {
    * fields, so the caller finds the secret in it (see findSecret) rather
    * than trusting a shape.
    */
-  createKey(body: CreateKeyRequest): Promise<ApiResponse<unknown>> {
-    return this.request<unknown>('POST', apiPaths.keys, { body });
+  createKey(body: CreateKeyRequest, opts: RequestOptions = {}): Promise<ApiResponse<unknown>> {
+    return this.request<unknown>('POST', apiPaths.keys, { ...opts, body });
   }
 
   /**
@@ -332,6 +339,7 @@ export class ApiClient {
       const timeoutMs = Math.max(1, Math.min(requestTimeoutMs, deadlineMs - this.now()));
       // hrtime, not performance.now(): the latter loads perf_hooks and seven more modules on every command.
       const started = process.hrtime.bigint();
+      opts.onPhase?.({ state: 'out' });
       let res: HttpResponse | undefined;
       let failure: TransportError | undefined;
       try {
@@ -367,6 +375,7 @@ export class ApiClient {
         case 'accept':
           return this.accept<T>(res!, parsed, method, path, latencyMs, afterLostAnswer);
         case 'wait-rate-limit': {
+          opts.onPhase?.({ state: 'waiting', reason: 'rate-limit', afterLostAnswer });
           const waitStarted = this.now();
           await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429' });
           state.waitedMs += this.now() - waitStarted;
@@ -374,6 +383,7 @@ export class ApiClient {
         }
         case 'backoff':
           afterLostAnswer ||= res !== undefined || failure!.reachedServerMaybe;
+          opts.onPhase?.({ state: 'waiting', reason: 'backoff', afterLostAnswer });
           await this.options.wait({
             reason: 'backoff',
             ms: step.delayMs,
