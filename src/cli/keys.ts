@@ -5,13 +5,19 @@
  */
 import { ApiError } from '../client/errors.js';
 import { keyStatus, type KeyView } from '../client/key-view.js';
+import { apiPaths } from '../contract/paths.js';
 import { asciiDecoded, keyHint, keyIn } from '../contract/key-format.js';
 import { CliError, ExitCode, UsageError } from './errors.js';
 import { clip, shellWord } from './render/text.js';
 
-/** A 404 from the service; an HTML 404 page from something else is no answer about the key. */
+/**
+ * A 404 that says a key is not there: the service's (in JSON), or any 404
+ * to a request naming one key (`/user/api-keys/{id}`), which a framework
+ * answers with its own page for an id it does not know. Elsewhere an HTML
+ * 404 page is no answer from the service at all.
+ */
 export function isNotFound(error: unknown): boolean {
-  return error instanceof ApiError && error.status === 404 && error.foreignBody === null;
+  return error instanceof ApiError && error.status === 404 && (error.foreignBody === null || error.path.startsWith(`${apiPaths.keys}/`));
 }
 
 export function keyNotFound(ids: string): CliError {

@@ -61,7 +61,14 @@ export interface RequestOptions {
   maxRetries?: number;
   /** False: a 429 fails at once (RateLimitedError) instead of being slept through, whatever the policy says. */
   waitOnRateLimit?: false;
+  /** Told as each attempt goes out and as each wait between attempts begins: what stopping at that moment would leave behind. What it throws ends the request. */
+  onPhase?: (phase: RequestPhase) => void;
 }
+
+export type RequestPhase =
+  | { state: 'out' }
+  /** Before the next attempt; `afterLostAnswer`: an attempt so far may have reached the server and done the work (a 429 did not). */
+  | { state: 'waiting'; reason: WaitEvent['reason']; afterLostAnswer: boolean };
 
 /** One attempt, no sleeping: a probe that must answer fast, whatever the server's state (status, completion). */
 export const PROBE: RequestOptions = { maxRetries: 0, waitOnRateLimit: false };
@@ -207,19 +214,21 @@ export class ApiClient {
 
   /**
    * One key's record. The spec guarantees only the list, so where the server
-   * has no `GET /user/api-keys/{id}` (404 or 405), the list answers instead
-   * (docs/contract.md §C6); a key in neither is a 404.
+   * does not offer `GET /user/api-keys/{id}` (see notOffered), the list
+   * answers instead (docs/contract.md §C6); a key in neither is a 404.
    */
   async getKey(id: string): Promise<{ view: KeyView; document: unknown }> {
     try {
       const { body } = await this.request<unknown>('GET', apiPaths.key(id));
       return { view: readKey(body), document: body };
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
+      if (!notOffered(error)) throw error;
       const { documents } = await this.listAllKeys();
       const document = documents.find((doc) => readKey(doc).id === id);
-      if (document === undefined) throw error.status === 404 ? error : new ApiError(404, null, 'GET', apiPaths.key(id), { origin: this.origin });
-      return { view: readKey(document), document };
+      if (document !== undefined) return { view: readKey(document), document };
+      // The service's own 404 keeps its words; anything else said only that the endpoint is not there.
+      const serviceSaid = error instanceof ApiError && error.status === 404 && error.foreignBody === null;
+      throw serviceSaid ? error : new ApiError(404, null, 'GET', apiPaths.key(id), { origin: this.origin });
     }
   }
 
@@ -228,8 +237,8 @@ export class ApiClient {
    * fields, so the caller finds the secret in it (see findSecret) rather
    * than trusting a shape.
    */
-  createKey(body: CreateKeyRequest): Promise<ApiResponse<unknown>> {
-    return this.request<unknown>('POST', apiPaths.keys, { body });
+  createKey(body: CreateKeyRequest, opts: RequestOptions = {}): Promise<ApiResponse<unknown>> {
+    return this.request<unknown>('POST', apiPaths.keys, { ...opts, body });
   }
 
   /**
@@ -256,16 +265,15 @@ export class ApiClient {
   }
 
   /**
-   * GET /workspace, or null where the server does not offer it: the spec
-   * promises no such endpoint (docs/contract.md §C6). Only a 404 or 405 with
-   * an error body in JSON counts as "not offered"; an HTML page is no sign
-   * of the service at all, and is reported as such.
+   * GET /workspace, or null where the server does not offer it (see
+   * notOffered): the spec promises no such endpoint (docs/contract.md §C6).
+   * Whether the address is the service's is for the list to tell.
    */
   async findWorkspace(opts: RequestOptions = {}): Promise<ApiResponse<unknown> | null> {
     try {
       return await this.request<unknown>('GET', apiPaths.workspace, opts);
     } catch (error) {
-      if (error instanceof ApiError && (error.status === 404 || error.status === 405) && error.body) return null;
+      if (notOffered(error)) return null;
       throw error;
     }
   }
@@ -336,6 +344,7 @@ export class ApiClient {
       const timeoutMs = Math.max(1, Math.min(requestTimeoutMs, deadlineMs - this.now()));
       // hrtime, not performance.now(): the latter loads perf_hooks and seven more modules on every command.
       const started = process.hrtime.bigint();
+      opts.onPhase?.({ state: 'out' });
       let res: HttpResponse | undefined;
       let failure: TransportError | undefined;
       try {
@@ -371,6 +380,7 @@ export class ApiClient {
         case 'accept':
           return this.accept<T>(res!, parsed, method, path, latencyMs, afterLostAnswer);
         case 'wait-rate-limit': {
+          opts.onPhase?.({ state: 'waiting', reason: 'rate-limit', afterLostAnswer });
           const waitStarted = this.now();
           await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429' });
           state.waitedMs += this.now() - waitStarted;
@@ -378,6 +388,7 @@ export class ApiClient {
         }
         case 'backoff':
           afterLostAnswer ||= res !== undefined || failure!.reachedServerMaybe;
+          opts.onPhase?.({ state: 'waiting', reason: 'backoff', afterLostAnswer });
           await this.options.wait({
             reason: 'backoff',
             ms: step.delayMs,
@@ -422,6 +433,18 @@ export class ApiClient {
     }
     return { status: res.status, headers: res.headers, body: (parsed ?? null) as T, latencyMs, afterLostAnswer };
   }
+}
+
+/**
+ * The answer of an endpoint beyond the spec (GET /workspace, GET
+ * /user/api-keys/{id}) that says only that it is not available here: any
+ * refusal below 500 but 401 and 429, which keep their meaning (a gateway's
+ * 403, a framework's HTML 404, a 405), or a success that is not JSON. A
+ * 5xx is a server failing, and is reported as one.
+ */
+function notOffered(error: unknown): boolean {
+  if (error instanceof UnexpectedResponseError) return true;
+  return error instanceof ApiError && error.status < 500 && error.status !== 401 && error.status !== 429;
 }
 
 function apiError(
@@ -469,10 +492,12 @@ function detailText(item: unknown): string {
   return field === null ? message : `${field}: ${message}`;
 }
 
+/** JSON, after the byte order mark some servers put before it (RFC 8259 §8.1 lets a parser skip it). */
 function parseBody(res: HttpResponse): unknown {
-  if (res.text === '') return undefined;
+  const text = res.text.startsWith('\uFEFF') ? res.text.slice(1) : res.text;
+  if (text === '') return undefined;
   try {
-    return JSON.parse(res.text);
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@
 // exactly; test/docs/undici-internals.test.ts fails if they move.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
+import symbols from 'undici/lib/core/symbols.js';
 import type { Dispatcher } from 'undici';
 import { TransportError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
@@ -145,8 +146,48 @@ function proxyRefusal({ status, proxy, variable, hasCredentials, target }: Proxy
   return `${who} answered ${status} to CONNECT instead of opening a tunnel to ${target}`;
 }
 
+/** An informational status no server sends, for undici to read a 100 Continue by (see acceptUnaskedContinue). */
+const UNNAMED_INTERIM = 199;
+
+let continueAccepted = false;
+
+/**
+ * A server may send 1xx answers nobody asked for before the real one, and a
+ * client must read past them (RFC 9110 §15.2), as curl and node:http do.
+ * undici reads past a 103 but destroys the connection on a 100 Continue
+ * ("bad response", client-h1.js onHeadersComplete), because it never sends
+ * `Expect: 100-continue` (nodejs/undici#197, left as wontfix): measured in
+ * 7.30.2, the latest 7.x, and in 8.13.1. Every request then failed as "closed
+ * before an answer came", and a create's answer, with the only copy of its
+ * secret, was thrown away. So its HTTP/1.1 parser is given a 100 as another
+ * interim status, which it handles as it does a 103: the headers go to the
+ * request's onInfo (unused here) and it reads on to the real answer. The
+ * parser's class is private; the first connection undici makes (announced on
+ * its diagnostics channel, after the parser is attached and before a byte
+ * is read) hands over its prototype. A connection of another undici (Node's
+ * own fetch) has no parser under this copy's symbol, and is passed by.
+ */
+function acceptUnaskedContinue(): void {
+  if (continueAccepted) return;
+  continueAccepted = true;
+  const channels = process.getBuiltinModule('node:diagnostics_channel');
+  const onConnected = (message: unknown) => {
+    const socket = (message as { socket?: Record<symbol, object | undefined> }).socket;
+    const parser = socket?.[symbols.kParser] as { onHeadersComplete?: unknown } | undefined;
+    if (typeof parser?.onHeadersComplete !== 'function') return;
+    channels.unsubscribe('undici:client:connected', onConnected);
+    const prototype = Object.getPrototypeOf(parser) as { onHeadersComplete(statusCode: number, ...rest: unknown[]): number };
+    const headersComplete = prototype.onHeadersComplete;
+    prototype.onHeadersComplete = function (statusCode, ...rest) {
+      return headersComplete.call(this, statusCode === 100 ? UNNAMED_INTERIM : statusCode, ...rest);
+    };
+  };
+  channels.subscribe('undici:client:connected', onConnected);
+}
+
 export function createUndiciTransport(options: TransportOptions = {}): Transport {
   useBaselineWasm();
+  acceptUnaskedContinue();
   const pooled = { keepAliveTimeout: 10_000, connections: 8 };
   // A POST goes out on a connection of its own, closed after its answer: undici
   // reuses an idle keep-alive connection, and checks it only for a close or

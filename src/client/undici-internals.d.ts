@@ -1,4 +1,4 @@
-// Types for the two undici modules the transport loads directly (see transport.ts).
+// Types for the undici modules the transport loads directly (see transport.ts).
 declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici';
   export default Agent;
@@ -7,6 +7,11 @@ declare module 'undici/lib/dispatcher/agent.js' {
 declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici';
   export default function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+}
+
+declare module 'undici/lib/core/symbols.js' {
+  const symbols: { readonly kParser: symbol };
+  export default symbols;
 }
 
 declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {

@@ -36,6 +36,26 @@ function ctrlCAt(nth: number): Pick<Deps, 'onSignal'> {
   };
 }
 
+/** Signals as a person sends them while svc sleeps: a Ctrl-C as its first sleep begins (a rate-limit wait), a sleep that never ends by itself. */
+function ctrlCInWait(): Pick<Deps, 'onSignal' | 'sleep'> {
+  const listeners = new Set<(signal: NodeJS.Signals) => void>();
+  return {
+    onSignal(_signals, listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    sleep: () => {
+      for (const listener of [...listeners]) listener('SIGINT');
+      return new Promise<void>(() => {});
+    },
+  };
+}
+
+const refuseCreate = (rule: Record<string, unknown> = {}) =>
+  call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, {
+    rules: [{ method: 'POST', path: '/user/api-keys', times: 1, then: 'status', status: 429, code: 'RATE_LIMITED', retryAfter: '5', ...rule }],
+  });
+
 const holdCreate = () =>
   call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'POST', path: '/user/api-keys', delayMs: 400 }] });
 
@@ -80,5 +100,31 @@ describe('Ctrl-C while a create is out', () => {
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect(result.stderr.replace(/\n  /g, ' ')).toContain(`Stopped while the old key ${old.id} was being revoked: it may or may not be`);
     expect(result.stderr).toContain(`svc keys view ${old.id}`);
+  });
+});
+
+describe('Ctrl-C before a create was made', () => {
+  const nothingMade = "Stopped before the create was tried again: the server refused it for the rate limit (429), so no key named 'early' was made.";
+
+  it.each([false, true])('during the rate-limit wait after a 429 (terminal: %s): no key was made, and svc says so, exit 130', async (tty) => {
+    await refuseCreate();
+    const result = await svc(['keys', 'create', 'early'], local.env, { tty, deps: ctrlCInWait() });
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain(nothingMade);
+    expect(result.stderr).not.toContain('only copy');
+    expect(result.stderr).not.toContain('may have been made');
+    expect(await named('early')).toHaveLength(0);
+  });
+
+  it('while the attempt the server then refused was out: svc waits for that answer, then stops at the 429 without trying again', async () => {
+    await refuseCreate({ delayMs: 400 });
+    const result = await svc(['keys', 'create', 'early'], local.env, { deps: ctrlC(1) });
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Interrupted while the create was out: waiting for its answer');
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain(nothingMade);
+    expect(result.slept).toEqual([]);
+    expect(await named('early')).toHaveLength(0);
   });
 });

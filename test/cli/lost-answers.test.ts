@@ -1,6 +1,6 @@
 // tier: in-process
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSpecServer, type SpecServer } from '../helpers/spec-server.js';
+import { records, startSpecServer, type SpecServer, type Variation } from '../helpers/spec-server.js';
 import { svc, tempConfigDir } from '../helpers/in-process.js';
 import { scriptedPrompter } from '../helpers/prompter.js';
 
@@ -11,8 +11,8 @@ const config = tempConfigDir();
 let server: SpecServer;
 afterEach(() => server.close());
 
-async function env() {
-  server = await startSpecServer();
+async function env(variation: Variation = {}) {
+  server = await startSpecServer(variation);
   return { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };
 }
 
@@ -97,6 +97,25 @@ describe('a create that may have made a key nobody saw', () => {
     expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
     expect(result.stderr).not.toContain('Run `svc keys list`');
     expect(server.seen.filter((r) => r.startsWith('POST'))).toHaveLength(1);
+  });
+
+  it('a server that writes whole seconds: the key made at :17.8, listed as made at :17, is found for a request begun at :17.7', async () => {
+    // One clock for svc and the server, moved by the test alone: the create lands 100 ms after svc began it.
+    let clock = Date.parse('2026-11-28T12:00:17.700Z');
+    const e = await env({
+      record: records.snakeEpochSeconds,
+      now: () => clock,
+      onRequest: (method) => {
+        if (method === 'POST') clock += 100;
+      },
+    });
+    server.rules.push({ method: 'POST', times: 1, then: 'drop' });
+    const result = await svc(['keys', 'create', 'ci'], e, { deps: { now: () => clock } });
+    const orphan = [...server.keys.values()].find((k) => k.name === 'ci')!;
+    expect(orphan.createdAt).toBe(Date.parse('2026-11-28T12:00:17.800Z'));
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
+    expect(result.stderr).not.toContain('No key named');
   });
 
   it('a 500 after the work: the same, and a same-named key made seconds earlier is not blamed', async () => {

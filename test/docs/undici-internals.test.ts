@@ -24,6 +24,7 @@ const PROXY_AGENT = 'undici/lib/dispatcher/env-http-proxy-agent.js';
 const DISPATCHER = 'undici/lib/dispatcher/dispatcher.js';
 const CONNECT = 'undici/lib/api/api-connect.js';
 const POOL = 'undici/lib/dispatcher/pool.js';
+const SYMBOLS = 'undici/lib/core/symbols.js';
 
 function load(file: string): unknown {
   try {
@@ -121,5 +122,28 @@ describe('the undici files transport.ts imports', () => {
     // proxy-agent.js makes its client for the proxy with opts.clientFactory; transport.ts wraps that client's connect().
     const source = readFileSync(requireFromRepo.resolve('undici/lib/dispatcher/proxy-agent.js'), 'utf8');
     expect(source, 'proxy-agent.js no longer takes a clientFactory for its client to the proxy').toMatch(/clientFactory\(url, \{ connect \}\)/);
+  });
+
+  it(`${SYMBOLS} still names the parser a connection carries, announced on undici:client:connected before a byte is read`, async () => {
+    // transport.ts has that parser read a 100 Continue nobody asked for as another interim answer.
+    const { kParser } = load(SYMBOLS) as { kParser?: symbol };
+    expect(typeof kParser, `${SYMBOLS} no longer exports kParser`).toBe('symbol');
+    const channels = await import('node:diagnostics_channel');
+    const parsers: unknown[] = [];
+    const onConnected = (message: unknown) => parsers.push((message as { socket: Record<symbol, unknown> }).socket[kParser!]);
+    channels.subscribe('undici:client:connected', onConnected);
+    const Agent = load(AGENT) as new (options: object) => { close(): Promise<void> };
+    const agent = new Agent({});
+    try {
+      const res = await (load(REQUEST) as (this: unknown, options: object) => Promise<{ body: { text(): Promise<string> } }>).call(agent, { origin, path: '/', method: 'GET' });
+      await res.body.text();
+    } finally {
+      channels.unsubscribe('undici:client:connected', onConnected);
+      await agent.close();
+    }
+    expect(parsers, 'undici:client:connected no longer announces a connection undici makes').toHaveLength(1);
+    expect(typeof (parsers[0] as { onHeadersComplete?: unknown })?.onHeadersComplete, `the parser under ${SYMBOLS}'s kParser has no onHeadersComplete(statusCode, …)`).toBe('function');
+    const source = readFileSync(requireFromRepo.resolve('undici/lib/dispatcher/client-h1.js'), 'utf8');
+    expect(source, 'client-h1.js no longer hands a 1xx other than 100 on as interim (onHeaders, then on to the answer)').toMatch(/if \(statusCode < 200\) \{\s*return 1\s*\}/);
   });
 });

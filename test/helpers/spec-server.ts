@@ -42,6 +42,8 @@ export interface Variation {
   createPath?: string;
   /** The server's clock runs this far from ours (its Date header, expiry, timestamps). */
   clockOffsetMs?: number;
+  /** The server's clock itself, instead of ours: one that a test moves, so a time falls where it means it to. */
+  now?: () => number;
   /** Serve HTTPS with this certificate and key (PEM). */
   tls?: { cert: string; key: string };
   /** Compress every answer so, whatever the client asked for (as some proxies do). */
@@ -180,7 +182,7 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
   const used = new WeakSet<object>();
   let dropped = 0;
   const rules: AnswerRule[] = [];
-  const now = () => Date.now() + (variation.clockOffsetMs ?? 0);
+  const now = variation.now ?? (() => Date.now() + (variation.clockOffsetMs ?? 0));
   const newId = variation.newId ?? (() => randomUUID().replace(/-/g, '').slice(0, 16));
   const record = (k: SpecKey) => (variation.record ?? records.plain)(k, now());
   const createPath = variation.createPath ?? COLLECTION;

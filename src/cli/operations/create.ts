@@ -3,7 +3,7 @@
  * (docs/contract.md §C4): it looks once for keys of that name made since
  * the request began and returns them as data in a MaybeCreatedError.
  */
-import type { ApiClient } from '../../client/api.js';
+import type { ApiClient, RequestPhase, WaitEvent } from '../../client/api.js';
 import { ApiError, NetworkError, UnexpectedResponseError } from '../../client/errors.js';
 import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
 import type { CreateKeyRequest } from '../../contract/types.js';
@@ -68,18 +68,31 @@ export async function createExpiringKey(
  * The create. A first Ctrl-C while its request is out does not drop the
  * answer, which holds the only copy of the secret: svc waits on for it
  * (the caller is told, to say so), shows the key, then stops. A second one
- * stops at once, naming what may have been made. `existing` are ids known
- * to be older than the request (a rotation's old key, of the same name):
- * a look for what a lost answer made never takes them for it.
+ * stops at once, naming what may have been made. Between attempts none of
+ * which can have made a key (a rate-limit wait after a 429, which is a
+ * refusal; a retry after a connection that never reached the server) there
+ * is no answer to wait for: a Ctrl-C there, or one that came while the
+ * refused attempt was out, stops then, saying no key was made. `existing`
+ * are ids known to be older than the request (a rotation's old key, of the
+ * same name): a look for what a lost answer made never takes them for it.
  */
 export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch, existing: readonly string[] = []): Promise<NewKey> {
   const { now } = watch;
   const began = now();
   let interrupted = false;
+  let phase: RequestPhase = { state: 'out' };
+  const nothingMade = () => (phase.state === 'waiting' && !phase.afterLostAnswer ? noKeyMade(request.name, phase.reason) : undefined);
+  const onPhase = (next: RequestPhase) => {
+    phase = next;
+    const stop = interrupted ? nothingMade() : undefined;
+    if (stop) throw stop;
+  };
   try {
     const { body } = await answerThroughInterrupt(
       watch.onSignal,
       () => {
+        const stop = nothingMade();
+        if (stop) return stop;
         interrupted = true;
         watch.interrupted();
       },
@@ -88,7 +101,7 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
           `Stopped while the create was out: a key named '${clip(request.name, 200)}' may have been made, and nobody has seen its secret.`,
           `Find it with \`svc keys list --name ${shellWord(request.name)}\` and revoke it.`,
         ]),
-      () => client.createKey(request),
+      () => client.createKey(request, { onPhase }),
     );
     return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow(), interrupted };
   } catch (error) {
@@ -97,6 +110,12 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
     const answer = error instanceof UnexpectedResponseError && error.text.trim() !== '' ? error.text : null;
     throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now, existing), answer, undefined, interrupted);
   }
+}
+
+/** Stopped before a create was tried again, when no attempt so far can have made a key. */
+function noKeyMade(name: string, reason: WaitEvent['reason']): InterruptedError {
+  const why = reason === 'rate-limit' ? 'the server refused it for the rate limit (429)' : 'it never reached the server';
+  return new InterruptedError([`Stopped before the create was tried again: ${why}, so no key named '${clip(name, 200)}' was made. Nothing was changed.`]);
 }
 
 function mayHaveCreated(error: unknown): boolean {
@@ -118,6 +137,24 @@ function serverSince(beganMs: number, serverNowMs: number, localNow: number): nu
   return beganMs + (serverNowMs - localNow) - 1_500;
 }
 
+/**
+ * The unit the server writes creation times in: the coarsest of 1 s, 100 ms
+ * and 10 ms that every listed time is a whole number of. One that writes
+ * whole seconds (epoch seconds, or RFC 3339 without a fraction) lists a key
+ * made at :17.8 as made at :17, before a request that began at :17.7; its
+ * times are compared at its own precision. A list of times to the
+ * millisecond all but surely holds one that is not a multiple of 10 ms, and
+ * keeps the comparison to the millisecond.
+ */
+function timeUnitMs(keys: readonly KeyView[]): number {
+  const times = keys.map((k) => k.createdAt).filter((t): t is number => t !== null);
+  return [1000, 100, 10].find((unit) => times.every((t) => t % unit === 0)) ?? 1;
+}
+
+function floorTo(ms: number, unitMs: number): number {
+  return Math.floor(ms / unitMs) * unitMs;
+}
+
 export type OrphanLookup =
   | { state: 'found'; keys: (KeyView & { id: string; createdAt: number })[] }
   | {
@@ -135,7 +172,7 @@ async function lookForOrphans(client: ApiClient, name: string, beganMs: number, 
   try {
     // One look, each page once: after a failed create, minutes of backoff would help nobody.
     const list = await client.listAllKeys({ maxRetries: 0 });
-    const since = serverSince(beganMs, list.nowMs, now());
+    const since = floorTo(serverSince(beganMs, list.nowMs, now()), timeUnitMs(list.keys));
     const named = list.keys.filter((k): k is KeyView & { id: string } => k.name === name && k.id !== null && !existing.includes(k.id));
     const keys = named.filter((k): k is KeyView & { id: string; createdAt: number } => k.createdAt !== null && k.createdAt >= since);
     if (keys.length > 0) return { state: 'found', keys };

@@ -1,0 +1,114 @@
+// tier: in-process
+/**
+ * Issue 36, against a server svc did not write (test/helpers/spec-server.ts):
+ * the endpoints beyond the spec (GET /workspace, GET /user/api-keys/{id})
+ * are optional, and what a gateway or framework answers for them means "not
+ * here", with the list to fall back on; a 404 to a request naming a key is
+ * "not found" whatever its body; JSON after a byte order mark is JSON.
+ * docs/contract.md §C6.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSpecServer, type AnswerRule, type SpecServer, type Variation } from '../helpers/spec-server.js';
+import { svc, tempConfigDir } from '../helpers/in-process.js';
+
+const config = tempConfigDir();
+let server: SpecServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start(variation: Variation = {}) {
+  server = await startSpecServer(variation);
+  return { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };
+}
+
+const page = (status: number, type: string, body: string): AnswerRule['then'] => ({ status, body, headers: () => ({ 'content-type': type }) });
+
+const NOT_HERE: [string, AnswerRule['then']][] = [
+  ['an HTML 404', page(404, 'text/html', '<!DOCTYPE html><html><body><h1>Not Found</h1></body></html>')],
+  ['a text 404', page(404, 'text/plain', '404 page not found')],
+  ["a gateway's 403", page(403, 'text/html', '<html><body>403 Forbidden</body></html>')],
+  ['a JSON 403', page(403, 'application/json', '{"message":"Missing Authentication Token"}')],
+  ['a 200 that is not JSON', page(200, 'text/html', '<html><body>Dashboard</body></html>')],
+];
+
+const KEY_PATH = /^\/user\/api-keys\/[^/]+$/;
+
+describe('GET /workspace, which the spec does not define', () => {
+  it.each(NOT_HERE)('answered with %s: svc status reads the list instead, exit 0', async (_, then) => {
+    const env = await start({ workspace: { id: 'ws_1', name: 'Team' } });
+    server!.rules.push({ method: 'GET', path: /^\/workspace$/, times: 1, work: false, then });
+    const result = await svc(['status'], env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain("the service's address?");
+    expect(server!.seen).toContain('GET /api/service/user/api-keys');
+  });
+
+  it('a 401 there keeps its meaning: the key is rejected, exit 3', async () => {
+    const env = await start({ workspace: { id: 'ws_1' } });
+    server!.rules.push({ method: 'GET', path: /^\/workspace$/, times: 1, work: false, then: page(401, 'application/json', '{"error":"Unauthorized"}') });
+    expect((await svc(['status'], env)).exitCode).toBe(3);
+  });
+});
+
+describe('GET /user/api-keys/{id}, which the spec does not define', () => {
+  it.each(NOT_HERE)('answered with %s: keys view finds the key in the list, exit 0', async (_, then) => {
+    const env = await start({ getOne: true });
+    const key = server!.addKey('listed');
+    server!.rules.push({ method: 'GET', path: KEY_PATH, times: 1, work: false, then });
+    const result = await svc(['keys', 'view', key.id], env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('listed');
+  });
+
+  it('answered with an HTML 404 for a key that is not in the list either: not found, exit 4', async () => {
+    const env = await start({ getOne: true });
+    server!.rules.push({ method: 'GET', path: KEY_PATH, times: 1, work: false, then: NOT_HERE[0]![1] });
+    const result = await svc(['keys', 'view', 'k_missing'], env);
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toContain('No key with id or name k_missing');
+  });
+});
+
+describe('a 404 that is not JSON to a request naming a key', () => {
+  it.each([
+    ['revoke', 'DELETE', ['keys', 'revoke', 'k_missing', '--yes']],
+    ['disable', 'PATCH', ['keys', 'disable', 'k_missing']],
+    ['enable', 'PATCH', ['keys', 'enable', 'k_missing']],
+  ])('%s of an id the server does not know: not found, exit 4', async (_, method, args) => {
+    const env = await start();
+    server!.rules.push({ method, path: KEY_PATH, times: 1, work: false, then: NOT_HERE[0]![1] });
+    const result = await svc(args, env);
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toContain('No key with id or name k_missing');
+    expect(result.stderr).not.toContain("the service's address?");
+  });
+});
+
+describe('JSON after a byte order mark', () => {
+  it('in a list: read as the JSON it is', async () => {
+    const env = await start();
+    server!.rules.push({ method: 'GET', path: /^\/user\/api-keys$/, times: 1, work: false, then: page(200, 'application/json', '\uFEFF{"keys":[{"id":"k1","name":"marked"}]}') });
+    const result = await svc(['keys', 'list'], env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('marked');
+  });
+
+  it("in a create's answer: the secret is found and shown", async () => {
+    const env = await start();
+    const secret = `sk_${'B'.repeat(64)}`;
+    server!.rules.push({ method: 'POST', times: 1, work: false, then: page(201, 'application/json', `\uFEFF{"id":"k9","name":"ci","secret":"${secret}"}`) });
+    const result = await svc(['keys', 'create', 'ci'], env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe(secret);
+  });
+
+  it('in an error body: its message is shown and its status keeps its exit code', async () => {
+    const env = await start();
+    server!.rules.push({ method: 'POST', times: 1, work: false, then: page(422, 'application/json', '\uFEFF{"error":"name is taken","code":"NAME_TAKEN"}') });
+    const result = await svc(['keys', 'create', 'ci'], env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('name is taken');
+  });
+});
