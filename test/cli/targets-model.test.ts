@@ -2,7 +2,8 @@
 /**
  * Issue 36, as a property: whatever the server's shape (how it writes
  * hints, or none; how it pages, including empty pages, loops and pages svc
- * cannot follow; answers lost after the work was done) and whatever
+ * cannot follow; answers lost after the work was done; a 100 or 103 before
+ * every answer) and whatever
  * destructive command a person runs, svc changes only the keys the command
  * named, never revokes the key in use unless it was named with --yes, and
  * never claims a list it did not read whole.
@@ -19,6 +20,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { svc, tempConfigDir } from '../helpers/in-process.js';
 import { modelSeed } from '../helpers/key-model.js';
+import { scriptedPrompter } from '../helpers/prompter.js';
 import { records, startSpecServer, type AnswerRule, type SpecKey, type Variation } from '../helpers/spec-server.js';
 
 const RUNS = 120;
@@ -57,6 +59,7 @@ interface Shape {
   inUseOld: boolean;
   /** The first DELETE or PATCH does its work, then its answer is lost. */
   loseFirst: 'DELETE' | 'PATCH' | null;
+  interim: Variation['interim'] | null;
 }
 
 /** How the command names its keys: a listed key by index (0 is the key in use), its name, or an id no key has. */
@@ -66,7 +69,9 @@ type Command =
   | { kind: 'revoke' | 'rotate'; ref: Ref; yes: boolean }
   | { kind: 'disable' | 'enable'; ref: Ref }
   | { kind: 'prune'; criterion: '--disabled' | '--expired' | '--unused-for' }
-  | { kind: 'list' };
+  | { kind: 'list' }
+  /** The interactive manager's revoke: the key found by typing its name, then yes. */
+  | { kind: 'manager-revoke'; index: number };
 
 const shape: fc.Arbitrary<Shape> = fc.record({
   hint: fc.constantFrom<HintForm>('own', 'dots', 'mask', 'none'),
@@ -83,6 +88,7 @@ const shape: fc.Arbitrary<Shape> = fc.record({
   ),
   inUseOld: fc.boolean(),
   loseFirst: fc.constantFrom<Shape['loseFirst']>(null, null, 'DELETE', 'PATCH'),
+  interim: fc.constantFrom<Shape['interim']>(null, null, 100, 103),
 });
 
 const ref: fc.Arbitrary<Ref> = fc.oneof(
@@ -96,6 +102,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ kind: fc.constantFrom('disable' as const, 'enable' as const), ref }),
   fc.record({ kind: fc.constant('prune' as const), criterion: fc.constantFrom('--disabled' as const, '--expired' as const, '--unused-for' as const) }),
   fc.constant({ kind: 'list' as const }),
+  fc.record({ kind: fc.constant('manager-revoke' as const), index: fc.nat(6) }),
 );
 
 interface Snapshot {
@@ -125,6 +132,7 @@ async function runOne(s: Shape, c: Command): Promise<void> {
       return record;
     },
     ...(s.paging === 'one-page' ? {} : { pages: { size: s.pageSize, style: s.paging } }),
+    ...(s.interim === null ? {} : { interim: s.interim }),
   };
   const server = await startSpecServer(variation);
   try {
@@ -139,7 +147,7 @@ async function runOne(s: Shape, c: Command): Promise<void> {
     const all = [...server.keys.values()];
     const arg = (r: Ref) => (r.by === 'unknown' ? 'key_nobodyhasthis' : r.by === 'id' ? all[r.index % all.length]!.id : all[r.index % all.length]!.name.trim());
 
-    const args: string[] = ['keys', c.kind];
+    const args: string[] = c.kind === 'manager-revoke' ? [] : ['keys', c.kind];
     let allowed: Set<string>;
     // The key in use may go only when the command named it and, where it revokes, said --yes.
     let inUseMayGo = false;
@@ -159,16 +167,34 @@ async function runOne(s: Shape, c: Command): Promise<void> {
             ? k.expiresAt !== null && k.expiresAt <= Date.now()
             : (s.reportsUse && k === inUse ? Date.now() : k.createdAt) <= Date.now() - 7 * DAY;
       allowed = new Set(all.filter((k) => k !== inUse && matches(k)).map((k) => k.id));
-    } else {
+    } else if (c.kind === 'list') {
       args.push('--json');
+      allowed = new Set();
+    } else {
+      // Known once the person picked: the key under the cursor when Enter came (below).
       allowed = new Set();
     }
     if (s.loseFirst !== null) server.rules.push({ method: s.loseFirst, times: 1, then: 'drop' } satisfies AnswerRule);
 
     const before = snapshot(server.keys);
+    const picked = c.kind === 'manager-revoke' ? all[c.index % all.length]! : null;
+    const prompter = scriptedPrompter(picked === null ? [] : [{ menu: 'Revoke a key' }, { search: picked.name.trim() }, { confirm: true }]);
     // Where svc cannot follow the pages, the list is still whole when the keys fit before the first page it cannot follow.
     const whole = WHOLE.has(s.paging) || before.length <= s.pageSize || (s.paging === 'cursor-loop' && before.length <= 2 * s.pageSize);
-    const result = await svc(args, { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir });
+    const env = { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };
+    const result = await svc(args, env, picked === null ? {} : { tty: true, columns: 120, rows: 60, deps: { prompter } });
+    if (picked !== null) {
+      // The one key acted on is the one the list answered with; the key in use among them only once picked and confirmed.
+      const chosen = prompter.chosen as { id: string; hint: string | null; enabled: boolean | null }[];
+      allowed = new Set(chosen.map((k) => k.id));
+      inUseMayGo = allowed.has(inUse.id);
+      const asked = result.stderr;
+      for (const key of chosen.filter((k) => k.enabled !== false)) {
+        const expired = (all.find((k) => k.id === key.id)?.expiresAt ?? Infinity) <= Date.now();
+        if (key.id === inUse.id && s.hint === 'own') expect(asked, 'no lock-out warning before the question').toContain('This is the key this session uses');
+        else if (s.hint !== 'own' && !expired) expect(asked, 'no "cannot tell" before the question').toContain('svc cannot tell whether');
+      }
+    }
     const after = new Map(snapshot(server.keys).map((k) => [k.id, k]));
     const context = `${args.join(' ')} → exit ${result.exitCode}\n${result.stderr}`;
 
@@ -177,7 +203,8 @@ async function runOne(s: Shape, c: Command): Promise<void> {
     for (const id of changed) expect(allowed.has(id), `${id} changed, not named: ${context}`).toBe(true);
     // The key in use stays unless named with --yes.
     if (!inUseMayGo) expect(after.has(inUse.id) && after.get(inUse.id)!.enabled, `the key in use went: ${context}`).toBe(true);
-    // A list not read whole is never passed off as the whole list.
+    // A list svc can read whole is read, interim answers or not; one not read whole is never passed off as the whole list.
+    if (c.kind === 'list' && whole) expect(result.exitCode, context).toBe(0);
     if (c.kind === 'list' && result.exitCode === 0) {
       expect(whole, context).toBe(true);
       expect(JSON.parse(result.stdout).keys).toHaveLength(before.length);

@@ -20,8 +20,10 @@ export type Step =
  * question of another kind than the script's next step fails the test; a
  * menu once the script is done is left with Esc.
  */
-export function scriptedPrompter(script: Step[]): Prompter & { asked: string[] } {
+export function scriptedPrompter(script: Step[]): Prompter & { asked: string[]; chosen: unknown[] } {
   const asked: string[] = [];
+  /** The values the search and many-key lists answered with, in order. */
+  const chosen: unknown[] = [];
   const next = <K extends string>(kind: K, message: string, choices: Choice<unknown>[] = []) => {
     asked.push([message, ...choices.map((c) => `  ${c.name}`)].join('\n'));
     const step = script.shift();
@@ -39,6 +41,7 @@ export function scriptedPrompter(script: Step[]): Prompter & { asked: string[] }
   };
   return {
     asked,
+    chosen,
     async text(message, validate) {
       const value = next('text', message).text as string;
       const verdict = validate?.(value) ?? true;
@@ -58,10 +61,14 @@ export function scriptedPrompter(script: Step[]): Prompter & { asked: string[] }
       return pick(choices, next('select', message, choices).select as string, message);
     },
     async search(message, choices) {
-      return pick(choices, next('search', message, choices).search as string, message);
+      const value = pick(choices, next('search', message, choices).search as string, message);
+      chosen.push(value);
+      return value;
     },
     async pickMany(message, choices) {
-      return (next('pickMany', message, choices).pickMany as string[]).map((label) => pick(choices, label, message));
+      const values = (next('pickMany', message, choices).pickMany as string[]).map((label) => pick(choices, label, message));
+      chosen.push(...values);
+      return values;
     },
     async pause(message) {
       next('pause', message);

@@ -72,6 +72,8 @@ export interface Variation {
   dropReusedConnections?: boolean;
   /** Called as each request arrives, before it is answered: another client changing the keys between two pages. */
   onRequest?: (method: string, path: string, query: URLSearchParams) => void;
+  /** An informational answer nobody asked for before every real one: a 100 Continue or a 103 Early Hints (RFC 9110 §15.2). */
+  interim?: 100 | 103;
 }
 
 /** Record shapes a service may choose. */
@@ -290,6 +292,8 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
     variation.onRequest?.(method, path, new URLSearchParams(search));
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (variation.interim === 100) res.writeContinue();
+    if (variation.interim === 103) res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
     const send = (status: number, body?: unknown) => reply(res, status, body, variation.encoding);
     if (!path.startsWith(`${PREFIX}/`)) return send(404, { error: 'Not found' });
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
