@@ -1,4 +1,10 @@
+import type { WaitEvent } from '../client/api.js';
 import type { Deps } from './deps.js';
+
+/** Why a request waiting to be tried again has done nothing yet: its attempts were refused, or never reached the server. */
+export function whyNothingYet(reason: WaitEvent['reason']): string {
+  return reason === 'rate-limit' ? 'the server refused it for the rate limit (429)' : 'it never reached the server';
+}
 
 /**
  * `send`, with Ctrl-C (and SIGTERM) taken over while it is out, for a request

@@ -128,3 +128,17 @@ describe('Ctrl-C before a create was made', () => {
     expect(await named('early')).toHaveLength(0);
   });
 });
+
+describe('Ctrl-C before svc api POST was tried again', () => {
+  it('during the rate-limit wait after a 429: nothing was changed, and svc says so, exit 130', async () => {
+    await refuseCreate();
+    const result = await svc(['api', '/user/api-keys', '-F', 'name=early-api'], local.env, { deps: ctrlCInWait() });
+    expect(result.exitCode).toBe(130);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain(
+      'Stopped before POST /user/api-keys was tried again: the server refused it for the rate limit (429), so nothing was changed.',
+    );
+    expect(result.stderr).not.toContain('only copy');
+    expect(await named('early-api')).toHaveLength(0);
+  });
+});

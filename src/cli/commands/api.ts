@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import type { RequestPhase } from '../../client/api.js';
 import { ApiError } from '../../client/errors.js';
-import { answerThroughInterrupt } from '../answer-through-interrupt.js';
+import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interrupt.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
 import { findSecret, readKey } from '../../client/key-view.js';
 import { InterruptedError, UsageError } from '../errors.js';
@@ -62,7 +63,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
   const timeoutMs = session.options.timeout ?? (isManagementPath(path) ? MANAGEMENT_TIMEOUT_MS : GENERATION_TIMEOUT_MS);
   const { client, render } = session;
   try {
-    const send = () => client.request<unknown>(method, path, { body, timeoutMs });
+    const send = (onPhase?: (phase: RequestPhase) => void) => client.request<unknown>(method, path, { body, timeoutMs, ...(onPhase ? { onPhase } : {}) });
     const { value: res, interrupted } = method === 'POST' ? await throughCtrlC(session, path, body, send) : { value: await send(), interrupted: false };
     if (opts.include) await printHead(session, res.status, res.headers);
     if (res.status !== 204) render.json(res.body);
@@ -83,16 +84,33 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
 /**
  * A POST, which may make a key: its answer may hold the only copy of the secret, so a first Ctrl-C (or
  * SIGTERM) while it is out waits on for the answer, which is then shown before the command ends with 130;
- * a second stops at once, saying what may have been made. Other methods answer nothing that cannot be asked
- * again, and Ctrl-C ends them at once (wait.ts), as it does every command.
+ * a second stops at once, saying what may have been made. Between attempts none of which can have done
+ * anything (the wait after a 429, a retry after a connection that never reached the server) there is no
+ * answer to wait for: Ctrl-C there stops at once, saying nothing was changed, as keys create does. Other
+ * methods answer nothing that cannot be asked again, and Ctrl-C ends them at once (wait.ts), as it does
+ * every command.
  */
-async function throughCtrlC<T>(session: KeySession, path: string, body: unknown, send: () => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
+async function throughCtrlC<T>(
+  session: KeySession,
+  path: string,
+  body: unknown,
+  send: (onPhase: (phase: RequestPhase) => void) => Promise<T>,
+): Promise<{ value: T; interrupted: boolean }> {
   const request = `POST ${clip(path, 200)}`;
   const name = typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string' ? (body as { name: string }).name : null;
   let interrupted = false;
+  let phase: RequestPhase = { state: 'out' };
+  const nothingDone = () =>
+    phase.state === 'waiting' && !phase.afterLostAnswer
+      ? new InterruptedError([
+          `Stopped before ${request} was tried again: ${whyNothingYet(phase.reason)}, so nothing was changed.`,
+        ])
+      : undefined;
   const value = await answerThroughInterrupt(
     session.deps.onSignal,
     () => {
+      const stop = nothingDone();
+      if (stop) return stop;
       interrupted = true;
       session.render.warn(`Interrupted while ${request} was out: waiting for its answer, which may hold the only copy of a secret (Ctrl-C again to stop at once).`);
     },
@@ -101,7 +119,12 @@ async function throughCtrlC<T>(session: KeySession, path: string, body: unknown,
         `Stopped while ${request} was out: the server may have made the change. If it made a key, nobody has seen its secret:`,
         `find it with \`svc keys list${name === null ? '' : ` --name ${shellWord(name)}`}\` and revoke it.`,
       ]),
-    send,
+    () =>
+      send((next) => {
+        phase = next;
+        const stop = interrupted ? nothingDone() : undefined;
+        if (stop) throw stop;
+      }),
   );
   return { value, interrupted };
 }

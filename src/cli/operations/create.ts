@@ -7,7 +7,7 @@ import type { ApiClient, RequestPhase, WaitEvent } from '../../client/api.js';
 import { ApiError, NetworkError, UnexpectedResponseError } from '../../client/errors.js';
 import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
 import type { CreateKeyRequest } from '../../contract/types.js';
-import { answerThroughInterrupt } from '../answer-through-interrupt.js';
+import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interrupt.js';
 import { parseDuration } from '../duration.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
@@ -114,8 +114,7 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
 
 /** Stopped before a create was tried again, when no attempt so far can have made a key. */
 function noKeyMade(name: string, reason: WaitEvent['reason']): InterruptedError {
-  const why = reason === 'rate-limit' ? 'the server refused it for the rate limit (429)' : 'it never reached the server';
-  return new InterruptedError([`Stopped before the create was tried again: ${why}, so no key named '${clip(name, 200)}' was made. Nothing was changed.`]);
+  return new InterruptedError([`Stopped before the create was tried again: ${whyNothingYet(reason)}, so no key named '${clip(name, 200)}' was made. Nothing was changed.`]);
 }
 
 function mayHaveCreated(error: unknown): boolean {
