@@ -7,21 +7,13 @@
  * "not found" whatever its body; JSON after a byte order mark is JSON.
  * docs/contract.md §C6.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSpecServer, type AnswerRule, type SpecServer, type Variation } from '../helpers/spec-server.js';
+import { describe, expect, it } from 'vitest';
+import { useSpecServer, type AnswerRule } from '../helpers/spec-server.js';
 import { svc, tempConfigDir } from '../helpers/in-process.js';
 
 const config = tempConfigDir();
-let server: SpecServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function start(variation: Variation = {}) {
-  server = await startSpecServer(variation);
-  return { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };
-}
+const spec = useSpecServer(config);
+const { start } = spec;
 
 const page = (status: number, type: string, body: string): AnswerRule['then'] => ({ status, body, headers: () => ({ 'content-type': type }) });
 
@@ -38,16 +30,16 @@ const KEY_PATH = /^\/user\/api-keys\/[^/]+$/;
 describe('GET /workspace, which the spec does not define', () => {
   it.each(NOT_HERE)('answered with %s: svc status reads the list instead, exit 0', async (_, then) => {
     const env = await start({ workspace: { id: 'ws_1', name: 'Team' } });
-    server!.rules.push({ method: 'GET', path: /^\/workspace$/, times: 1, work: false, then });
+    spec.server.rules.push({ method: 'GET', path: /^\/workspace$/, times: 1, work: false, then });
     const result = await svc(['status'], env);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).not.toContain("the service's address?");
-    expect(server!.seen).toContain('GET /api/service/user/api-keys');
+    expect(spec.server.seen).toContain('GET /api/service/user/api-keys');
   });
 
   it('a 401 there keeps its meaning: the key is rejected, exit 3', async () => {
     const env = await start({ workspace: { id: 'ws_1' } });
-    server!.rules.push({ method: 'GET', path: /^\/workspace$/, times: 1, work: false, then: page(401, 'application/json', '{"error":"Unauthorized"}') });
+    spec.server.rules.push({ method: 'GET', path: /^\/workspace$/, times: 1, work: false, then: page(401, 'application/json', '{"error":"Unauthorized"}') });
     expect((await svc(['status'], env)).exitCode).toBe(3);
   });
 });
@@ -55,8 +47,8 @@ describe('GET /workspace, which the spec does not define', () => {
 describe('GET /user/api-keys/{id}, which the spec does not define', () => {
   it.each(NOT_HERE)('answered with %s: keys view finds the key in the list, exit 0', async (_, then) => {
     const env = await start({ getOne: true });
-    const key = server!.addKey('listed');
-    server!.rules.push({ method: 'GET', path: KEY_PATH, times: 1, work: false, then });
+    const key = spec.server.addKey('listed');
+    spec.server.rules.push({ method: 'GET', path: KEY_PATH, times: 1, work: false, then });
     const result = await svc(['keys', 'view', key.id], env);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain('listed');
@@ -64,7 +56,7 @@ describe('GET /user/api-keys/{id}, which the spec does not define', () => {
 
   it('answered with an HTML 404 for a key that is not in the list either: not found, exit 4', async () => {
     const env = await start({ getOne: true });
-    server!.rules.push({ method: 'GET', path: KEY_PATH, times: 1, work: false, then: NOT_HERE[0]![1] });
+    spec.server.rules.push({ method: 'GET', path: KEY_PATH, times: 1, work: false, then: NOT_HERE[0]![1] });
     const result = await svc(['keys', 'view', 'k_missing'], env);
     expect(result.exitCode, result.stderr).toBe(4);
     expect(result.stderr).toContain('No key with id or name k_missing');
@@ -78,7 +70,7 @@ describe('a 404 that is not JSON to a request naming a key', () => {
     ['enable', 'PATCH', ['keys', 'enable', 'k_missing']],
   ])('%s of an id the server does not know: not found, exit 4', async (_, method, args) => {
     const env = await start();
-    server!.rules.push({ method, path: KEY_PATH, times: 1, work: false, then: NOT_HERE[0]![1] });
+    spec.server.rules.push({ method, path: KEY_PATH, times: 1, work: false, then: NOT_HERE[0]![1] });
     const result = await svc(args, env);
     expect(result.exitCode, result.stderr).toBe(4);
     expect(result.stderr).toContain('No key with id or name k_missing');
@@ -89,7 +81,7 @@ describe('a 404 that is not JSON to a request naming a key', () => {
 describe('JSON after a byte order mark', () => {
   it('in a list: read as the JSON it is', async () => {
     const env = await start();
-    server!.rules.push({ method: 'GET', path: /^\/user\/api-keys$/, times: 1, work: false, then: page(200, 'application/json', '\uFEFF{"keys":[{"id":"k1","name":"marked"}]}') });
+    spec.server.rules.push({ method: 'GET', path: /^\/user\/api-keys$/, times: 1, work: false, then: page(200, 'application/json', '\uFEFF{"keys":[{"id":"k1","name":"marked"}]}') });
     const result = await svc(['keys', 'list'], env);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain('marked');
@@ -98,7 +90,7 @@ describe('JSON after a byte order mark', () => {
   it("in a create's answer: the secret is found and shown", async () => {
     const env = await start();
     const secret = `sk_${'B'.repeat(64)}`;
-    server!.rules.push({ method: 'POST', times: 1, work: false, then: page(201, 'application/json', `\uFEFF{"id":"k9","name":"ci","secret":"${secret}"}`) });
+    spec.server.rules.push({ method: 'POST', times: 1, work: false, then: page(201, 'application/json', `\uFEFF{"id":"k9","name":"ci","secret":"${secret}"}`) });
     const result = await svc(['keys', 'create', 'ci'], env);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toBe(secret);
@@ -106,7 +98,7 @@ describe('JSON after a byte order mark', () => {
 
   it('in an error body: its message is shown and its status keeps its exit code', async () => {
     const env = await start();
-    server!.rules.push({ method: 'POST', times: 1, work: false, then: page(422, 'application/json', '\uFEFF{"error":"name is taken","code":"NAME_TAKEN"}') });
+    spec.server.rules.push({ method: 'POST', times: 1, work: false, then: page(422, 'application/json', '\uFEFF{"error":"name is taken","code":"NAME_TAKEN"}') });
     const result = await svc(['keys', 'create', 'ci'], env);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('name is taken');

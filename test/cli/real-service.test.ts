@@ -6,30 +6,22 @@
  * are reused, 503s and 429s as services send them, error bodies with
  * details, and TLS spoken to a plain-http port. docs/contract.md §C3, §C4, §C6.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { records, startSpecServer, type SpecKey, type SpecServer, type Variation } from '../helpers/spec-server.js';
+import { describe, expect, it } from 'vitest';
+import { records, useSpecServer, type SpecKey } from '../helpers/spec-server.js';
 import { svc, tempConfigDir } from '../helpers/in-process.js';
 
 const config = tempConfigDir();
 const DAY = 86_400_000;
-let server: SpecServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function start(variation: Variation = {}) {
-  server = await startSpecServer(variation);
-  return { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };
-}
+const spec = useSpecServer(config);
+const { start } = spec;
 
 /** `count` keys besides the bootstrap one, made oldest first: key-1 … key-N. Key 3 and every tenth after it up to key 63 have expired. */
 function fill(count: number): SpecKey[] {
-  return Array.from({ length: count }, (_, i) => server!.addKey(`key-${i + 1}`, i % 10 === 2 && i < 70 ? Date.now() - DAY : null));
+  return Array.from({ length: count }, (_, i) => spec.server.addKey(`key-${i + 1}`, i % 10 === 2 && i < 70 ? Date.now() - DAY : null));
 }
 
-const byName = (name: string) => [...server!.keys.values()].find((k) => k.name === name)!;
-const listRequests = () => server!.seen.filter((r) => r === 'GET /api/service/user/api-keys').length;
+const byName = (name: string) => [...spec.server.keys.values()].find((k) => k.name === name)!;
+const listRequests = () => spec.server.seen.filter((r) => r === 'GET /api/service/user/api-keys').length;
 
 describe.each([
   ['next_cursor', 'cursor'],
@@ -58,8 +50,8 @@ describe.each([
 
       const rotated = await svc(['keys', 'rotate', '--yes', made[40]!.id], env);
       expect(rotated.exitCode, rotated.stderr).toBe(0);
-      expect(server!.keys.has(made[40]!.id)).toBe(false);
-      expect(rotated.stdout).toBe([...server!.keys.values()].at(-1)!.secret);
+      expect(spec.server.keys.has(made[40]!.id)).toBe(false);
+      expect(rotated.stdout).toBe([...spec.server.keys.values()].at(-1)!.secret);
 
       const ids = await svc(['__complete', 'key-ids'], env);
       expect(ids.stdout.split('\n')).toHaveLength(75);
@@ -68,8 +60,8 @@ describe.each([
       expect(expired).toHaveLength(7);
       const prune = await svc(['keys', 'prune', '--expired', '--yes'], env);
       expect(prune.exitCode, prune.stderr).toBe(0);
-      expect(expired.filter((id) => server!.keys.has(id))).toEqual([]);
-      expect(server!.keys.size).toBe(68);
+      expect(expired.filter((id) => spec.server.keys.has(id))).toEqual([]);
+      expect(spec.server.keys.size).toBe(68);
     });
   });
 });
@@ -82,7 +74,7 @@ describe('a PATCH answered 204 to a real change', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toContain(`✓ ${target.id} (key-62) is disabled.`);
     expect(result.stderr).not.toContain('already');
-    expect(server!.keys.get(target.id)!.enabled).toBe(false);
+    expect(spec.server.keys.get(target.id)!.enabled).toBe(false);
   });
 });
 
@@ -119,7 +111,7 @@ describe('pages svc cannot follow', () => {
     expect(prune.exitCode).toBe(1);
     expect(prune.stderr).toContain('Not every key could be read, so keys that match may remain');
 
-    server!.rules.push({ method: 'POST', times: 1, then: 'drop', work: false });
+    spec.server.rules.push({ method: 'POST', times: 1, then: 'drop', work: false });
     const create = await svc(['keys', 'create', 'lost'], env);
     expect(create.exitCode).toBe(1);
     expect(create.stderr).toContain('The list may lack keys: it');
@@ -139,7 +131,7 @@ describe('a list with an empty page before each page of keys, as AIP-158 allows'
   it('is read whole by list (text and --json), audit and prune', async () => {
     const env = await start({ pages: { size: 3, style: 'empty-pages' }, record: records.full });
     // Oldest, so on the last page: newest first, the pages are key-6..4, key-3..1, then soon and bootstrap.
-    const soon = server!.addKey('soon', Date.now() + 3 * DAY);
+    const soon = spec.server.addKey('soon', Date.now() + 3 * DAY);
     const made = fill(6);
 
     const tsv = await svc(['keys', 'list'], env);
@@ -161,8 +153,8 @@ describe('a list with an empty page before each page of keys, as AIP-158 allows'
     const prune = await svc(['keys', 'prune', '--expired', '--yes'], env);
     expect(prune.exitCode, prune.stderr).toBe(0);
     expect(prune.stderr).toContain(`Revoked ${made[2]!.id}`);
-    expect(server!.keys.has(made[2]!.id)).toBe(false);
-    expect(server!.keys.size).toBe(7);
+    expect(spec.server.keys.has(made[2]!.id)).toBe(false);
+    expect(spec.server.keys.size).toBe(7);
   });
 });
 
@@ -175,7 +167,7 @@ describe('login against a list whose later pages svc cannot follow', () => {
     fill(4);
     const own = tempConfigDir();
     try {
-      const login = await svc(['login', '--with-key'], { SVC_BASE_URL: env.SVC_BASE_URL, SVC_CONFIG_DIR: own.dir }, { input: server!.apiKey });
+      const login = await svc(['login', '--with-key'], { SVC_BASE_URL: env.SVC_BASE_URL, SVC_CONFIG_DIR: own.dir }, { input: spec.server.apiKey });
       expect(login.exitCode, login.stderr).toBe(0);
       expect(login.stderr).toContain("saved to profile 'default'");
       expect(login.stderr).toContain('The key list could not be read whole: ');
@@ -193,7 +185,7 @@ describe('a list answer without its list', () => {
   it.each(['{}', '{"keys":"x"}', '{"results":[]}', '[]'])('%s is no empty list: list exits 1 saying so, audit cannot pass (exit 6)', async (body) => {
     const env = await start();
     fill(3);
-    server!.rules.push({ method: 'GET', path: /^\/user\/api-keys$/, times: 2, then: { status: 200, body } });
+    spec.server.rules.push({ method: 'GET', path: /^\/user\/api-keys$/, times: 2, then: { status: 200, body } });
     const list = await svc(['keys', 'list'], env);
     expect(list.exitCode).toBe(1);
     expect(list.stderr).toContain('holds no "keys" list');
@@ -212,7 +204,7 @@ describe('a list that moves while svc reads it', () => {
         // Newest first: a key made before page 2 pushes page 1's last key onto page 2.
         if (method === 'GET' && query.get('page') === '2' && !made) {
           made = true;
-          server!.addKey('made-meanwhile');
+          spec.server.addKey('made-meanwhile');
         }
       },
     });
@@ -236,7 +228,7 @@ describe('the look for a lost create', () => {
   it('finds the key on the last page of an oldest-first list, named `label` and dated `created`', async () => {
     const env = await start({ pages: { size: 20, style: 'cursor' }, order: 'oldest-first', record: records.labelled });
     fill(30);
-    server!.rules.push({ method: 'POST', times: 1, then: 'drop' });
+    spec.server.rules.push({ method: 'POST', times: 1, then: 'drop' });
     const result = await svc(['keys', 'create', 'nightly'], env);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("It did take effect: a key named 'nightly' appeared since the request began");
@@ -245,21 +237,21 @@ describe('the look for a lost create', () => {
 
   it('against a server that commits late: "not found yet", and where to look in a minute', async () => {
     const env = await start({ lateCommit: true });
-    server!.rules.push({ method: 'POST', times: 1, then: 'drop' });
+    spec.server.rules.push({ method: 'POST', times: 1, then: 'drop' });
     const result = await svc(['keys', 'create', 'late one'], env);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("No key named 'late one' made since the request began is in the list yet");
     expect(result.stderr).toContain("the server may still be creating it:\ncheck `svc keys list --name 'late one'` in a minute");
     expect(result.stderr).not.toMatch(/did not take effect|most likely/);
-    server!.commitPending();
+    spec.server.commitPending();
     const later = await svc(['keys', 'list', '--name', 'late one', '--json'], env);
     expect(JSON.parse(later.stdout).keys).toHaveLength(1);
   });
 
   it('names the same-named keys whose creation time it cannot read, and counts the nameless', async () => {
     const env = await start({ record: records.bare });
-    const older = server!.addKey('ci');
-    server!.rules.push({ method: 'POST', times: 1, then: 'drop', work: false });
+    const older = spec.server.addKey('ci');
+    spec.server.rules.push({ method: 'POST', times: 1, then: 'drop', work: false });
     const result = await svc(['keys', 'create', 'ci'], env);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("A key named 'ci' shows no creation time svc can read; it may be the one:");
@@ -271,29 +263,29 @@ describe('every POST', () => {
   it('carries an Idempotency-Key, a new one for each create', async () => {
     const env = await start();
     for (const name of ['a', 'b']) expect((await svc(['keys', 'create', name], env)).exitCode).toBe(0);
-    const keys = server!.seen.flatMap((request, i) => (request.startsWith('POST') ? [server!.seenHeaders[i]!['idempotency-key']] : []));
+    const keys = spec.server.seen.flatMap((request, i) => (request.startsWith('POST') ? [spec.server.seenHeaders[i]!['idempotency-key']] : []));
     expect(keys).toHaveLength(2);
     for (const key of keys) expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(keys[0]).not.toBe(keys[1]);
-    expect(server!.seenHeaders.filter((h, i) => !server!.seen[i]!.startsWith('POST') && h['idempotency-key'] !== undefined)).toEqual([]);
+    expect(spec.server.seenHeaders.filter((h, i) => !spec.server.seen[i]!.startsWith('POST') && h['idempotency-key'] !== undefined)).toEqual([]);
   });
 
   it('goes out on a fresh connection, so one the server drops as it is reused never takes a create down', async () => {
     const env = await start({ dropReusedConnections: true });
-    const old = server!.addKey('app');
+    const old = spec.server.addKey('app');
     const limited = { status: 429, body: '{"error":"slow down","code":"RATE_LIMITED"}', headers: () => ({ 'retry-after': '2' }) };
     // A real pause, however short, where the fake one resolves at once: undici checks an idle connection on the
     // next turn of the event loop, and only a connection that passed that check is reused (client-h1.js).
     const pause = { deps: { sleep: () => new Promise<void>((resolve) => setTimeout(resolve, 20)) } };
     for (const args of [['keys', 'create', 'after-a-wait'], ['keys', 'rotate', '--yes', old.id]]) {
-      server!.rules.push({ method: 'POST', times: 1, work: false, then: limited });
+      spec.server.rules.push({ method: 'POST', times: 1, work: false, then: limited });
       const result = await svc(args, env, pause);
       expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stderr).not.toContain('may have reached the server');
     }
-    expect(server!.seen.filter((r) => r.startsWith('POST'))).toHaveLength(4);
+    expect(spec.server.seen.filter((r) => r.startsWith('POST'))).toHaveLength(4);
     expect(byName('after-a-wait')).toBeDefined();
-    expect(server!.keys.has(old.id)).toBe(false);
+    expect(spec.server.keys.has(old.id)).toBe(false);
   });
 });
 
@@ -307,7 +299,7 @@ describe('503 and 429 as services send them', () => {
 
   it('a 503 with Retry-After: 5 is retried after 5 s, not sooner', async () => {
     const env = await start();
-    server!.rules.push(busy('5'));
+    spec.server.rules.push(busy('5'));
     const result = await svc(['keys', 'list'], env);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.slept).toEqual([5_000]);
@@ -315,7 +307,7 @@ describe('503 and 429 as services send them', () => {
 
   it('a 503 asking for more than --max-wait leaves: one request, no wait', async () => {
     const env = await start();
-    server!.rules.push(busy('400'));
+    spec.server.rules.push(busy('400'));
     const result = await svc(['keys', 'list', '--max-wait', '10'], env);
     expect(result.exitCode).toBe(1);
     expect(result.slept).toEqual([]);
@@ -324,11 +316,11 @@ describe('503 and 429 as services send them', () => {
 
   it('a 429 without code waits Retry-After like a rate limit; one with another code does not', async () => {
     const env = await start();
-    server!.rules.push({ method: 'GET', times: 1, work: false, then: { status: 429, body: '{"error":"Too many requests"}', headers: () => ({ 'retry-after': '3' }) } });
+    spec.server.rules.push({ method: 'GET', times: 1, work: false, then: { status: 429, body: '{"error":"Too many requests"}', headers: () => ({ 'retry-after': '3' }) } });
     const waited = await svc(['keys', 'list'], env);
     expect(waited.exitCode, waited.stderr).toBe(0);
     expect(waited.slept).toEqual([3_500]);
-    server!.rules.push({ method: 'GET', times: 1, work: false, then: { status: 429, body: '{"error":"Monthly quota used","code":"QUOTA"}', headers: () => ({ 'retry-after': '3' }) } });
+    spec.server.rules.push({ method: 'GET', times: 1, work: false, then: { status: 429, body: '{"error":"Monthly quota used","code":"QUOTA"}', headers: () => ({ 'retry-after': '3' }) } });
     const refused = await svc(['keys', 'list'], env);
     expect(refused.exitCode).toBe(1);
     expect(refused.slept).toEqual([]);
@@ -337,7 +329,7 @@ describe('503 and 429 as services send them', () => {
   it('--max-wait 10 counts the jitter: two waits of 5 s and 500 ms would pass it, so there is one', async () => {
     const env = await start();
     for (let i = 0; i < 3; i++) {
-      server!.rules.push({ method: 'GET', times: 1, work: false, then: { status: 429, body: '{"error":"slow down","code":"RATE_LIMITED"}', headers: () => ({ 'retry-after': '5' }) } });
+      spec.server.rules.push({ method: 'GET', times: 1, work: false, then: { status: 429, body: '{"error":"slow down","code":"RATE_LIMITED"}', headers: () => ({ 'retry-after': '5' }) } });
     }
     const result = await svc(['keys', 'list', '--max-wait', '10'], env);
     expect(result.exitCode).toBe(5);
@@ -350,7 +342,7 @@ describe('error answers that say more', () => {
   it.each([400, 422])('a %i about the name: the details shown, exit 2', async (status) => {
     const env = await start();
     const body = JSON.stringify({ error: 'Validation failed', code: 'VALIDATION', details: ['name must be at most 64 characters', { field: 'name', message: 'no \u001b[31mescapes\u001b[0m' }] });
-    server!.rules.push({ method: 'POST', times: 1, work: false, then: { status, body } });
+    spec.server.rules.push({ method: 'POST', times: 1, work: false, then: { status, body } });
     const result = await svc(['keys', 'create', 'x'.repeat(80)], env);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`failed (${status} VALIDATION): Validation failed`);
@@ -361,7 +353,7 @@ describe('error answers that say more', () => {
   it('at most five details, then how many more', async () => {
     const env = await start();
     const details = Array.from({ length: 9 }, (_, i) => `problem ${i + 1}`);
-    server!.rules.push({ method: 'POST', times: 1, work: false, then: { status: 400, body: JSON.stringify({ error: 'Invalid', details }) } });
+    spec.server.rules.push({ method: 'POST', times: 1, work: false, then: { status: 400, body: JSON.stringify({ error: 'Invalid', details }) } });
     const result = await svc(['keys', 'create', 'x'], env);
     expect(result.stderr).toContain('  - problem 5\n  (and 4 more)');
     expect(result.stderr).not.toContain('problem 6');
@@ -370,7 +362,7 @@ describe('error answers that say more', () => {
   it('a 500 with an HTML page is a server error, not a wrong address', async () => {
     const env = await start();
     const page = { status: 500, body: '<html><body><h1>500 Internal Server Error</h1></body></html>', headers: () => ({ 'content-type': 'text/html' }) };
-    for (let i = 0; i < 5; i++) server!.rules.push({ method: 'GET', times: 1, work: false, then: page });
+    for (let i = 0; i < 5; i++) spec.server.rules.push({ method: 'GET', times: 1, work: false, then: page });
     const result = await svc(['keys', 'list'], env);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('failed with a server error (500), answered with text/html');
@@ -395,15 +387,15 @@ describe('filters and prune on records that lack the field', () => {
 describe('TLS spoken to a plain-http port', () => {
   it('says the server speaks plain http and where to point svc, tries once, and never says a create may have landed', async () => {
     const env = await start();
-    const https = `https://127.0.0.1:${server!.port}`;
+    const https = `https://127.0.0.1:${spec.server.port}`;
     for (const args of [['keys', 'list'], ['keys', 'create', 'ci']]) {
       const result = await svc([...args, '--base-url', https], env);
       expect(result.exitCode, args.join(' ')).toBe(1);
-      expect(result.stderr).toContain(`the server speaks plain http, not TLS: try http://127.0.0.1:${server!.port} as the base URL`);
+      expect(result.stderr).toContain(`the server speaks plain http, not TLS: try http://127.0.0.1:${spec.server.port} as the base URL`);
       expect(result.stderr).toContain('Not retried');
       expect(result.stderr).not.toMatch(/may have reached|wrong version number|ssl3_get_record/);
       expect(result.slept).toEqual([]);
     }
-    expect(server!.seen).toEqual([]);
+    expect(spec.server.seen).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttpsServer } from 'node:https';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 /**
  * A server written from the spec's text alone (spec/api-spec.md), not from
@@ -348,6 +349,29 @@ export async function startSpecServer(variation: Variation = {}): Promise<SpecSe
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * A spec server for each test that starts one, closed after the test:
+ * `start` gives the environment that points svc at it (a key, the address,
+ * the config directory), `server` the one running now.
+ */
+export function useSpecServer(config: { dir: string }): { start(variation?: Variation): Promise<Record<string, string>>; readonly server: SpecServer } {
+  let current: SpecServer | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    async start(variation: Variation = {}) {
+      current = await startSpecServer(variation);
+      return { SVC_BASE_URL: current.url, SVC_API_KEY: current.apiKey, SVC_CONFIG_DIR: config.dir };
+    },
+    get server() {
+      if (current === undefined) throw new Error('no spec server started in this test');
+      return current;
+    },
   };
 }
 
