@@ -43,7 +43,8 @@ function signalsAt(signals: { method: string; signal: NodeJS.Signals }[]): Pick<
 describe('svc run refuses, before any request', () => {
   it.each([
     [['--ephemeral', '25h'], 'is too long: a key made for one command lives at most 24h'],
-    [['--ephemeral', 'soon'], "Invalid duration 'soon'"],
+    [['--ephemeral', '5 years'], "Invalid duration '5 years'"],
+    [['--ephemeral', 'deploy.sh'], "--ephemeral takes 'deploy.sh' for its duration: put -- before the command"],
     [['--name', 'x'], '--name names the key that --ephemeral makes'],
     [['--env', '1X'], "--env 1X is no environment variable's name"],
     [['--env', 'SVC_BASE_URL'], "that variable holds the server's address"],

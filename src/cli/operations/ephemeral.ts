@@ -32,6 +32,10 @@ export type Guard = <T>(step: Step, work: () => Promise<T>) => Promise<T>;
 
 /** `--ephemeral [duration]`: its lifetime in milliseconds; a usage error past MAX_LIFETIME. */
 export function ephemeralLifetime(given: string | true): number {
+  if (given !== true && !/^\s*\d/.test(given)) {
+    // `svc run --ephemeral deploy.sh`: the option's value is optional, so the command's name was taken for it.
+    throw new UsageError(`--ephemeral takes '${clip(given, 200)}' for its duration: put -- before the command (svc run --ephemeral -- ${clip(given, 200)} …).`);
+  }
   const lifetime = parseDuration(given === true ? DEFAULT_LIFETIME : given);
   if (lifetime > parseDuration(MAX_LIFETIME)) {
     throw new UsageError(`--ephemeral ${clip(String(given), 200)} is too long: a key made for one command lives at most ${MAX_LIFETIME}.`);
