@@ -90,6 +90,18 @@ export class InterruptedError extends CliError {
 }
 
 /**
+ * An exit status passed on with nothing to say: `svc run`'s COMMAND's own
+ * (128 + n when a signal ended it), or a signal's that stopped svc before
+ * COMMAND started.
+ */
+export class PassedOnStatus extends CliError {
+  constructor(status: number) {
+    super([], status as ExitCode);
+    this.name = 'PassedOnStatus';
+  }
+}
+
+/**
  * Esc or Ctrl-C in a prompt: the question was withdrawn. A command ends as
  * if interrupted; the interactive session goes back to its menu
  * (docs/contract.md §C7).

@@ -1,5 +1,5 @@
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
-import { BrokenPipeError, CliError, ExitCode, InterruptedError, loginCommand } from './errors.js';
+import { BrokenPipeError, CliError, ExitCode, InterruptedError, loginCommand, PassedOnStatus } from './errors.js';
 import { isLoopbackHost } from '../client/loopback.js';
 import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
@@ -238,6 +238,6 @@ function notTheService(origin: RequestOrigin | null): string {
 export function reportFailure(error: unknown, options: ReportOptions, render: Renderer): ExitCode {
   if (error instanceof MaybeCreatedError && error.answer !== null) render.lines(error.answer.replace(/\n$/, '').split('\n'));
   const { exitCode, lines } = describeFailure(error, options);
-  if (!(error instanceof InterruptedError && error.silent) && !(error instanceof BrokenPipeError)) render.failure(lines);
+  if (!(error instanceof InterruptedError && error.silent) && !(error instanceof BrokenPipeError) && !(error instanceof PassedOnStatus)) render.failure(lines);
   return exitCode;
 }

@@ -104,6 +104,12 @@ describe('bash completion at work', () => {
     const plan = commands.find((c) => c.name === 'serve')!.options.find((o) => o.long === '--plan')!;
     expect(await complete('svc', 'serve', '--plan', '')).toEqual(plan.choices);
   });
+
+  it("completes the command line after svc run's --: a command's name first", async () => {
+    expect(await complete('svc', 'run', '--ephemeral', '30m', '--', 'ech')).toContain('echo');
+    expect(await complete('svc', 'run', '--', 'echo', '--js')).toEqual([]);
+    expect(await complete('svc', 'keys', 'list', '--', 'ech')).toEqual([]);
+  });
 });
 
 describe('fish completion at work', () => {

@@ -28,6 +28,8 @@ export interface CommandDoc {
   argumentValues: string[];
   /** What its positional arguments are, when `svc __complete` can list them: key ids. */
   dynamicArguments: DynamicKind | undefined;
+  /** Its arguments, after `--`, are a command line of their own (`svc run`): completed as that command's. */
+  runsCommand: boolean;
 }
 
 export interface OptionDoc {
@@ -87,6 +89,7 @@ function describe(cmd: Command, help: Help, parentPath: string[], isHelp: boolea
       : cmd.registeredArguments.some((arg: Argument) => arg.name() === 'profile')
         ? 'profiles'
         : undefined,
+    runsCommand: cmd.registeredArguments.some((arg: Argument) => arg.name() === 'command' && arg.variadic),
   };
 }
 

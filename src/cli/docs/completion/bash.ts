@@ -45,7 +45,21 @@ export function render(nodes: Node[], install: string): string {
     return [];
   });
 
+  const runners = nodes.filter((node) => node.doc.runsCommand).map((node) => sq(node.key));
   return `${header('bash', root, install)}
+
+# After the '--' of a command that runs one (${runners.join(', ')}), the words from
+# index $2 on are a command line of their own: completed as bash-completion
+# completes one after sudo, else a command's name, then files.
+${fn}_after_dashes() {
+  case $1 in
+    ${runners.join('|') || "''"})
+      if declare -F _command_offset >/dev/null; then _command_offset "$2"
+      elif (($2 == COMP_CWORD)); then COMPREPLY=($(compgen -c -- "$cur"))
+      else compopt -o default 2>/dev/null; COMPREPLY=()
+      fi ;;
+  esac
+}
 
 # Sets the caller's ${fn}_* variables to what the command named $1 offers.
 ${fn}_node() {
@@ -86,7 +100,7 @@ ${fn}() {
   while ((i < COMP_CWORD)); do
     word=\${COMP_WORDS[i]}
     case $word in
-      --) return 0 ;;
+      --) ${fn}_after_dashes "$cmd" $((i + 1)); return 0 ;;
       -*)
         ${fn}_node "$cmd"
         if [[ " $${fn}_value_options " == *" $word "* ]]; then

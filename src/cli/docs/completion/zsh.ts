@@ -6,6 +6,7 @@ export function render(nodes: Node[], install: string): string {
   // _describe takes 'word:description'; a colon inside the word needs a backslash.
   const described = (word: string, description: string) => sq(`${word.replace(/:/g, '\\:')}:${summary(description)}`);
   const array = (items: string[]) => `(${items.join(' ')})`;
+  const runners = nodes.filter((node) => node.doc.runsCommand).map((node) => sq(node.key));
   const nodeCases = nodes.map((node) => {
     const subs = node.doc.commands;
     return [
@@ -45,6 +46,19 @@ export function render(nodes: Node[], install: string): string {
 
   return `#compdef ${root.name}
 ${header('zsh', root, install)}
+
+# After the '--' (word $2) of a command that runs one (${runners.join(', ')}), the
+# words after it are a command line of their own, completed as zsh completes
+# one after sudo.
+${fn}_after_dashes() {
+  case $1 in
+    (${runners.join('|') || "''"})
+      shift $2 words
+      (( CURRENT -= $2 ))
+      _normal ;;
+    (*) return 1 ;;
+  esac
+}
 
 # Sets the caller's ${fn}_* arrays to what the command named $1 offers.
 ${fn}_node() {
@@ -86,7 +100,7 @@ ${fn}() {
   while (( i < CURRENT )); do
     word=$words[i]
     case $word in
-      (--) return 1 ;;
+      (--) ${fn}_after_dashes $cmd $i; return ;;
       (-*)
         ${fn}_node $cmd
         if (( $${fn}_value_options[(Ie)$word] )); then

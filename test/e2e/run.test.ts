@@ -1,0 +1,275 @@
+// tier: process
+/**
+ * `svc run` (docs/contract.md §C10) with real commands: what the command
+ * gets, the ephemeral key working while it runs and revoked after however
+ * it ends, real SIGINT, SIGTERM and SIGHUP at each step (the create held
+ * by a delay fault, the command running, the revoke held), SIGKILL (the
+ * expiry, reached by moving the server's clock), a command that leaves a
+ * child in the background, and the masking of its output. svc runs in this
+ * process (main) where no signal is sent, and as the built bin/svc.js where
+ * one is.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { keyHint } from '../../src/contract/key-format.js';
+import { svc as svcProcess } from '../helpers/cli.js';
+import { call, svc, useLocalServer } from '../helpers/in-process.js';
+
+const local = useLocalServer({ plan: 'pro' });
+const dir = mkdtempSync(join(tmpdir(), 'svc-run-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await call(local.server.url, 'DELETE', '/_local/faults', local.server.adminToken);
+});
+
+/**
+ * The command: records what it was given (the key in $PROBE_VAR, else
+ * SVC_API_KEY) and whether the key works, says "ready", then does what its
+ * arguments say.
+ */
+const PROBE = join(dir, 'probe.mjs');
+writeFileSync(
+  PROBE,
+  `
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+const [out, mode, arg] = process.argv.slice(2);
+const key = process.env[process.env.PROBE_VAR ?? 'SVC_API_KEY'];
+const res = await fetch(process.env.SVC_BASE_URL + '/api/service/user/api-keys', { headers: { authorization: 'Bearer ' + key } });
+const record = { key, baseUrl: process.env.SVC_BASE_URL, status: res.status, pid: process.pid, argv: process.argv, names: Object.keys(process.env) };
+if (mode === 'fork') {
+  // A child that outlives the command, holding its output open.
+  record.background = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' }).pid;
+}
+writeFileSync(out, JSON.stringify(record));
+console.log('ready');
+if (mode === 'exit') process.exit(Number(arg));
+if (mode === 'kill') process.kill(process.pid, 'SIGKILL');
+if (mode === 'wait') setInterval(() => {}, 1000);
+if (mode === 'print') {
+  // The key in pieces, with a pause between, on both streams.
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+  process.stdout.write('out ' + key.slice(0, 30));
+  await pause();
+  process.stderr.write('err ' + key.slice(0, 3));
+  await pause();
+  process.stdout.write(key.slice(30) + ' done\\n');
+  await pause();
+  process.stderr.write(key.slice(3) + '\\n');
+}
+if (mode === 'fork') process.exit(0);
+`,
+);
+
+let files = 0;
+/** A fresh file for the probe to record into, and a reading of it. */
+function probeFile() {
+  const path = join(dir, `probe-${++files}.json`);
+  return {
+    path,
+    read: () => JSON.parse(readFileSync(path, 'utf8')) as { key: string; baseUrl: string; status: number; pid: number; argv: string[]; names: string[]; background?: number },
+  };
+}
+
+const works = async (key: string) => (await call(local.server.url, 'GET', '/api/service/user/api-keys', key)).status;
+const named = async (name: string) =>
+  (JSON.parse((await svc(['keys', 'list', '--json'], local.env)).stdout) as { keys: { name: string }[] }).keys.filter((key) => key.name === name);
+const fault = (rule: Record<string, unknown>) => call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [rule] });
+/** The server's log, oldest first: method and status of each request. */
+const requests = async (limit: number) =>
+  ((await call(local.server.url, 'GET', `/_local/requests?limit=${limit}`, local.server.adminToken)).json.requests as { method: string; path: string; status: number }[])
+    .reverse()
+    .map((r) => `${r.method} ${r.status}`);
+
+describe('svc run without --ephemeral', () => {
+  it("gives the command the profile's key and the server's address, never in an argument or in svc's own output", async () => {
+    const file = probeFile();
+    const result = await svc(['run', '--', 'node', PROBE, file.path], local.env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const got = file.read();
+    expect(got.key).toBe(local.server.apiKey);
+    expect(got.baseUrl).toBe(local.server.url);
+    expect(got.status).toBe(200);
+    expect(got.argv.join(' ')).not.toContain(got.key);
+    expect(result.stdout).toBe('ready');
+    expect(result.stderr).toBe('');
+  });
+
+  it('--env puts the key in that variable, and SVC_API_KEY is not passed on', async () => {
+    const file = probeFile();
+    const result = await svc(['run', '--env', 'MEDIA_KEY', '--', 'node', PROBE, file.path], { ...local.env, PROBE_VAR: 'MEDIA_KEY' });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(file.read().key).toBe(local.server.apiKey);
+    expect(file.read().names).not.toContain('SVC_API_KEY');
+  });
+
+  it("exits with the command's status", async () => {
+    expect((await svc(['run', '--', 'node', PROBE, probeFile().path, 'exit', '5'], local.env)).exitCode).toBe(5);
+    expect((await svc(['run', '--', 'node', PROBE, probeFile().path, 'kill'], local.env)).exitCode).toBe(128 + 9);
+  });
+
+  it('a command that does not exist: 127, with a message', async () => {
+    const result = await svc(['run', '--', 'no-such-command-anywhere'], local.env);
+    expect(result.exitCode).toBe(127);
+    expect(result.stderr).toContain('Could not run `no-such-command-anywhere`: no such command.');
+  });
+});
+
+describe('svc run --ephemeral', () => {
+  it.each([
+    ['exits 0', ['exit', '0'], 0],
+    ['exits 3', ['exit', '3'], 3],
+    ['is killed', ['kill'], 137],
+  ])('a key of its own works while the command runs and is revoked when it %s', async (_, how, status) => {
+    const file = probeFile();
+    const result = await svc(['run', '--ephemeral', '10m', '--name', `ends-${status}`, '--', 'node', PROBE, file.path, ...how], local.env);
+    expect(result.exitCode, result.stderr).toBe(status);
+    const got = file.read();
+    expect(got.key).not.toBe(local.server.apiKey);
+    expect(got.status).toBe(200);
+    expect(got.names).toContain('SVC_API_KEY');
+    expect(await works(got.key)).toBe(401);
+    expect(await named(`ends-${status}`)).toEqual([]);
+    expect(result.stderr).toMatch(/^Made key key_\w+ for the command; it expires at \S+\.\nRevoked key key_\w+\.$/);
+  });
+
+  it('a revoke that fails names the key and exits 1', async () => {
+    await fault({ method: 'DELETE', path: '/user/api-keys/*', status: 503, times: 0 });
+    const file = probeFile();
+    const result = await svc(['--max-wait', '0', 'run', '--ephemeral', '--', 'node', PROBE, file.path], local.env);
+    expect(result.exitCode).toBe(1);
+    const id = /Made key (key_\w+)/.exec(result.stderr)![1]!;
+    expect(result.stderr).toContain(`The key made for the command, ${id}, could not be revoked`);
+    expect(result.stderr).toContain(`revoke it with \`svc keys revoke ${id}\``);
+    await call(local.server.url, 'DELETE', '/_local/faults', local.server.adminToken);
+    expect(await works(file.read().key)).toBe(200);
+    expect((await svc(['keys', 'revoke', '--yes', id], local.env)).exitCode).toBe(0);
+  });
+});
+
+describe('masking', () => {
+  it("replaces the secret by its hint in the command's stdout and stderr, also split across writes", async () => {
+    const file = probeFile();
+    const result = await svc(['run', '--', 'node', PROBE, file.path, 'print'], local.env);
+    const key = local.server.apiKey!;
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`ready\nout ${keyHint(key)} done`);
+    expect(result.stderr).toBe(`err ${keyHint(key)}`);
+  });
+
+  it('--no-masking passes the output on as it came', async () => {
+    const result = await svc(['run', '--no-masking', '--', 'node', PROBE, probeFile().path, 'print'], local.env);
+    expect(result.stdout).toBe(`ready\nout ${local.server.apiKey} done`);
+  });
+});
+
+/** The built svc, with --verbose so that each request is told on stderr as it goes out. */
+function spawned(args: string[]) {
+  const child = svcProcess(['--verbose', 'run', ...args], local.env);
+  let stdout = '';
+  let stderr = '';
+  const waiting: { stream: 'stdout' | 'stderr'; text: string; then: () => void }[] = [];
+  const check = () => {
+    for (const w of [...waiting]) {
+      if ((w.stream === 'stdout' ? stdout : stderr).includes(w.text)) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.then();
+      }
+    }
+  };
+  child.stdout!.on('data', (chunk) => {
+    stdout += String(chunk);
+    check();
+  });
+  child.stderr!.on('data', (chunk) => {
+    stderr += String(chunk);
+    check();
+  });
+  return {
+    child,
+    /** Sends `signal` to svc once `text` shows on `stream`. */
+    signalOn(stream: 'stdout' | 'stderr', text: string, signal: NodeJS.Signals) {
+      waiting.push({ stream, text, then: () => child.kill(signal) });
+    },
+    when: (stream: 'stdout' | 'stderr', text: string) =>
+      new Promise<void>((resolve) => {
+        waiting.push({ stream, text, then: resolve });
+        check();
+      }),
+  };
+}
+
+const STATUS = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
+
+describe.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s to svc run --ephemeral', (signal) => {
+  it("before the create's answer: svc waits for it, runs no command, revokes the key and exits 128 + n", async () => {
+    await fault({ method: 'POST', path: '/user/api-keys', delayMs: 1000 });
+    const file = probeFile();
+    const name = `held create ${signal}`;
+    const run = spawned(['--ephemeral', '--name', name, '--', 'node', PROBE, file.path]);
+    run.signalOn('stderr', '> POST ', signal);
+    const result = await run.child;
+    expect(result.exitCode, result.stderr).toBe(STATUS[signal]);
+    expect(result.stderr).toContain(`${signal}: waiting for the create's answer, to revoke the key it makes`);
+    expect(result.stderr).toMatch(/Revoked key key_\w+\./);
+    expect(() => readFileSync(file.path)).toThrow();
+    expect(await requests(2)).toEqual(['POST 201', 'DELETE 200']);
+    expect(await named(name)).toEqual([]);
+  });
+
+  it('while the command runs: forwarded to its process group; the key is revoked, and the status is the command\'s', async () => {
+    const file = probeFile();
+    const run = spawned(['--ephemeral', '--', 'node', PROBE, file.path, 'wait']);
+    run.signalOn('stdout', 'ready', signal);
+    const result = await run.child;
+    expect(result.exitCode, result.stderr).toBe(STATUS[signal]);
+    expect(file.read().status).toBe(200);
+    expect(await works(file.read().key)).toBe(401);
+  });
+
+  it('during the revoke: svc waits for it to finish, then exits with the command\'s status', async () => {
+    await fault({ method: 'DELETE', path: '/user/api-keys/*', delayMs: 1000 });
+    const file = probeFile();
+    const run = spawned(['--ephemeral', '--', 'node', PROBE, file.path, 'exit', '4']);
+    run.signalOn('stderr', '> DELETE ', signal);
+    const result = await run.child;
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toContain(`${signal}: waiting for the revoke of key_`);
+    expect(await works(file.read().key)).toBe(401);
+  });
+});
+
+describe('a command that leaves a child in the background holding its output', () => {
+  it('svc ends with the command, passes on what it printed, and revokes the key', async () => {
+    const file = probeFile();
+    const result = await spawned(['--ephemeral', '--', 'node', PROBE, file.path, 'fork']).child;
+    const got = file.read();
+    try {
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toBe('ready');
+      expect(await works(got.key)).toBe(401);
+      // Still running, with a key that no longer works.
+      expect(() => process.kill(got.background!, 0)).not.toThrow();
+    } finally {
+      process.kill(got.background!, 'SIGKILL');
+    }
+  });
+});
+
+describe('SIGKILL to svc run --ephemeral', () => {
+  it('leaves the key working only until it expires, on the server\'s clock', async () => {
+    const file = probeFile();
+    const run = spawned(['--ephemeral', '2m', '--', 'node', PROBE, file.path, 'wait']);
+    await run.when('stdout', 'ready');
+    run.child.kill('SIGKILL');
+    await run.child;
+    const { key, pid } = file.read();
+    // The command lives on in its own process group; it is the test's to end.
+    process.kill(pid, 'SIGKILL');
+    expect(await works(key)).toBe(200);
+    await call(local.server.url, 'POST', '/_local/clock', local.server.adminToken, { advanceSeconds: 121 });
+    expect(await works(key)).toBe(401);
+  });
+});
