@@ -25,8 +25,16 @@ const { dirname, join } = process.getBuiltinModule('node:path');
 const VALUE_OPTIONS = new Set(['--base-url', '--profile', '--timeout', '--max-wait']);
 
 /**
- * Which command `argv` runs, as far as choosing a cache goes: its first two
- * command words ("keys-list"), or "svc" for none. A wrong guess costs only
+ * The commands whose next word is a subcommand (`keys list`); after any
+ * other the next word is an argument (`run --name deploy-42`), and a cache
+ * per argument would be a new file for every name, duration or path given.
+ * test/docs/code-cache.test.ts checks these against the program.
+ */
+const GROUPS = new Set(['keys', 'profile', '__complete']);
+
+/**
+ * Which command `argv` runs, as far as choosing a cache goes: its command
+ * word, and a group's subcommand ("keys-list"), or "svc" for none. A wrong guess costs only
  * speed: the cache is that of another command or none. A request for help
  * or the version has none: its run would make the command's cache out of
  * that code alone. A group of short flags (`-qh`) counts by its letters.
@@ -43,7 +51,7 @@ function commandKey(argv) {
       continue;
     }
     if (words.length === 0 && word === 'help') return undefined;
-    if (!ended && words.length < 2 && /^[a-z_][a-z0-9_-]{0,31}$/.test(word)) words.push(word);
+    if (!ended && (words.length === 0 || (words.length === 1 && GROUPS.has(words[0]))) && /^[a-z_][a-z0-9_-]{0,31}$/.test(word)) words.push(word);
     else ended = true;
   }
   return words.length === 0 ? 'svc' : words.join('-');

@@ -228,6 +228,9 @@ describe('which command a cache is for', () => {
     [['-V', 'keys', 'list'], undefined],
     [['--version', 'keys', 'list'], undefined],
     [['keys', 'list', '-q'], 'keys-list'],
+    [['run', '--name', 'deploy-42', '--', 'make'], 'run'],
+    [['run', '--ephemeral', '2h', '--', 'make'], 'run'],
+    [['login', 'work'], 'login'],
   ])('svc %j: %s', (argv, key) => {
     expect(commandKey(argv)).toBe(key);
   });
@@ -238,6 +241,14 @@ describe('which command a cache is for', () => {
     const source = readFileSync(loader, 'utf8');
     const listed = /const VALUE_OPTIONS = new Set\(\[([^\]]*)\]\)/.exec(source)![1]!.match(/'[^']*'/g)!.map((quoted) => quoted.slice(1, -1));
     expect(listed.sort()).toEqual(taking.sort());
+  });
+
+  it('takes a second word only after a command that has subcommands, or the completer, whose first argument is a command', () => {
+    const { program } = buildProgram(memoryIO().io, realDeps);
+    const groups = [...program.commands.filter((command) => command.commands.length > 0).map((command) => command.name()), '__complete'];
+    const source = readFileSync(loader, 'utf8');
+    const listed = /const GROUPS = new Set\(\[([^\]]*)\]\)/.exec(source)![1]!.match(/'[^']*'/g)!.map((quoted) => quoted.slice(1, -1));
+    expect(listed.sort()).toEqual(groups.sort());
   });
 });
 
@@ -278,7 +289,7 @@ describe('svc and the code cache', () => {
     const first = await svc(['completion', 'bash'], env);
     expect(first.exitCode).toBe(0);
     const dir = join(home, '.cache/svc/compile-cache');
-    const command = join(dir, cacheFiles(dir).find((name) => name.endsWith('.completion-bash.v8'))!);
+    const command = join(dir, cacheFiles(dir).find((name) => name.endsWith('.completion.v8'))!);
     return { env, expected: first.stdout, command };
   }
 
