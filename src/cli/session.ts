@@ -205,7 +205,7 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
   const { openConfig } = await import('./config/store.js');
   const config = openConfig(io.env, (line) => base.render.warn(line));
   const named: ProfileSource | undefined = base.options.profile ? 'flag' : readEnv(io.env, 'SVC_PROFILE') ? 'env' : undefined;
-  const project = named === undefined ? findProjectProfile(io.cwd, (line) => base.render.warn(line)) : null;
+  const project = named === undefined ? findProjectProfile(io.cwd, (line) => base.render.warn(line), undefined, profilesOf(config)) : null;
   const chosen = named === undefined && project === null ? config.defaultProfile() : undefined;
   const profileName = project?.name ?? chosen ?? base.profileName;
   const profileSource: ProfileSource = named ?? (project !== null ? 'project' : chosen === undefined ? 'default' : 'config');

@@ -1,5 +1,5 @@
 // tier: in-process
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,13 +94,32 @@ describe('a profile bound to a project', () => {
     }
   });
 
-  it('naming a profile that does not exist is an error naming the file and the profiles that do (exit 3)', async () => {
+  it('a name that is no profile is refused without being shown, and the default applies (issue 37)', async () => {
     try {
-      project('wrok');
-      const result = await inRepo(['keys', 'list']);
-      expect(result.exitCode).toBe(3);
-      expect(result.stderr).toContain(`Profile 'wrok' does not exist (${join(repo, '.svc-profile')} names it); the profiles are: default, work.`);
+      project('d7f1c1e0-5b8e-4c1a-9f0e-2d3c4b5a6978');
+      const result = await status();
+      expect(result.doc).toMatchObject({ profile: 'default', profileSource: 'default', profileFile: null });
+      expect(result.stderr).toContain(`${join(repo, '.svc-profile')} names no profile you have (its content is not shown; the profiles are: 'default', 'work')`);
+      expect(result.stderr + result.stdout).not.toContain('d7f1c1e0');
     } finally {
+      project('work\n');
+    }
+  });
+
+  it('a link to a file outside the project is not read: its first line appears nowhere (issue 37)', async () => {
+    const token = join(tree, 'token');
+    writeFileSync(token, 'd7f1c1e0secretvalue\n', { mode: 0o600 });
+    const path = join(repo, '.svc-profile');
+    rmSync(path);
+    symlinkSync(token, path);
+    try {
+      const result = await status();
+      expect(result.doc).toMatchObject({ profile: 'default', profileSource: 'default' });
+      expect(result.stderr).toContain(`${path} is a symbolic link to a file outside its directory`);
+      const keys = await inRepo(['keys', 'list']);
+      expect(keys.stderr + keys.stdout + result.stdout + result.stderr).not.toContain('d7f1c1e0');
+    } finally {
+      rmSync(path);
       project('work\n');
     }
   });
