@@ -168,7 +168,7 @@ function clientModules() {
 export function noKeyError(session: ProfileSession): CliError {
   const { profileName, profileExists, keyFailure } = session;
   if (keyFailure) return keyFailure;
-  if (profileExists) return new NotAuthenticatedError(profileName);
+  if (profileExists) return new NotAuthenticatedError(profileName, readEnv(session.io.env, 'SVC_API_KEY')?.trim() === '');
   return new UnknownProfileError([noSuchProfile(session), `Run \`${loginCommand(profileName)}\` to create it with a key, or set SVC_API_KEY.`]);
 }
 
