@@ -203,13 +203,22 @@ function makeDirectory(dir: string, fail: (cause: string) => CliError): void {
   if (!existsSync(dir)) {
     try {
       // One level at a time: a recursive mkdir reports a read-only file system as ENOENT.
-      for (const level of missingLevels(dir)) mkdirSync(level, { mode: DIR_MODE });
+      for (const level of missingLevels(dir)) makeLevel(level);
       chmodSync(dir, DIR_MODE);
     } catch (error) {
       throw fail(`its directory ${dir} could not be made: ${describeFsError(error)}`);
     }
   }
   refuseUnsafe(dir, 'config directory', statSync(dir));
+}
+
+/** One directory; another svc saving at the same moment may have made it first. */
+function makeLevel(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /** `dir` and the directories above it that do not exist, outermost first. */
