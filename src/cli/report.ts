@@ -218,6 +218,7 @@ function describeOrigin(origin: RequestOrigin): string[] {
         ? '(the key given to svc login; nothing was saved)'
         : `from profile '${visible(origin.profile)}' in the config store`;
   const lines = [`  key:    ${origin.keyHint} ${source}`, `  server: ${origin.baseUrl}`];
+  if (origin.profileFile && (origin.keySource === 'profile' || origin.baseUrlSource === 'profile')) lines.push(`          (profile '${visible(origin.profile)}' was chosen by ${visible(origin.profileFile)})`);
   if (origin.overriddenBaseUrl !== null) {
     const by = origin.baseUrlSource === 'flag' ? '--base-url' : 'SVC_BASE_URL';
     lines.push(`          (from ${by}; profile '${visible(origin.profile)}' is saved for ${origin.overriddenBaseUrl})`);
@@ -226,7 +227,8 @@ function describeOrigin(origin: RequestOrigin): string[] {
 }
 
 function notTheService(origin: RequestOrigin | null): string {
-  return `Is ${origin?.baseUrl ?? 'the base URL'} the service's address? It is set with --base-url, SVC_BASE_URL or \`svc login\`.`;
+  const chosen = origin?.profileFile && origin.baseUrlSource === 'profile' ? ` (here by profile '${visible(origin.profile)}', which ${visible(origin.profileFile)} chose)` : '';
+  return `Is ${origin?.baseUrl ?? 'the base URL'} the service's address? It is set with --base-url, SVC_BASE_URL or \`svc login\`${chosen}.`;
 }
 
 /**

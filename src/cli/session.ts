@@ -152,8 +152,19 @@ export async function resolveSession<N extends Needs>(io: IO, options: GlobalOpt
   modules?.catch(() => {});
   const withProfile = await readProfile(base, needs);
   if (needs !== 'key') return withProfile as SessionFor<N>;
+  announceProfileFile(withProfile);
   if (!withProfile.credentials) throw noKeyError(withProfile);
   return withKey(withProfile, withProfile.credentials, modules) as Promise<SessionFor<N>>;
+}
+
+/**
+ * One line when a project's `.svc-profile` chose the profile of a command
+ * that sends its key or changes it (docs/contract.md §C1): a checked-out
+ * repository can move such a command to another of your profiles, and
+ * nothing else on the way would show it. Not with --quiet.
+ */
+export function announceProfileFile(session: ProfileSession): void {
+  if (session.profileSource === 'project') session.render.info(`Using profile '${clip(session.profileName, 200)}' from ${session.profileFile}.`);
 }
 
 /** The client's modules, loading while the profile is read: each dynamic import waits on its own file reads, so chained ones add up. */
@@ -262,6 +273,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     keyHint: keyHint(credentials.apiKey),
     keySource: credentials.source,
     profile: profileName,
+    profileFile: session.profileSource === 'project' ? session.profileFile : null,
     savedInstance: credentials.source === 'profile' ? (profile.serverInstance ?? null) : null,
   };
   const base =

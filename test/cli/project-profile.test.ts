@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openConfig } from '../../src/cli/config/store.js';
 import { startLocalServer, svc, tempConfigDir, type LocalServer } from '../helpers/in-process.js';
 
 // docs/contract.md §C1: a project's `.svc-profile` chooses the profile, after --profile and
@@ -131,6 +132,34 @@ describe('a profile bound to a project', () => {
       expect(result.doc).toMatchObject({ profile: 'default', profileSource: 'default' });
       expect(result.stderr).toContain('looks like it holds an API key');
       expect(result.stderr + result.stdout).not.toContain(office.apiKey!.slice(3, 20));
+    } finally {
+      project('work\n');
+    }
+  });
+
+  it('says so on every command that sends or changes the key, unless --quiet; a 401 names the file (issue 37)', async () => {
+    const file = join(repo, '.svc-profile');
+    const announced = `Using profile 'work' from ${file}.`;
+    for (const args of [['keys', 'list'], ['keys', 'ping'], ['api', '/user/api-keys']]) {
+      const result = await inRepo(args);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr.split('\n').filter((line) => line === announced), args.join(' ')).toHaveLength(1);
+      expect((await inRepo([...args, '--quiet'])).stderr).not.toContain('Using profile');
+    }
+    const login = await svc(['login', '--with-key'], env(), { cwd: deep, input: office.apiKey! });
+    expect(login.exitCode, login.stderr).toBe(0);
+    expect(login.stderr).toContain(announced);
+    expect((await inRepo(['keys', 'list'], {}, elsewhere)).stderr).not.toContain('Using profile');
+    // status says it in its block instead.
+    expect((await inRepo(['status'])).stderr).not.toContain('Using profile');
+
+    await openConfig({ SVC_CONFIG_DIR: config.dir }, () => {}).update('stale', () => ({ apiKey: `sk_${'Z'.repeat(64)}`, baseUrl: office.url }));
+    try {
+      project('stale\n');
+      const result = await inRepo(['keys', 'list']);
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toContain(`Using profile 'stale' from ${file}.`);
+      expect(result.stderr).toContain(`(profile 'stale' was chosen by ${file})`);
     } finally {
       project('work\n');
     }
