@@ -109,7 +109,9 @@ export function removeDeadLockTemps(lockPath: string): void {
  * Our own pid in a lock we are not holding was left by an earlier process
  * that had this pid: locks are taken and given back within one synchronous
  * update, so this process cannot be holding one while it waits for another.
- * Content svc never writes is never stale: it is not ours to remove.
+ * A live pid whose process started at another time than the lock says is
+ * a later process given a dead holder's pid. Content svc never writes is
+ * never stale: it is not ours to remove.
  */
 function isStale(content: string): boolean {
   const match = LOCK_CONTENT.exec(content);
