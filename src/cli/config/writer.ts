@@ -21,6 +21,7 @@ import { removeQuietly } from './file.js';
 
 /** The temporary files' names begin so; conf's writer (atomically) named its own the same way. */
 const TEMP_INFIX = '.tmp-';
+const RENAME_RETRY_MS = 1_000;
 
 export function writeAtomically(target: string, content: string, mode: number): void {
   const temp = `${target}${TEMP_INFIX}${process.pid}-${randomBytes(6).toString('hex')}`;
@@ -33,12 +34,32 @@ export function writeAtomically(target: string, content: string, mode: number): 
     } finally {
       closeSync(fd);
     }
-    renameSync(temp, target);
+    renameInPlace(temp, target);
   } catch (error) {
     removeQuietly(temp);
     throw error;
   }
   syncDirectory(dirname(target));
+}
+
+/**
+ * On Windows a rename over a file another program has open (a virus
+ * scanner, an indexer) fails for a moment with EPERM, EACCES or EBUSY;
+ * conf's writer tried again, and so does this one, for a second.
+ */
+function renameInPlace(from: string, to: string): void {
+  const until = performance.now() + (process.platform === 'win32' ? RENAME_RETRY_MS : 0);
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      renameSync(from, to);
+      return;
+    } catch (error) {
+      const { code } = error as NodeJS.ErrnoException;
+      if ((code !== 'EPERM' && code !== 'EACCES' && code !== 'EBUSY') || performance.now() >= until) throw error;
+      Atomics.wait(nap, 0, 0, 20);
+    }
+  }
 }
 
 /**
