@@ -52,7 +52,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
   if (error instanceof ApiError) return describeApiError(error);
   if (error instanceof NetworkError) {
     const where = error.origin ? ` ${error.origin.baseUrl}` : '';
-    const lines = [`Could not get an answer from${where}: ${error.message}.`];
+    const lines = [`Could not get an answer from${where}: ${error.message}.`, ...addressChosenByFile(error.origin)];
     const here = error.origin ? new URL(error.origin.baseUrl) : null;
     if (!error.mayHaveReachedServer && error.refused && here && isLoopbackHost(here.hostname)) {
       const port = here.port || (here.protocol === 'https:' ? '443' : '80');
@@ -224,6 +224,11 @@ function describeOrigin(origin: RequestOrigin): string[] {
     lines.push(`          (from ${by}; profile '${visible(origin.profile)}' is saved for ${origin.overriddenBaseUrl})`);
   }
   return lines;
+}
+
+/** The line saying that a project's `.svc-profile` chose the profile whose address this is, when one did. */
+function addressChosenByFile(origin: RequestOrigin | null): string[] {
+  return origin?.profileFile && origin.baseUrlSource === 'profile' ? [`That is the address of profile '${visible(origin.profile)}', which ${visible(origin.profileFile)} chose.`] : [];
 }
 
 function notTheService(origin: RequestOrigin | null): string {

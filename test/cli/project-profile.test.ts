@@ -160,6 +160,11 @@ describe('a profile bound to a project', () => {
       expect(result.exitCode).toBe(3);
       expect(result.stderr).toContain(`Using profile 'stale' from ${file}.`);
       expect(result.stderr).toContain(`(profile 'stale' was chosen by ${file})`);
+      // Nothing listens on port 9 (discard) here.
+      await openConfig({ SVC_CONFIG_DIR: config.dir }, () => {}).update('stale', (profile) => ({ ...profile, baseUrl: 'http://127.0.0.1:9' }));
+      const unreachable = await inRepo(['keys', 'list', '--max-wait', '0']);
+      expect(unreachable.exitCode).toBe(1);
+      expect(unreachable.stderr).toContain(`That is the address of profile 'stale', which ${file} chose.`);
     } finally {
       project('work\n');
     }
