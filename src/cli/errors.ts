@@ -124,8 +124,17 @@ export function notLoggedIn(profile: string): string {
 
 /** No key at all: says how to get one, for the profile in question. */
 export class NotAuthenticatedError extends CliError {
-  constructor(profile: string) {
-    super([`${notLoggedIn(profile)}.`, `Run \`${loginCommand(profile)}\` to save a key, or set SVC_API_KEY.`], ExitCode.unauthenticated);
+  /** `emptyEnvKey`: SVC_API_KEY is set, to nothing, as in a CI job that was given no secret (a fork's pull request). */
+  constructor(profile: string, emptyEnvKey = false) {
+    super(
+      emptyEnvKey
+        ? [
+            `${notLoggedIn(profile)}, and SVC_API_KEY is set but empty (a CI job given no secret, such as a pull request from a fork, gets it so).`,
+            `Set SVC_API_KEY to a key, or run \`${loginCommand(profile)}\` to save one.`,
+          ]
+        : [`${notLoggedIn(profile)}.`, `Run \`${loginCommand(profile)}\` to save a key, or set SVC_API_KEY.`],
+      ExitCode.unauthenticated,
+    );
     this.name = 'NotAuthenticatedError';
   }
 }

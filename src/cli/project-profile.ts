@@ -7,11 +7,12 @@
  * already go. This runs at every command's start, so a directory without
  * the file costs one stat call.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { workingDirectory } from './io.js';
 import { clip } from './render/text.js';
+import { readUntrusted, UntrustedFileError } from './untrusted-file.js';
 
 export const PROJECT_FILE = '.svc-profile';
 
@@ -29,15 +30,22 @@ const MAX_BYTES = 1024;
  * home directory (when `cwd` is below it; else up to the root): a file
  * above home belongs to no project of yours. The nearest file decides: one
  * that is refused (said through `warn`) is not passed over for another
- * further up, and the saved default applies instead.
+ * further up, and the saved default applies instead. With `profiles`
+ * given, a name that is none of them is refused too, unshown: the file
+ * may be a link to, or a copy of, something that is no profile name at all.
  */
-export function findProjectProfile(cwd: string | undefined, warn: (line: string) => void, home = homeDir()): ProjectProfile | null {
+export function findProjectProfile(
+  cwd: string | undefined,
+  warn: (line: string) => void,
+  home = homeDir(),
+  profiles?: readonly string[],
+): ProjectProfile | null {
   const start = cwd ?? workingDirectory();
   if (start === undefined) return null;
   let dir = resolve(start);
   for (;;) {
     const path = join(dir, PROJECT_FILE);
-    if (exists(path)) return readProjectFile(path, warn);
+    if (exists(path)) return readProjectFile(path, warn, profiles);
     const parent = dirname(dir);
     if (dir === home || parent === dir) return null;
     dir = parent;
@@ -52,41 +60,36 @@ function homeDir(): string | undefined {
   }
 }
 
-/** A directory svc may not search holds no file it can read: the walk goes on above it. */
+/** A directory svc may not search holds no file it can read: the walk goes on above it. A link counts, wherever it leads. */
 function exists(path: string): boolean {
   try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
 }
 
-/** The profile's name in `path`, or null (with a warning) when the file is not one svc will take. */
-function readProjectFile(path: string, warn: (line: string) => void): ProjectProfile | null {
+/**
+ * The profile's name in `path`, or null (with a warning) when the file is
+ * not one svc will take. What it holds is shown only once it is known to
+ * be one of `profiles`: a file planted in a checked-out repository is read
+ * into a build log otherwise.
+ */
+function readProjectFile(path: string, warn: (line: string) => void, profiles: readonly string[] | undefined): ProjectProfile | null {
   const refuse = (why: string) => {
     warn(`${path} ${why}; it was ignored, and the default profile applies.`);
     return null;
   };
   let text: string;
   try {
-    // Non-blocking: a FIFO put there by anyone would otherwise hold every command at its open, past Ctrl-C.
-    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const stat = fstatSync(fd);
-      if (!stat.isFile()) return refuse('is not a file');
-      const uid = process.getuid?.();
-      // Someone else's file could choose which of your profiles (which account) a command acts on.
-      if (uid !== undefined && stat.uid !== uid && stat.uid !== 0) return refuse(`belongs to another user (uid ${stat.uid})`);
-      if ((stat.mode & 0o002) !== 0) return refuse('can be changed by any user');
-      if (stat.size > MAX_BYTES) return refuse(`is larger than a profile's name (${MAX_BYTES} bytes at most)`);
-      const buffer = Buffer.alloc(MAX_BYTES + 1);
-      const length = readSync(fd, buffer, 0, buffer.length, 0);
-      if (length > MAX_BYTES) return refuse(`is larger than a profile's name (${MAX_BYTES} bytes at most)`);
-      text = buffer.subarray(0, length).toString('utf8').replace(/^\uFEFF/, '');
-    } finally {
-      closeSync(fd);
-    }
+    const { text: read, stats } = readUntrusted(fileBehind(path), MAX_BYTES);
+    const uid = process.getuid?.();
+    // Someone else's file could choose which of your profiles (which account) a command acts on.
+    if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) return refuse(`belongs to another user (uid ${stats.uid})`);
+    if ((stats.mode & 0o002) !== 0) return refuse('can be changed by any user');
+    text = read.replace(/^\uFEFF/, '');
   } catch (error) {
+    if (error instanceof UntrustedFileError) return refuse(error.problem);
     return refuse(`could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   // Checked first, and never echoed: a key in a project's files is a key about to be committed.
@@ -95,9 +98,33 @@ function readProjectFile(path: string, warn: (line: string) => void): ProjectPro
   }
   const name = text.trim();
   if (name === '') return refuse('is empty: it should hold a profile name');
-  if (/[\r\n]/.test(name)) return refuse('holds more than one line: it should hold one profile name');
-  if (/\p{Cc}/u.test(name)) return refuse(`holds a control character in '${clip(name, 200)}': it should hold one profile name`);
+  if (/[\r\n]/.test(name)) return refuse('holds more than one line: it should hold one profile name (its content is not shown)');
+  if (/\p{Cc}/u.test(name)) return refuse('holds a control character: it should hold one profile name (its content is not shown)');
+  if (profiles !== undefined && !profiles.includes(name)) {
+    const known = profiles.map((profile) => `'${clip(profile, 200)}'`).join(', ');
+    return refuse(`names no profile you have (its content is not shown; the profiles are: ${known})`);
+  }
   return { name, path };
+}
+
+/**
+ * The file to read for `path`: itself, or where it links to when that is
+ * in the same directory (`.svc-profile -> .svc-profile.local`). A link out
+ * of the directory could make svc read any file the user can read, a
+ * token in a home directory say, and is refused.
+ */
+function fileBehind(path: string): string {
+  if (!lstatSync(path).isSymbolicLink()) return path;
+  let target: string;
+  try {
+    target = realpathSync(path);
+  } catch {
+    throw new UntrustedFileError('is a symbolic link to nothing');
+  }
+  if (dirname(target) !== realpathSync(dirname(path))) {
+    throw new UntrustedFileError('is a symbolic link to a file outside its directory (links are followed only within it)');
+  }
+  return target;
 }
 
 /** svc's key format, or a run of 32 or more letters and digits, both, such as another service's token. */

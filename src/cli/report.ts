@@ -52,7 +52,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
   if (error instanceof ApiError) return describeApiError(error);
   if (error instanceof NetworkError) {
     const where = error.origin ? ` ${error.origin.baseUrl}` : '';
-    const lines = [`Could not get an answer from${where}: ${error.message}.`];
+    const lines = [`Could not get an answer from${where}: ${error.message}.`, ...addressChosenByFile(error.origin)];
     const here = error.origin ? new URL(error.origin.baseUrl) : null;
     if (!error.mayHaveReachedServer && error.refused && here && isLoopbackHost(here.hostname)) {
       const port = here.port || (here.protocol === 'https:' ? '443' : '80');
@@ -218,6 +218,7 @@ function describeOrigin(origin: RequestOrigin): string[] {
         ? '(the key given to svc login; nothing was saved)'
         : `from profile '${visible(origin.profile)}' in the config store`;
   const lines = [`  key:    ${origin.keyHint} ${source}`, `  server: ${origin.baseUrl}`];
+  if (origin.profileFile && (origin.keySource === 'profile' || origin.baseUrlSource === 'profile')) lines.push(`          (profile '${visible(origin.profile)}' was chosen by ${visible(origin.profileFile)})`);
   if (origin.overriddenBaseUrl !== null) {
     const by = origin.baseUrlSource === 'flag' ? '--base-url' : 'SVC_BASE_URL';
     lines.push(`          (from ${by}; profile '${visible(origin.profile)}' is saved for ${origin.overriddenBaseUrl})`);
@@ -225,8 +226,14 @@ function describeOrigin(origin: RequestOrigin): string[] {
   return lines;
 }
 
+/** The line saying that a project's `.svc-profile` chose the profile whose address this is, when one did. */
+function addressChosenByFile(origin: RequestOrigin | null): string[] {
+  return origin?.profileFile && origin.baseUrlSource === 'profile' ? [`That is the address of profile '${visible(origin.profile)}', which ${visible(origin.profileFile)} chose.`] : [];
+}
+
 function notTheService(origin: RequestOrigin | null): string {
-  return `Is ${origin?.baseUrl ?? 'the base URL'} the service's address? It is set with --base-url, SVC_BASE_URL or \`svc login\`.`;
+  const chosen = origin?.profileFile && origin.baseUrlSource === 'profile' ? ` (here by profile '${visible(origin.profile)}', which ${visible(origin.profileFile)} chose)` : '';
+  return `Is ${origin?.baseUrl ?? 'the base URL'} the service's address? It is set with --base-url, SVC_BASE_URL or \`svc login\`${chosen}.`;
 }
 
 /**

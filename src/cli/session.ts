@@ -152,8 +152,19 @@ export async function resolveSession<N extends Needs>(io: IO, options: GlobalOpt
   modules?.catch(() => {});
   const withProfile = await readProfile(base, needs);
   if (needs !== 'key') return withProfile as SessionFor<N>;
+  announceProfileFile(withProfile);
   if (!withProfile.credentials) throw noKeyError(withProfile);
   return withKey(withProfile, withProfile.credentials, modules) as Promise<SessionFor<N>>;
+}
+
+/**
+ * One line when a project's `.svc-profile` chose the profile of a command
+ * that sends its key or changes it (docs/contract.md §C1): a checked-out
+ * repository can move such a command to another of your profiles, and
+ * nothing else on the way would show it. Not with --quiet.
+ */
+export function announceProfileFile(session: ProfileSession): void {
+  if (session.profileSource === 'project') session.render.info(`Using profile '${clip(session.profileName, 200)}' from ${session.profileFile}.`);
 }
 
 /** The client's modules, loading while the profile is read: each dynamic import waits on its own file reads, so chained ones add up. */
@@ -168,7 +179,7 @@ function clientModules() {
 export function noKeyError(session: ProfileSession): CliError {
   const { profileName, profileExists, keyFailure } = session;
   if (keyFailure) return keyFailure;
-  if (profileExists) return new NotAuthenticatedError(profileName);
+  if (profileExists) return new NotAuthenticatedError(profileName, readEnv(session.io.env, 'SVC_API_KEY')?.trim() === '');
   return new UnknownProfileError([noSuchProfile(session), `Run \`${loginCommand(profileName)}\` to create it with a key, or set SVC_API_KEY.`]);
 }
 
@@ -205,7 +216,7 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
   const { openConfig } = await import('./config/store.js');
   const config = openConfig(io.env, (line) => base.render.warn(line));
   const named: ProfileSource | undefined = base.options.profile ? 'flag' : readEnv(io.env, 'SVC_PROFILE') ? 'env' : undefined;
-  const project = named === undefined ? findProjectProfile(io.cwd, (line) => base.render.warn(line)) : null;
+  const project = named === undefined ? findProjectProfile(io.cwd, (line) => base.render.warn(line), undefined, profilesOf(config)) : null;
   const chosen = named === undefined && project === null ? config.defaultProfile() : undefined;
   const profileName = project?.name ?? chosen ?? base.profileName;
   const profileSource: ProfileSource = named ?? (project !== null ? 'project' : chosen === undefined ? 'default' : 'config');
@@ -262,6 +273,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     keyHint: keyHint(credentials.apiKey),
     keySource: credentials.source,
     profile: profileName,
+    profileFile: session.profileSource === 'project' ? session.profileFile : null,
     savedInstance: credentials.source === 'profile' ? (profile.serverInstance ?? null) : null,
   };
   const base =

@@ -18,6 +18,8 @@ export interface RequestOrigin {
   keyHint: string;
   keySource: KeySource;
   profile: string;
+  /** The project's `.svc-profile` that chose the profile, when one did: a 401 names it. */
+  profileFile?: string | null;
   /** The Svc-Server-Instance the profile recorded when its key was saved (docs/contract.md §B); null when none was, or the key is not the profile's. */
   savedInstance?: string | null;
 }

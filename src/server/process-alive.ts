@@ -18,13 +18,31 @@ export function isProcessAlive(pid: number): boolean {
 
 /** On Linux, /proc says so; elsewhere (no /proc) a process that answers a signal is taken to run. */
 function isZombie(pid: number): boolean {
+  const state = procStat(pid)?.[0];
+  return state === 'Z' || state === 'X';
+}
+
+/**
+ * When the process with this pid started, in clock ticks since boot
+ * (field 22 of /proc/<pid>/stat), as an opaque string: with the pid, it
+ * tells one process from a later one given the same pid. Null where there
+ * is no /proc (macOS, Windows), or no such process; a pid is then all
+ * there is to go by.
+ */
+export function processStartTime(pid: number): string | null {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  const start = procStat(pid)?.[19];
+  return start !== undefined && /^\d+$/.test(start) ? start : null;
+}
+
+/** The fields of /proc/<pid>/stat from the state (field 3) on; null without /proc or the process. */
+function procStat(pid: number): string[] | null {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return false;
+    return null;
   }
-  // The state follows the command name, which is in parentheses and may hold ") " itself.
-  const state = stat[stat.lastIndexOf(')') + 2];
-  return state === 'Z' || state === 'X';
+  // The fields follow the command name, which is in parentheses and may hold ") " itself.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }

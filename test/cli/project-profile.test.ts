@@ -1,8 +1,9 @@
 // tier: in-process
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openConfig } from '../../src/cli/config/store.js';
 import { startLocalServer, svc, tempConfigDir, type LocalServer } from '../helpers/in-process.js';
 
 // docs/contract.md §C1: a project's `.svc-profile` chooses the profile, after --profile and
@@ -94,13 +95,32 @@ describe('a profile bound to a project', () => {
     }
   });
 
-  it('naming a profile that does not exist is an error naming the file and the profiles that do (exit 3)', async () => {
+  it('a name that is no profile is refused without being shown, and the default applies (issue 37)', async () => {
     try {
-      project('wrok');
-      const result = await inRepo(['keys', 'list']);
-      expect(result.exitCode).toBe(3);
-      expect(result.stderr).toContain(`Profile 'wrok' does not exist (${join(repo, '.svc-profile')} names it); the profiles are: default, work.`);
+      project('d7f1c1e0-5b8e-4c1a-9f0e-2d3c4b5a6978');
+      const result = await status();
+      expect(result.doc).toMatchObject({ profile: 'default', profileSource: 'default', profileFile: null });
+      expect(result.stderr).toContain(`${join(repo, '.svc-profile')} names no profile you have (its content is not shown; the profiles are: 'default', 'work')`);
+      expect(result.stderr + result.stdout).not.toContain('d7f1c1e0');
     } finally {
+      project('work\n');
+    }
+  });
+
+  it('a link to a file outside the project is not read: its first line appears nowhere (issue 37)', async () => {
+    const token = join(tree, 'token');
+    writeFileSync(token, 'd7f1c1e0secretvalue\n', { mode: 0o600 });
+    const path = join(repo, '.svc-profile');
+    rmSync(path);
+    symlinkSync(token, path);
+    try {
+      const result = await status();
+      expect(result.doc).toMatchObject({ profile: 'default', profileSource: 'default' });
+      expect(result.stderr).toContain(`${path} is a symbolic link to a file outside its directory`);
+      const keys = await inRepo(['keys', 'list']);
+      expect(keys.stderr + keys.stdout + result.stdout + result.stderr).not.toContain('d7f1c1e0');
+    } finally {
+      rmSync(path);
       project('work\n');
     }
   });
@@ -112,6 +132,39 @@ describe('a profile bound to a project', () => {
       expect(result.doc).toMatchObject({ profile: 'default', profileSource: 'default' });
       expect(result.stderr).toContain('looks like it holds an API key');
       expect(result.stderr + result.stdout).not.toContain(office.apiKey!.slice(3, 20));
+    } finally {
+      project('work\n');
+    }
+  });
+
+  it('says so on every command that sends or changes the key, unless --quiet; a 401 names the file (issue 37)', async () => {
+    const file = join(repo, '.svc-profile');
+    const announced = `Using profile 'work' from ${file}.`;
+    for (const args of [['keys', 'list'], ['keys', 'ping'], ['api', '/user/api-keys']]) {
+      const result = await inRepo(args);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr.split('\n').filter((line) => line === announced), args.join(' ')).toHaveLength(1);
+      expect((await inRepo([...args, '--quiet'])).stderr).not.toContain('Using profile');
+    }
+    const login = await svc(['login', '--with-key'], env(), { cwd: deep, input: office.apiKey! });
+    expect(login.exitCode, login.stderr).toBe(0);
+    expect(login.stderr).toContain(announced);
+    expect((await inRepo(['keys', 'list'], {}, elsewhere)).stderr).not.toContain('Using profile');
+    // status says it in its block instead.
+    expect((await inRepo(['status'])).stderr).not.toContain('Using profile');
+
+    await openConfig({ SVC_CONFIG_DIR: config.dir }, () => {}).update('stale', () => ({ apiKey: `sk_${'Z'.repeat(64)}`, baseUrl: office.url }));
+    try {
+      project('stale\n');
+      const result = await inRepo(['keys', 'list']);
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toContain(`Using profile 'stale' from ${file}.`);
+      expect(result.stderr).toContain(`(profile 'stale' was chosen by ${file})`);
+      // Nothing listens on port 9 (discard) here.
+      await openConfig({ SVC_CONFIG_DIR: config.dir }, () => {}).update('stale', (profile) => ({ ...profile, baseUrl: 'http://127.0.0.1:9' }));
+      const unreachable = await inRepo(['keys', 'list', '--max-wait', '0']);
+      expect(unreachable.exitCode).toBe(1);
+      expect(unreachable.stderr).toContain(`That is the address of profile 'stale', which ${file} chose.`);
     } finally {
       project('work\n');
     }

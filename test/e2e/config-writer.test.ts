@@ -9,7 +9,7 @@
  */
 import { execa, type ResultPromise } from 'execa';
 import { build } from 'esbuild';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -92,7 +92,7 @@ describe(`${PROCESSES} processes changing profiles at once`, () => {
       // Holds the lock for ever: its change never returns, until it is killed.
       const holder = node(`store.openConfig({ SVC_CONFIG_DIR: argv[0] }, () => {}).update('stuck', () => { console.log('locked'); for (;;); });`, dir);
       await new Promise((resolve) => holder.stdout!.once('data', resolve));
-      expect(readFileSync(join(dir, 'config.json.lock'), 'utf8')).toMatch(new RegExp(`^${holder.pid} [0-9a-f]{32}\\n$`));
+      expect(readFileSync(join(dir, 'config.json.lock'), 'utf8')).toMatch(new RegExp(`^${holder.pid} [0-9a-f]{32} \\d+\\n$`));
       holder.kill('SIGKILL');
       expect((await holder).signal).toBe('SIGKILL');
 
@@ -102,6 +102,68 @@ describe(`${PROCESSES} processes changing profiles at once`, () => {
       expect(readConfig(dir).profiles.stuck).toBeUndefined();
     }
   }, SLOW);
+});
+
+describe('svc killed (SIGKILL) while it writes (issue 37)', () => {
+  // 300 profiles make each write long enough for kills to land inside it, at whatever point.
+  const writer = `
+    const [dir] = argv;
+    const config = store.openConfig({ SVC_CONFIG_DIR: dir }, () => {}, { lockWaitMs: 60000 });
+    (async () => {
+      for (let i = 0; ; i++) {
+        await config.update('p' + (i % 300), (profile) => ({ ...profile, baseUrl: 'http://w.test/' + i }));
+        console.log(i);
+      }
+    })();`;
+
+  it('leaves a file that parses after every kill, and the next save takes the lock over and clears what the killed one left', async () => {
+    const dir = freshConfigDir();
+    const seed = openConfig({ SVC_CONFIG_DIR: dir }, () => {});
+    for (let i = 0; i < 300; i++) await seed.update(`p${i}`, () => ({ baseUrl: `http://w.test/${'x'.repeat(100)}` }));
+    for (let kill = 0; kill < 15; kill++) {
+      const run = node(writer, dir);
+      // Killed after a different number of saves each time: the moment inside a write varies with it.
+      await new Promise<void>((resolve) => {
+        let lines = 0;
+        run.stdout!.on('data', (chunk: Buffer) => {
+          lines += chunk.toString().split('\n').length - 1;
+          if (lines > kill % 4) resolve();
+        });
+      });
+      run.kill('SIGKILL');
+      expect((await run).signal).toBe('SIGKILL');
+      expect(Object.keys(readConfig(dir).profiles), `after kill ${kill}`).toHaveLength(300);
+    }
+    await openConfig({ SVC_CONFIG_DIR: dir }, () => {}, { lockWaitMs: 60_000 }).update('after', () => ({ baseUrl: 'http://after.test' }));
+    expect(readConfig(dir).profiles.after).toEqual({ baseUrl: 'http://after.test' });
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  }, SLOW);
+});
+
+describe('a FIFO where the config file or its lock goes (issue 37)', () => {
+  it('config.json: every command stops at once naming it, none waits, none changes its mode', async () => {
+    const dir = freshConfigDir();
+    mkdirSync(dir, { mode: 0o700 });
+    const file = join(dir, 'config.json');
+    await execa('mkfifo', ['-m', '0644', file]);
+    for (const args of [['status'], ['keys', 'list'], ['login', '--with-key']]) {
+      const run = await svc(args, { SVC_CONFIG_DIR: dir, HOME: home }, { input: '' });
+      expect(run.timedOut).toBe(false);
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`The config file ${file} is a FIFO (named pipe), not a regular file.`);
+      expect(run.stderr).not.toContain('readable by other users');
+    }
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+  });
+
+  it('config.json.lock: a change is refused as a lock svc did not make, not waited on for ever', async () => {
+    const dir = freshConfigDir();
+    await openConfig({ SVC_CONFIG_DIR: dir }, () => {}).update('default', () => ({ baseUrl: 'http://a.test' }));
+    await execa('mkfifo', [join(dir, 'config.json.lock')]);
+    const run = await svc(['profile', 'use', 'default'], { SVC_CONFIG_DIR: dir, HOME: home });
+    expect(run.timedOut).toBe(false);
+    expect(run.stderr).toContain(`${join(dir, 'config.json.lock')} is there, and it is not a lock svc made`);
+  });
 });
 
 const local = useLocalServer(['--plan', 'pro']);
@@ -179,7 +241,7 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
   async function expectLoginRefused(dir: string, file: string, before: string, cause: string) {
     const run = await svc(['login', '--with-key', '--profile', 'new', '--base-url', local.server.url], { SVC_CONFIG_DIR: dir, HOME: home }, { input: local.server.apiKey! });
     expect(run.exitCode, run.stderr).toBe(1);
-    expect(run.stderr).toContain(`Could not save profile 'new' to ${file}: ${cause}. Nothing was changed; the file holds what it held before.`);
+    expect(run.stderr).toContain(`Could not save profile 'new' to ${file}: ${cause}. Nothing was changed; the file holds what it held before. SVC_CONFIG_DIR chooses`);
     expect(run.stderr).not.toMatch(/Unexpected|✓/);
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(readdirSync(dir).filter((name) => name !== 'config.json')).toEqual([]);
@@ -188,7 +250,36 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
   it('full, with not a byte left: the lock cannot be made', async () => {
     const { dir, file, before } = await configOnTmpfs();
     mount!.fill();
-    await expectLoginRefused(dir, file, before, `its lock file ${file}.lock could not be made: no space left on the device`);
+    await expectLoginRefused(dir, file, before, `its lock file ${file}.lock could not be made: no space left on the device (ENOSPC)`);
+  });
+
+  it('with SNAP set (svc from a snap), 300 profiles and one free page: `svc profile use` loses none of them (issue 37)', async () => {
+    mount = mountTmpfs('512k');
+    const dir = join(mount.dir, 'svc');
+    mkdirSync(dir, { mode: 0o700 });
+    const profiles = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i + 1}`, { apiKey: local.server.apiKey!, baseUrl: local.server.url }]));
+    const file = join(dir, 'config.json');
+    // Padded to end just short of a page: the new file, a default profile longer, needs one page more.
+    const unpadded = JSON.stringify({ note: '', profiles }, undefined, '\t').length;
+    const note = 'x'.repeat(Math.ceil(unpadded / 4096) * 4096 - 10 - unpadded);
+    writeFileSync(file, JSON.stringify({ note, profiles }, undefined, '\t'), { mode: 0o600 });
+    const before = readFileSync(file, 'utf8');
+    // One page for the lock, none for the new file.
+    const spare = join(mount.dir, 'spare');
+    writeFileSync(spare, Buffer.alloc(4096));
+    mount.fill();
+    rmSync(spare);
+    const run = await svc(['profile', 'use', 'p3'], { SVC_CONFIG_DIR: dir, HOME: home, SNAP: '/snap/node/current' });
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.stderr).toContain(`Could not save profile 'p3' to ${file}: no space left on the device (ENOSPC). Nothing was changed; the file holds what it held before.`);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(Object.keys(readConfig(dir).profiles)).toHaveLength(300);
+    expect(readdirSync(dir)).toEqual(['config.json']);
+    // With room again, the same command works, and the file is still whole.
+    mount.free();
+    const again = await svc(['profile', 'use', 'p3'], { SVC_CONFIG_DIR: dir, HOME: home, SNAP: '/snap/node/current' });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(Object.keys(readConfig(dir).profiles)).toHaveLength(300);
   });
 
   it('nearly full, with room for the lock and part of the new file: the part is not renamed into place', async () => {
@@ -199,12 +290,12 @@ describe.skipIf(!canMount)('a save on a file system that cannot take it (needs r
     writeFileSync(spare, Buffer.alloc(8192));
     mount!.fill();
     rmSync(spare);
-    await expectLoginRefused(dir, file, before, 'no space left on the device');
+    await expectLoginRefused(dir, file, before, 'no space left on the device (ENOSPC)');
   });
 
   it('read-only', async () => {
     const { dir, file, before } = await configOnTmpfs();
     mount!.readOnly();
-    await expectLoginRefused(dir, file, before, `its lock file ${file}.lock could not be made: the file system is read-only`);
+    await expectLoginRefused(dir, file, before, `its lock file ${file}.lock could not be made: the file system is read-only (EROFS)`);
   });
 });

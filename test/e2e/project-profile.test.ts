@@ -24,10 +24,9 @@ const make = (...parts: string[]) => {
 describe('.svc-profile in a real process', () => {
   it('is found from the working directory up, and names the profile svc uses', async () => {
     const repo = make('home', 'src', 'repo');
-    writeFileSync(join(repo, '.svc-profile'), 'client-x\n');
-    const result = await svc(['keys', 'list'], { SVC_CONFIG_DIR: config.dir, HOME: join(tree, 'home') }, { cwd: make('home', 'src', 'repo', 'lib', 'deep') });
-    expect(result.exitCode).toBe(3);
-    expect(result.stderr).toContain(`Profile 'client-x' does not exist (${join(repo, '.svc-profile')} names it); the profiles are: default.`);
+    writeFileSync(join(repo, '.svc-profile'), 'default\n');
+    const result = await svc(['status', '--json'], { SVC_CONFIG_DIR: config.dir, HOME: join(tree, 'home') }, { cwd: make('home', 'src', 'repo', 'lib', 'deep') });
+    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', profileSource: 'project', profileFile: join(repo, '.svc-profile') });
   });
 
   it('is not looked for above the home directory', async () => {
@@ -58,6 +57,6 @@ describe('.svc-profile in a real process', () => {
     const result = await svc(['status'], { SVC_CONFIG_DIR: config.dir, HOME: join(tree, 'home') }, { cwd: repo });
     expect(result.timedOut).toBe(false);
     expect(result.exitCode).toBe(3);
-    expect(result.stderr).toContain(`${join(repo, '.svc-profile')} is not a file; it was ignored`);
+    expect(result.stderr).toContain(`${join(repo, '.svc-profile')} is a FIFO (named pipe), not a regular file; it was ignored`);
   });
 });

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isProcessAlive } from '../../src/server/process-alive.js';
+import { isProcessAlive, processStartTime } from '../../src/server/process-alive.js';
 
 describe('isProcessAlive', () => {
   it('takes a process that has exited but is not yet reaped (a zombie) for gone, and its running parent for alive', async () => {
@@ -23,5 +23,16 @@ describe('isProcessAlive', () => {
     expect(isProcessAlive(process.pid)).toBe(true);
     expect(isProcessAlive(2 ** 22 + 1)).toBe(false);
     expect(isProcessAlive(0)).toBe(false);
+  });
+});
+
+describe('processStartTime', () => {
+  it("is field 22 of /proc/<pid>/stat, the same on every read, and null for a pid no process has", () => {
+    const own = processStartTime(process.pid);
+    expect(own).toBe(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]);
+    expect(processStartTime(process.pid)).toBe(own);
+    expect(processStartTime(1)).toMatch(/^\d+$/);
+    expect(processStartTime(2 ** 22 + 1)).toBeNull();
+    expect(processStartTime(0)).toBeNull();
   });
 });

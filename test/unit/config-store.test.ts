@@ -1,18 +1,19 @@
 // tier: in-process
 import * as fs from 'node:fs';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openConfig, type ConfigStore } from '../../src/cli/config/store.js';
+import { processStartTime } from '../../src/server/process-alive.js';
 import { CliError, ExitCode } from '../../src/cli/errors.js';
 
 // Pass-through until a test makes one call fail, for the failures a tmpfs cannot make without root
-// (conf's own writes are real; test/e2e/config-writer.test.ts fills a tmpfs for those).
+// (test/e2e/config-writer.test.ts fills a real tmpfs for those).
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
-  const { linkSync, readFileSync, writeFileSync } = real;
-  return { ...real, linkSync: vi.fn(linkSync), readFileSync: vi.fn(readFileSync), writeFileSync: vi.fn(writeFileSync) };
+  const { fsyncSync, renameSync, writeFileSync, writeSync } = real;
+  return { ...real, fsyncSync: vi.fn(fsyncSync), renameSync: vi.fn(renameSync), writeFileSync: vi.fn(writeFileSync), writeSync: vi.fn(writeSync) };
 });
 
 const KEY_A = `sk_${'A'.repeat(64)}`;
@@ -99,7 +100,7 @@ describe('update', () => {
     expect(statSync(file).ino).toBe(before.ino);
   });
 
-  it('writes the file as conf writes it: tab-indented, no final newline', async () => {
+  it('writes the file as conf wrote it: tab-indented, no final newline', async () => {
     await open().update('default', () => ({ apiKey: KEY_A }));
     expect(readFileSync(file, 'utf8')).toBe(`{\n\t"profiles": {\n\t\t"default": {\n\t\t\t"apiKey": "${KEY_A}"\n\t\t}\n\t}\n}`);
   });
@@ -276,66 +277,165 @@ describe('the lock', () => {
   });
 });
 
+describe('a lock whose pid now belongs to another process (issue 37)', () => {
+  it('names its holder by pid, token and start time', async () => {
+    const seen: string[] = [];
+    await open().update('default', () => {
+      seen.push(readFileSync(lock, 'utf8'));
+      return { apiKey: KEY_A };
+    });
+    expect(seen[0]).toBe(`${process.pid} ${seen[0]!.split(' ')[1]} ${processStartTime(process.pid)}\n`);
+  });
+
+  it('is taken over at once when the live process with that pid started at another time (pid 1 here)', async () => {
+    const init = processStartTime(1);
+    expect(init).not.toBeNull();
+    writeFileSync(lock, `1 ${token(5)} ${Number(init) + 1}\n`);
+    // A wait far past the test's timeout: a lock taken for its holder's would fail the test.
+    await open(60_000).update('default', () => ({ apiKey: KEY_A }));
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('is waited for while the process with that pid is the one that took it', async () => {
+    writeFileSync(lock, `${process.ppid} ${token(6)} ${processStartTime(process.ppid)}\n`);
+    expect((await failure(() => open(50).update('default', () => ({ apiKey: KEY_A })))).message).toContain(`held by another svc (pid ${process.ppid})`);
+  });
+
+  it('leaves nothing of writers killed mid-save: their temporary files are removed by the next save', async () => {
+    const dead = [`config.json.lock.${DEAD_PID}.0123abcd.tmp`, `config.json.lock.break.${DEAD_PID}.0123abcd.tmp`, 'config.json.tmp-4811a2b3c', 'config.json.tmp-77-0a1b2c3d4e5f', 'config.json.previous'];
+    for (const name of dead) writeFileSync(join(dir, name), '{"profiles":');
+    // One of a live process is its own business.
+    const live = `config.json.lock.${process.ppid}.0123abcd.tmp`;
+    writeFileSync(join(dir, live), '');
+    await open().update('default', () => ({ apiKey: KEY_A }));
+    expect(leftovers()).toEqual([live]);
+  });
+});
+
+describe('files that are not what svc writes, where the config and its lock go (issue 37)', () => {
+  it('a directory as config.json is refused, neither read nor chmodded, with no false warning (a FIFO: test/e2e/config-writer.test.ts)', () => {
+    mkdirSync(file, { mode: 0o755 });
+    const warnings: string[] = [];
+    expect(() => openConfig({ SVC_CONFIG_DIR: dir }, (line) => warnings.push(line))).toThrow(`The config file ${file} is a directory, not a regular file.`);
+    expect(warnings).toEqual([]);
+    expect(statSync(file).mode & 0o777).toBe(0o755);
+  });
+
+  it('a link to a file not made yet is read as no profiles, and the first save makes that file', async () => {
+    const target = mkdtempSync(join(tmpdir(), 'svc-config-target-'));
+    try {
+      symlinkSync(join(target, 'svc.json'), file);
+      const store = open();
+      expect(store.profileNames()).toEqual([]);
+      await store.update('default', () => ({ apiKey: KEY_A }));
+      expect(lstatSync(file).isSymbolicLink()).toBe(true);
+      expect(JSON.parse(readFileSync(join(target, 'svc.json'), 'utf8')).profiles.default.apiKey).toBe(KEY_A);
+    } finally {
+      rmSync(target, { recursive: true, force: true });
+    }
+  });
+
+  it('a link into a directory that does not exist is named as such, not an unexpected error', async () => {
+    symlinkSync(join(dir, 'gone', 'svc.json'), file);
+    expect((await failure(() => open())).message).toBe(
+      `The config file ${file} is a symbolic link to ${join(dir, 'gone', 'svc.json')}, whose directory does not exist. Fix or remove the link, or set SVC_CONFIG_DIR.`,
+    );
+  });
+
+  it('a lock that is a link is not read through, nor waited on for ever', async () => {
+    symlinkSync(join(dir, 'elsewhere'), lock);
+    expect((await failure(() => open(60_000).update('default', () => ({ apiKey: KEY_A })))).message).toContain(
+      `${lock} is there, and it is not a lock svc made`,
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('no config directory yet (issue 37)', () => {
+  it('reading makes none; the first save does, mode 0700', async () => {
+    const config = join(dir, 'home', '.config', 'svc');
+    const store = openConfig({ SVC_CONFIG_DIR: config }, () => {});
+    expect(store.profileNames()).toEqual([]);
+    expect(store.getProfile('default')).toEqual({});
+    expect(existsSync(join(dir, 'home'))).toBe(false);
+    await store.update('default', () => ({ apiKey: KEY_A }));
+    expect(statSync(config).mode & 0o777).toBe(0o700);
+    expect(openConfig({ SVC_CONFIG_DIR: config }, () => {}).getProfile('default')).toEqual({ apiKey: KEY_A });
+  });
+
+  it('a save that cannot make it names the cause and SVC_CONFIG_DIR', async () => {
+    const home = join(dir, 'home');
+    mkdirSync(home, { mode: 0o500 });
+    // A file where a directory is needed fails for root too, which a mode does not.
+    writeFileSync(join(home, '.config'), '');
+    const config = join(home, '.config', 'svc');
+    const error = await failure(() => openConfig({ SVC_CONFIG_DIR: config }, () => {}).update('default', () => ({ apiKey: KEY_A })));
+    expect(error.message).toMatch(new RegExp(`^Could not save profile 'default' to ${join(config, 'config.json')}: its directory ${config} could not be made: a part of its path is not a directory \\(ENOTDIR\\)`));
+    expect(error.message).toContain('SVC_CONFIG_DIR chooses another directory for the profiles.');
+    chmodSync(home, 0o700);
+  });
+});
+
 describe('a save that fails', () => {
   const errno = (code: string) => Object.assign(new Error(`${code}: simulated`), { code });
-  /** The link that keeps the old file aside fails once with `code`; the lock's own links go through. */
-  const failKeepingAside = async (code: string) => {
-    const real = (await vi.importActual<typeof fs>('node:fs')).linkSync;
-    let failed = false;
-    vi.mocked(fs.linkSync).mockImplementation((existing, path) => {
-      if (!failed && String(path).endsWith('.previous')) {
-        failed = true;
-        throw errno(code);
-      }
-      real(existing, path);
-    });
-  };
+  const SUFFIX = 'Nothing was changed; the file holds what it held before. SVC_CONFIG_DIR chooses another directory for the profiles.';
 
   async function expectNothingChanged(store: ConfigStore, cause: string) {
     const before = readFileSync(file, 'utf8');
     const error = await failure(() => store.update('default', () => ({ apiKey: KEY_B })));
-    expect(error.message).toBe(`Could not save profile 'default' to ${file}: ${cause}. Nothing was changed; the file holds what it held before.`);
+    expect(error.message).toBe(`Could not save profile 'default' to ${file}: ${cause}. ${SUFFIX}`);
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(leftovers()).toEqual([]);
   }
 
   it.each([
-    ['ENOSPC', 'no space left on the device'],
-    ['EDQUOT', 'the disk quota is exhausted'],
-    ['EROFS', 'the file system is read-only'],
+    ['ENOSPC', 'no space left on the device (ENOSPC)'],
+    ['EDQUOT', 'the disk quota is exhausted (EDQUOT)'],
+    ['EROFS', 'the file system is read-only (EROFS)'],
     ['EIO', 'EIO: simulated'],
-  ])('before conf writes (%s): says so, names the file, and leaves it and its directory as they were', async (code, cause) => {
+  ])('writing the new file (%s): says so, names the file, and leaves it and its directory as they were', async (code, cause) => {
     const store = open();
     await store.update('default', () => ({ apiKey: KEY_A }));
-    // Keeping the old file aside is the first thing a save does.
-    await failKeepingAside(code);
+    vi.mocked(fs.writeSync).mockImplementationOnce(() => {
+      throw errno(code);
+    });
     await expectNothingChanged(store, cause);
   });
 
-  it('a file system without hard links keeps a copy of the old file instead', async () => {
+  it('a new file cut short (part written, then a full disk) is never put in place', async () => {
     const store = open();
     await store.update('default', () => ({ apiKey: KEY_A }));
-    await failKeepingAside('EPERM');
-    await store.update('default', () => ({ apiKey: KEY_B }));
-    expect(store.getProfile('default').apiKey).toBe(KEY_B);
+    const real = (await vi.importActual<typeof fs>('node:fs')).writeSync;
+    vi.mocked(fs.writeSync)
+      .mockImplementationOnce(((fd: number, buffer: Buffer) => real(fd, buffer, 0, 20)) as typeof fs.writeSync)
+      .mockImplementationOnce(() => {
+        throw errno('ENOSPC');
+      });
+    await expectNothingChanged(store, 'no space left on the device (ENOSPC)');
+  });
+
+  it.each([
+    ['flushed', () => vi.mocked(fs.fsyncSync).mockImplementationOnce(() => { throw errno('EIO'); })],
+    ['renamed into place', () => vi.mocked(fs.renameSync).mockImplementationOnce(() => { throw errno('EXDEV'); })],
+  ])('a new file that cannot be %s is removed, and the old one stays', async (_, fail) => {
+    const store = open();
+    await store.update('default', () => ({ apiKey: KEY_A }));
+    fail();
+    const error = await failure(() => store.update('default', () => ({ apiKey: KEY_B })));
+    expect(error.message).toContain(SUFFIX);
+    expect(store.getProfile('default').apiKey).toBe(KEY_A);
     expect(leftovers()).toEqual([]);
   });
 
-  it('a new file cut short (conf renames whatever it wrote) puts the old one back and fails as a full disk', async () => {
+  it('what is said is what the file holds: a rename that fails after it was made is a save', async () => {
     const store = open();
-    await store.update('default', () => ({ apiKey: KEY_A }));
-    const real = (await vi.importActual<typeof fs>('node:fs')).readFileSync;
-    let reads = 0;
-    // The save reads the file, then reads back what conf wrote: that second read sees the first page only.
-    vi.mocked(fs.readFileSync).mockImplementation(((path: fs.PathOrFileDescriptor, options?: unknown) => {
-      const text = real(path, options as BufferEncoding) as string;
-      return ++reads === 2 ? text.slice(0, 20) : text;
-    }) as typeof fs.readFileSync);
-    const error = await failure(() => store.update('default', () => ({ apiKey: KEY_B })));
-    vi.mocked(fs.readFileSync).mockImplementation(real as typeof fs.readFileSync);
-    expect(error.message).toBe(`Could not save profile 'default' to ${file}: no space left on the device. Nothing was changed; the file holds what it held before.`);
-    expect(store.getProfile('default').apiKey).toBe(KEY_A);
-    expect(leftovers()).toEqual([]);
+    const real = (await vi.importActual<typeof fs>('node:fs')).renameSync;
+    vi.mocked(fs.renameSync).mockImplementationOnce((from, to) => {
+      real(from, to);
+      throw errno('EIO');
+    });
+    expect(await store.update('default', () => ({ apiKey: KEY_B }))).toEqual({ apiKey: KEY_B });
+    expect(store.getProfile('default').apiKey).toBe(KEY_B);
   });
 
   it('when the lock cannot even be made: the lock file is named, not the config', async () => {
@@ -346,9 +446,7 @@ describe('a save that fails', () => {
       throw errno('EROFS');
     });
     const error = await failure(() => store.update('default', () => ({ apiKey: KEY_B })));
-    expect(error.message).toBe(
-      `Could not save profile 'default' to ${file}: its lock file ${lock} could not be made: the file system is read-only. Nothing was changed; the file holds what it held before.`,
-    );
+    expect(error.message).toBe(`Could not save profile 'default' to ${file}: its lock file ${lock} could not be made: the file system is read-only (EROFS). ${SUFFIX}`);
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(leftovers()).toEqual([]);
   });

@@ -78,9 +78,9 @@ describe('finding .svc-profile', () => {
     expect(warnings.map((w) => w.replace(/^.*\.svc-profile /, ''))).toEqual([
       'is empty: it should hold a profile name; it was ignored, and the default profile applies.',
       'is empty: it should hold a profile name; it was ignored, and the default profile applies.',
-      'holds more than one line: it should hold one profile name; it was ignored, and the default profile applies.',
-      "holds a control character in 'wo\\x1b[2Jrk': it should hold one profile name; it was ignored, and the default profile applies.",
-      "is larger than a profile's name (1024 bytes at most); it was ignored, and the default profile applies.",
+      'holds more than one line: it should hold one profile name (its content is not shown); it was ignored, and the default profile applies.',
+      "holds more than one line: it should hold one profile name (its content is not shown); it was ignored, and the default profile applies.".replace('more than one line', 'a control character'),
+      'is larger than 1024 bytes; it was ignored, and the default profile applies.',
     ]);
   });
 
@@ -91,13 +91,41 @@ describe('finding .svc-profile', () => {
     expect(warnings[0]).toContain('can be changed by any user');
     dir('other', '.svc-profile');
     expect(findProjectProfile(dir('other'), warn, root)).toBeNull();
-    expect(warnings[1]).toContain('is not a file');
+    expect(warnings[1]).toContain('is a directory, not a regular file');
   });
 
-  it('follows a symbolic link to the file, and takes a byte-order mark and CRLF in its stride', () => {
-    const target = join(dir('shared'), 'profile-name');
-    writeFileSync(target, '\uFEFFwork\r\n', { mode: 0o644 });
-    symlinkSync(target, join(dir('repo'), '.svc-profile'));
+  it('follows a symbolic link within its directory, and takes a byte-order mark and CRLF in its stride', () => {
+    writeFileSync(join(dir('repo'), 'profile-name'), '\uFEFFwork\r\n', { mode: 0o644 });
+    symlinkSync('profile-name', join(dir('repo'), '.svc-profile'));
     expect(findProjectProfile(dir('repo'), warn, root)?.name).toBe('work');
+    expect(warnings).toEqual([]);
+  });
+
+  it('refuses a symbolic link out of its directory, or to nothing, without reading or showing what it leads to (issue 37)', () => {
+    // A token the user can read, the kind a hostile pull request would point the file at.
+    const token = join(dir('home', '.config', 'gh'), 'token');
+    writeFileSync(token, 'd7f1c1e0secretvalue\n', { mode: 0o600 });
+    const path = join(dir('repo'), '.svc-profile');
+    for (const target of [token, '../home/.config/gh/token', join(root, 'nowhere')]) {
+      rmSync(path, { force: true });
+      symlinkSync(target, path);
+      expect(findProjectProfile(dir('repo', 'src'), warn, root, ['default', 'work'])).toBeNull();
+    }
+    expect(warnings.map((w) => w.replace(path, 'FILE'))).toEqual([
+      'FILE is a symbolic link to a file outside its directory (links are followed only within it); it was ignored, and the default profile applies.',
+      'FILE is a symbolic link to a file outside its directory (links are followed only within it); it was ignored, and the default profile applies.',
+      'FILE is a symbolic link to nothing; it was ignored, and the default profile applies.',
+    ]);
+    expect(warnings.join('\n')).not.toContain('d7f1c1e0');
+  });
+
+  it('a name that is none of the profiles is refused, and not shown: the file may hold anything', () => {
+    const path = put('d7f1c1e0-5b8e-4c1a-9f0e-2d3c4b5a6978\n', 'repo');
+    expect(findProjectProfile(dir('repo'), warn, root, ['default', 'work'])).toBeNull();
+    expect(warnings).toEqual([
+      `${path} names no profile you have (its content is not shown; the profiles are: 'default', 'work'); it was ignored, and the default profile applies.`,
+    ]);
+    put('work\n', 'repo');
+    expect(findProjectProfile(dir('repo'), warn, root, ['default', 'work'])).toEqual({ name: 'work', path });
   });
 });

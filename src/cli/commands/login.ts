@@ -4,7 +4,7 @@ import { askKey, logInWith } from '../dialogs/login.js';
 import { UsageError } from '../errors.js';
 import type { App } from '../program.js';
 import { readStdin } from '../read-text.js';
-import type { ProfileSession } from '../session.js';
+import { announceProfileFile, type ProfileSession } from '../session.js';
 
 export interface LoginOptions {
   withKey?: boolean;
@@ -49,6 +49,7 @@ function readKeyText(session: ProfileSession): Promise<string> {
 }
 
 export async function run(session: ProfileSession, opts: LoginOptions): Promise<Outcome> {
+  announceProfileFile(session);
   const apiKey = opts.withKey ? readKeyFromStdin(await readKeyText(session)) : await askKey(session);
   const list = await logInWith(session, apiKey, opts.keyring === undefined ? undefined : opts.keyring ? 'keyring' : 'file');
   return { list, keyInUse: { apiKey, source: 'profile' } };

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { logOut } from '../operations/profile.js';
 import type { App } from '../program.js';
-import { noSuchProfile, type ProfileSession } from '../session.js';
+import { announceProfileFile, noSuchProfile, type ProfileSession } from '../session.js';
 import { notLoggedIn, UnknownProfileError } from '../errors.js';
 import { readEnv } from '../environment.js';
 
@@ -20,6 +20,7 @@ export function register(program: Command, app: App): void {
 
 export async function run(session: ProfileSession): Promise<void> {
   const { render, profileName } = session;
+  announceProfileFile(session);
   // A profile that is not there was not logged out of: most likely a typo in its name.
   if (!session.profileExists) throw new UnknownProfileError([noSuchProfile(session), 'Nothing was changed (`svc profile list` shows each profile).']);
   const { hint, leftover } = await logOut(session);

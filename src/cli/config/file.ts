@@ -1,5 +1,6 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { keyHint } from '../../contract/key-format.js';
+import { readUntrusted, UntrustedFileError } from '../untrusted-file.js';
 
 export interface Profile {
   /** The key, when the profile keeps it in this file (the default). */
@@ -62,16 +63,23 @@ export class ConfigShapeError extends Error {
   }
 }
 
-/** An absent file is an empty config; any other failure to read it is the caller's to report. */
-export function readConfig(path: string): ConfigDocument {
-  let text: string;
+/** Far more than thousands of profiles take: a file larger than this is not one svc wrote. */
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
+/** The file's text, null when there is none; a file that is not a regular one, or too large, is a ConfigShapeError; any other failure to read it is the caller's to report. */
+export function readConfigText(path: string): string | null {
   try {
-    text = readFileSync(path, 'utf8');
+    return readUntrusted(path, MAX_CONFIG_BYTES).text;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {}, other: {} };
+    if (error instanceof UntrustedFileError) throw new ConfigShapeError(`it ${error.problem}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  return parseConfig(text);
+}
+
+/** The document `text` holds (an absent file, null, is an empty config). */
+export function parseConfig(text: string | null): ConfigDocument {
+  return text === null ? { profiles: {}, other: {} } : parseText(text);
 }
 
 /**
@@ -80,7 +88,7 @@ export function readConfig(path: string): ConfigDocument {
  * with what is wrong, rather than read as "no profiles" and then written
  * over by the next save. Fields svc does not know are kept.
  */
-function parseConfig(text: string): ConfigDocument {
+function parseText(text: string): ConfigDocument {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -98,7 +106,7 @@ function parseConfig(text: string): ConfigDocument {
   return { profiles: profiles as Record<string, Profile>, other };
 }
 
-/** The bytes conf writes for the document: tabs, no final newline. */
+/** The bytes svc writes for the document: tabs, no final newline (as conf, which wrote it before, did). */
 export function serializeConfig(document: ConfigDocument): string {
   return JSON.stringify({ ...document.other, profiles: document.profiles }, undefined, '\t');
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { isProcessAlive } from '../../server/process-alive.js';
+import { linkSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { isProcessAlive, processStartTime } from '../../server/process-alive.js';
+import { readUntrusted, UntrustedFileError } from '../untrusted-file.js';
 import { removeQuietly } from './file.js';
 
 /** The lock is still held by someone else when the wait is over. */
@@ -15,8 +17,13 @@ export class LockBusyError extends Error {
   }
 }
 
-const LOCK_CONTENT = /^(\d+) [0-9a-f]{32}\n$/;
+/** The pid, a token, and the holder's start time where the system tells it (earlier versions wrote no start time). */
+const LOCK_CONTENT = /^(\d+) [0-9a-f]{32}(?: (\d+))?\n$/;
 const FOREIGN_WAIT_MS = 1_000;
+/** A lock is one short line; anything longer is not svc's. */
+const MAX_LOCK_BYTES = 256;
+/** This process's start time: what tells it from a later process given its pid. */
+const START = processStartTime(process.pid);
 
 /**
  * Takes `lockPath`, a file naming this process and a token of its own, and
@@ -24,22 +31,26 @@ const FOREIGN_WAIT_MS = 1_000;
  * synchronous read-change-write of the config, so waiting for it is
  * synchronous too, polling with short, jittered sleeps until `waitMs` has
  * passed. A lock whose pid is gone was left by a process killed while it
- * held it, and is taken over. Liveness is judged by pid on this machine: a
- * config directory shared with another machine or PID namespace can see a
- * live holder taken for dead.
+ * held it, and is taken over; so is one whose pid now belongs to a process
+ * that started at another time (the pid was reused, by pid 1 in a
+ * container say), where the system tells start times (Linux's /proc;
+ * elsewhere the pid is all there is). Liveness is judged on this machine:
+ * a config directory shared with another machine or PID namespace can see
+ * a live holder taken for dead.
  */
 export function acquireLock(lockPath: string, waitMs: number): () => void {
-  const mine = `${process.pid} ${randomBytes(16).toString('hex')}\n`;
+  const token = randomBytes(16).toString('hex');
+  const mine = `${process.pid} ${token}${START === null ? '' : ` ${START}`}\n`;
   const started = performance.now();
   const deadline = started + waitMs;
   const nap = new Int32Array(new SharedArrayBuffer(4));
   let last = '';
   for (;;) {
-    if (create(lockPath, mine)) return () => void removeIf(lockPath, mine);
+    if (create(lockPath, mine, token)) return () => void removeIf(lockPath, mine);
     const seen = readOrNull(lockPath);
     if (seen !== null) last = seen;
     // Gone already (its holder just gave it back), or stale and now removed: try again at once.
-    const cleared = seen === null || (isStale(seen) && takeOver(lockPath, seen, mine));
+    const cleared = seen === null || (isStale(seen) && takeOver(lockPath, seen, mine, token));
     const left = deadline - performance.now();
     // A file svc did not write will not be given back by an svc: a second is time enough to be sure it stays.
     const foreign = last !== '' && holderOf(last) === null && performance.now() - started >= FOREIGN_WAIT_MS;
@@ -55,8 +66,8 @@ export function acquireLock(lockPath: string, waitMs: number): () => void {
  * exists but does not yet name its holder, so an empty or partial lock file
  * is never mistaken for one that a crash left.
  */
-function create(path: string, content: string): boolean {
-  const temp = `${path}.${process.pid}.${content.slice(-9, -1)}.tmp`;
+function create(path: string, content: string, token: string): boolean {
+  const temp = `${path}.${process.pid}.${token.slice(0, 8)}.tmp`;
   try {
     writeFileSync(temp, content, { flag: 'wx', mode: 0o600 });
     linkSync(temp, path);
@@ -76,15 +87,41 @@ function holderOf(content: string): number | null {
 }
 
 /**
+ * Removes the files `create` leaves when its process is killed between
+ * making and removing them (`<lock>[.break].<pid>.<tag>.tmp`), for pids that run
+ * no more; called by the lock's holder.
+ */
+export function removeDeadLockTemps(lockPath: string): void {
+  const prefix = `${basename(lockPath)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(lockPath));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^(?:break\.)?(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : '');
+    if (match && Number(match[1]) !== process.pid && !isProcessAlive(Number(match[1]))) removeQuietly(join(dirname(lockPath), name));
+  }
+}
+
+/**
  * Our own pid in a lock we are not holding was left by an earlier process
  * that had this pid: locks are taken and given back within one synchronous
  * update, so this process cannot be holding one while it waits for another.
- * Content svc never writes is never stale: it is not ours to remove.
+ * A live pid whose process started at another time than the lock says is
+ * a later process given a dead holder's pid. Content svc never writes is
+ * never stale: it is not ours to remove.
  */
 function isStale(content: string): boolean {
-  const holder = holderOf(content);
-  if (holder === null) return false;
-  return holder === process.pid || !isProcessAlive(holder);
+  const match = LOCK_CONTENT.exec(content);
+  if (!match) return false;
+  const holder = Number(match[1]);
+  if (holder === process.pid || !isProcessAlive(holder)) return true;
+  const started = match[2];
+  if (started === undefined) return false;
+  const now = processStartTime(holder);
+  return now !== null && now !== started;
 }
 
 /**
@@ -96,9 +133,9 @@ function isStale(content: string): boolean {
  * if it is still the stale one. Returns whether the way is clear to try
  * again at once.
  */
-function takeOver(lockPath: string, seen: string, mine: string): boolean {
+function takeOver(lockPath: string, seen: string, mine: string, token: string): boolean {
   const breaker = `${lockPath}.break`;
-  if (!create(breaker, mine)) {
+  if (!create(breaker, mine, token)) {
     // Held for two file operations only, so a breaker that stays was left by a process killed between them.
     const other = readOrNull(breaker);
     if (other !== null && isStale(other)) removeIf(breaker, other);
@@ -111,10 +148,16 @@ function takeOver(lockPath: string, seen: string, mine: string): boolean {
   }
 }
 
+/**
+ * The lock's content, null when there is none. Anyone who can write the
+ * directory can put something there: a FIFO, a link, a large file reads as
+ * what it is (a lock svc did not make), and is never waited on.
+ */
 function readOrNull(path: string): string | null {
   try {
-    return readFileSync(path, 'utf8');
+    return readUntrusted(path, MAX_LOCK_BYTES).text;
   } catch (error) {
+    if (error instanceof UntrustedFileError) return `(it ${error.problem})`;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }

@@ -1,11 +1,12 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { readEnv } from '../environment.js';
 import { CliError } from '../errors.js';
-import { loadConf, writeThroughConf } from './conf-writer.js';
-import { ConfigShapeError, DEFAULT_PROFILE_FIELD, readConfig, serializeConfig, type Profile } from './file.js';
-import { acquireLock, LockBusyError } from './lock.js';
+import { fileKind } from '../untrusted-file.js';
+import { ConfigShapeError, DEFAULT_PROFILE_FIELD, parseConfig, readConfigText, serializeConfig, type Profile } from './file.js';
+import { acquireLock, LockBusyError, removeDeadLockTemps } from './lock.js';
+import { removeDeadWriters, writeAtomically } from './writer.js';
 
 export type { KeyringRef, PendingRotation, Profile } from './file.js';
 
@@ -62,7 +63,10 @@ export function configDir(env: NodeJS.ProcessEnv): string {
  * §C1). Another user's directory or file, or one others may write (a shared
  * sticky directory such as /tmp included), is refused rather than trusted
  * or chmodded; modes are changed only on a directory svc creates and on
- * svc's own file, with a warning.
+ * svc's own file, with a warning. Nothing is created until something is
+ * saved: a command that saves nothing works without a usable home (a
+ * read-only one, one that is missing or another user's), where there is
+ * simply no profile yet.
  *
  * Several svc processes may change profiles at once (CI jobs sharing a home,
  * shells in several tabs), so every change is a read-modify-write of the
@@ -72,39 +76,48 @@ export function configDir(env: NodeJS.ProcessEnv): string {
  */
 export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void, options: ConfigOptions = {}): ConfigStore {
   const dir = resolve(configDir(env));
-  if (!existsSync(dir)) {
-    try {
-      mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-      chmodSync(dir, DIR_MODE);
-    } catch (error) {
-      throw new CliError(`Could not create the config directory ${dir}: ${describeFsError(error)}.`);
-    }
-  }
-  refuseUnsafe(dir, 'config directory', statSync(dir));
   const file = join(dir, 'config.json');
-  const link = lstatOrNull(file);
-  if (link?.isSymbolicLink()) {
-    const target = realpathSync(file);
-    refuseUnsafe(dirname(target), `directory of the config file's link target ${target}`, statSync(dirname(target)));
-    refuseUnsafe(target, `config file's link target`, statSync(target));
-  } else if (link) {
-    refuseUnsafe(file, 'config file', link);
+  const dirStats = reachable(dir);
+  if (dirStats && !dirStats.isDirectory()) throw new CliError(`The config directory ${dir} is ${fileKind(dirStats)}, not a directory. Set SVC_CONFIG_DIR to a directory.`);
+  if (dirStats) refuseUnsafe(dir, 'config directory', dirStats);
+  // Where the profiles are: the file, or where it links to (a link stays a link).
+  const target = dirStats ? targetOf(file) : file;
+  const stats = dirStats ? lstatOrNull(target) : null;
+  if (stats && !stats.isFile()) {
+    throw new CliError(`The config file ${file} is ${fileKind(stats)}, not a regular file. svc has left it as it is: move it aside, and run \`svc login\` again.`);
   }
-  if (link && (statSync(file).mode & 0o077) !== 0) {
-    chmodSync(file, FILE_MODE);
-    warn(`${file} was readable by other users; it holds API keys, so its mode is now 0600.`);
+  if (stats && (stats.mode & 0o077) !== 0) {
+    try {
+      chmodSync(target, FILE_MODE);
+      warn(`${file} was readable by other users; it holds API keys, so its mode is now 0600.`);
+    } catch (error) {
+      warn(`${file} is readable by other users, and it holds API keys; its mode could not be made 0600: ${describeFsError(error)}.`);
+    }
   }
 
   const lockPath = `${file}.lock`;
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
-  const read = () => {
+  const readText = () => {
+    if (!dirStats && !existsSync(dir)) return null;
     try {
-      return readConfig(file);
+      return readConfigText(target);
     } catch (error) {
-      const problem = error instanceof ConfigShapeError ? error.problem : describeFsError(error);
-      throw new CliError(`The config file ${file} could not be read: ${problem}. svc has left it as it is: fix it, or move it aside and run \`svc login\` again.`);
+      throw unreadable(error);
     }
   };
+  const unreadable = (error: unknown) => {
+    const problem = error instanceof ConfigShapeError ? error.problem : describeFsError(error);
+    return new CliError(`The config file ${file} could not be read: ${problem}. svc has left it as it is: fix it, or move it aside and run \`svc login\` again.`);
+  };
+  const load = () => {
+    const text = readText();
+    try {
+      return { text, document: parseConfig(text) };
+    } catch (error) {
+      throw unreadable(error);
+    }
+  };
+  const read = () => load().document;
   // Turns a broken file into one clear error before any command relies on it.
   read();
   let updating = false;
@@ -124,14 +137,17 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
     update(name, change, options = {}) {
       // Thrown here, not as a rejection: a change that calls update would otherwise go on with a promise for a profile.
       if (updating) throw new Error('ConfigStore.update was called from inside a change to the config');
-      return save(name, change, options);
+      return Promise.resolve().then(() => save(name, change, options));
     },
   };
 
-  async function save(name: string, change: (profile: Readonly<Profile>) => Profile | undefined, options: UpdateOptions): Promise<Profile | undefined> {
+  function save(name: string, change: (profile: Readonly<Profile>) => Profile | undefined, options: UpdateOptions): Profile | undefined {
     const notSaved = (cause: string) =>
-      new CliError(`Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before.`);
-    const Conf = await loadConf();
+      new CliError(
+        `Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before. ` +
+          'SVC_CONFIG_DIR chooses another directory for the profiles.',
+      );
+    makeDirectory(dir, notSaved);
     let release: () => void;
     try {
       release = acquireLock(lockPath, lockWaitMs);
@@ -146,7 +162,9 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
       );
     }
     try {
-      const document = read();
+      removeDeadLockTemps(lockPath);
+      removeDeadWriters(target);
+      const { text, document } = load();
       const before = Object.hasOwn(document.profiles, name) ? document.profiles[name] : undefined;
       let changed: Profile | undefined;
       updating = true;
@@ -161,16 +179,76 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
       const profiles = { ...document.profiles };
       if (after === undefined) delete profiles[name];
       else Object.defineProperty(profiles, name, { value: after, enumerable: true, writable: true, configurable: true });
-      const next = { ...document, other, profiles };
+      const expected = serializeConfig({ ...document, other, profiles });
+      let failure: unknown;
       try {
-        writeThroughConf(Conf, targetOf(file), { ...next.other, profiles }, serializeConfig(next));
+        writeAtomically(target, expected, FILE_MODE);
       } catch (error) {
-        throw notSaved(describeFsError(error));
+        failure = error;
       }
-      return after;
+      // What is said is what the file holds, read back: not what the write returned.
+      const now = readBack(target);
+      if (now === expected) return after;
+      const cause = failure === undefined ? 'the file read back did not hold what was written' : describeFsError(failure);
+      if (now === text) throw notSaved(cause);
+      throw new CliError(`Could not save profile '${name}' to ${file}: ${cause}, and the file no longer holds what it held before. Check it before going on.`);
     } finally {
       release();
     }
+  }
+}
+
+/** The directory, made (mode 0700) when a save needs it and it is not there; `fail` makes the error naming the cause. */
+function makeDirectory(dir: string, fail: (cause: string) => CliError): void {
+  if (!existsSync(dir)) {
+    try {
+      // One level at a time: a recursive mkdir reports a read-only file system as ENOENT.
+      for (const level of missingLevels(dir)) makeLevel(level);
+      chmodSync(dir, DIR_MODE);
+    } catch (error) {
+      throw fail(`its directory ${dir} could not be made: ${describeFsError(error)}`);
+    }
+  }
+  refuseUnsafe(dir, 'config directory', statSync(dir));
+}
+
+/** One directory; another svc saving at the same moment may have made it first. */
+function makeLevel(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+/** `dir` and the directories above it that do not exist, outermost first. */
+function missingLevels(dir: string): string[] {
+  const levels: string[] = [];
+  for (let level = dir; !existsSync(level) && dirname(level) !== level; level = dirname(level)) levels.unshift(level);
+  return levels;
+}
+
+/** The text at `path` now, null when there is none or it cannot be read: then it is not what was meant either. */
+function readBack(path: string): string | null {
+  try {
+    return readConfigText(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The directory's stats, or null when svc cannot reach it: not there, or
+ * inside a directory this user may not search (another user's home). It
+ * then holds no profile svc could read, and is made only by a save.
+ */
+function reachable(dir: string): Stats | null {
+  try {
+    return statSync(dir);
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return null;
+    throw error;
   }
 }
 
@@ -193,36 +271,54 @@ function written(profile: Profile | undefined): Profile | undefined {
   return fields.length === 0 ? undefined : (Object.fromEntries(fields) as Profile);
 }
 
-/** A symlinked config file is written where it points, as it was read: the link stays a link. */
+/**
+ * Where the profiles are for `file`: itself, or the file it links to,
+ * written there as it was read, so that the link stays a link. A link to a
+ * file not made yet (a dotfiles checkout, say) is where the first save
+ * goes; a link into a directory that does not exist is refused. The target
+ * and its directory must pass the same test as the config's own.
+ */
 function targetOf(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return file;
-    throw error;
+  const link = lstatOrNull(file);
+  if (!link) return file;
+  if (!link.isSymbolicLink()) {
+    refuseUnsafe(file, 'config file', link);
+    return file;
   }
+  let target: string;
+  try {
+    target = realpathSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const pointed = resolve(dirname(file), readlinkSync(file));
+    try {
+      target = join(realpathSync(dirname(pointed)), basename(pointed));
+    } catch {
+      throw new CliError(`The config file ${file} is a symbolic link to ${pointed}, whose directory does not exist. Fix or remove the link, or set SVC_CONFIG_DIR.`);
+    }
+    if (lstatOrNull(target)) throw new CliError(`The config file ${file} is a symbolic link to ${pointed}, which links to nothing. Fix or remove the link, or set SVC_CONFIG_DIR.`);
+  }
+  refuseUnsafe(dirname(target), `directory of the config file's link target ${target}`, statSync(dirname(target)));
+  const stats = lstatOrNull(target);
+  if (stats) refuseUnsafe(target, `config file's link target`, stats);
+  return target;
 }
 
-/** The cause in words, without a temp file's name, which means nothing to the user. */
+/** The cause in words, with its code (what a search for it finds), without a temp file's name, which means nothing to the user. */
 function describeFsError(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException;
-  switch (code) {
-    case 'ENOSPC':
-      return 'no space left on the device';
-    case 'EDQUOT':
-      return 'the disk quota is exhausted';
-    case 'EROFS':
-      return 'the file system is read-only';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'ENOENT':
-      return 'its directory no longer exists';
-    case 'EISDIR':
-      return 'it is a directory';
-    default:
-      return code ? message : String(error);
-  }
+  const words = {
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'the disk quota is exhausted',
+    EROFS: 'the file system is read-only',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    ENOENT: 'its directory no longer exists',
+    ENOTDIR: 'a part of its path is not a directory',
+    EISDIR: 'it is a directory',
+  }[code ?? ''];
+  if (words) return `${words} (${code})`;
+  return code ? message : String(error);
 }
 
 function lstatOrNull(path: string): Stats | null {
