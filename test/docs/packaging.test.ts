@@ -115,8 +115,8 @@ describe('start-up', () => {
   it('gives commander a child_process that throws if ever used, since svc has no executable subcommands', async () => {
     expect(code()).toContain('too many arguments');
     expect(code()).toContain('leaves out child_process for commander');
-    // The one real child_process is --to-command's (src/cli/delivery/to-command.ts), imported when a command is to be run.
-    expect(code().match(/\("(node:)?child_process"\)/g)).toHaveLength(1);
+    // The real ones are --to-command's (src/cli/delivery/to-command.ts) and svc run's (src/cli/child/command.ts), each imported when a command is to be run.
+    expect(code().match(/\("(node:)?child_process"\)/g)).toHaveLength(2);
     const report = join(work, 'report-child-process.cjs');
     writeFileSync(report, "process.on('exit', () => require('node:fs').writeSync(2, `\\n${JSON.stringify(process.moduleLoadList.filter((m) => m.includes('child_process')))}`));\n");
     const { stderr } = await execa('node', ['--require', report, join(repo, 'bin/svc.js'), 'status'], { env: { SVC_CONFIG_DIR: mkdtempSync(join(work, 'config-')) }, reject: false });

@@ -4,7 +4,9 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import Conf from 'conf';
 import { openConfig, type ConfigStore } from '../../src/cli/config/store.js';
+import type { ConfClass } from '../../src/cli/config/writer.js';
 import { processStartTime } from '../../src/server/process-alive.js';
 import { CliError, ExitCode } from '../../src/cli/errors.js';
 
@@ -12,8 +14,8 @@ import { CliError, ExitCode } from '../../src/cli/errors.js';
 // (test/e2e/config-writer.test.ts fills a real tmpfs for those).
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
-  const { fsyncSync, renameSync, writeFileSync, writeSync } = real;
-  return { ...real, fsyncSync: vi.fn(fsyncSync), renameSync: vi.fn(renameSync), writeFileSync: vi.fn(writeFileSync), writeSync: vi.fn(writeSync) };
+  const { fsyncSync, renameSync, writeFileSync } = real;
+  return { ...real, fsyncSync: vi.fn(fsyncSync), renameSync: vi.fn(renameSync), writeFileSync: vi.fn(writeFileSync) };
 });
 
 const KEY_A = `sk_${'A'.repeat(64)}`;
@@ -388,30 +390,34 @@ describe('a save that fails', () => {
     expect(leftovers()).toEqual([]);
   }
 
+  /** conf as a full disk leaves it: its write of the new file stops after 20 bytes, failing with `code`, or (null) without a word. */
+  function confCutShort(code: string | null): () => Promise<ConfClass> {
+    class CutShort extends Conf<Record<string, unknown>> {
+      override get store(): Record<string, unknown> {
+        return super.store;
+      }
+      override set store(value: Record<string, unknown>) {
+        writeFileSync(this.path, JSON.stringify(value).slice(0, 20));
+        if (code !== null) throw errno(code);
+      }
+    }
+    // A subclass fixes conf's type parameter, which the class it stands in for leaves open.
+    return async () => CutShort as unknown as ConfClass;
+  }
+
   it.each([
     ['ENOSPC', 'no space left on the device (ENOSPC)'],
     ['EDQUOT', 'the disk quota is exhausted (EDQUOT)'],
     ['EROFS', 'the file system is read-only (EROFS)'],
     ['EIO', 'EIO: simulated'],
   ])('writing the new file (%s): says so, names the file, and leaves it and its directory as they were', async (code, cause) => {
-    const store = open();
-    await store.update('default', () => ({ apiKey: KEY_A }));
-    vi.mocked(fs.writeSync).mockImplementationOnce(() => {
-      throw errno(code);
-    });
-    await expectNothingChanged(store, cause);
+    await open().update('default', () => ({ apiKey: KEY_A }));
+    await expectNothingChanged(openConfig({ SVC_CONFIG_DIR: dir }, () => {}, { loadConf: confCutShort(code) }), cause);
   });
 
-  it('a new file cut short (part written, then a full disk) is never put in place', async () => {
-    const store = open();
-    await store.update('default', () => ({ apiKey: KEY_A }));
-    const real = (await vi.importActual<typeof fs>('node:fs')).writeSync;
-    vi.mocked(fs.writeSync)
-      .mockImplementationOnce(((fd: number, buffer: Buffer) => real(fd, buffer, 0, 20)) as typeof fs.writeSync)
-      .mockImplementationOnce(() => {
-        throw errno('ENOSPC');
-      });
-    await expectNothingChanged(store, 'no space left on the device (ENOSPC)');
+  it('a new file cut short without an error (as a write to a full disk may end) is never put in place', async () => {
+    await open().update('default', () => ({ apiKey: KEY_A }));
+    await expectNothingChanged(openConfig({ SVC_CONFIG_DIR: dir }, () => {}, { loadConf: confCutShort(null) }), 'no space left on the device (ENOSPC)');
   });
 
   it.each([

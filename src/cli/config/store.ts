@@ -6,7 +6,7 @@ import { CliError } from '../errors.js';
 import { fileKind } from '../untrusted-file.js';
 import { ConfigShapeError, DEFAULT_PROFILE_FIELD, parseConfig, readConfigText, serializeConfig, type Profile } from './file.js';
 import { acquireLock, LockBusyError, removeDeadLockTemps } from './lock.js';
-import { removeDeadWriters, writeAtomically } from './writer.js';
+import { loadConf, removeDeadWriters, writeAtomically, type ConfClass } from './writer.js';
 
 export type { KeyringRef, PendingRotation, Profile } from './file.js';
 
@@ -39,6 +39,8 @@ export interface UpdateOptions {
 export interface ConfigOptions {
   /** How long a change waits for another svc to finish its own (default 20 s). */
   lockWaitMs?: number;
+  /** Where conf comes from: a test gives one that meets a full disk. */
+  loadConf?: () => Promise<ConfClass>;
 }
 
 const FILE_MODE = 0o600;
@@ -74,7 +76,7 @@ export function configDir(env: NodeJS.ProcessEnv): string {
  * an atomic rename. Reading takes no lock: the rename means a reader sees
  * one whole file or the other.
  */
-export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void, options: ConfigOptions = {}): ConfigStore {
+export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void, storeOptions: ConfigOptions = {}): ConfigStore {
   const dir = resolve(configDir(env));
   const file = join(dir, 'config.json');
   const dirStats = reachable(dir);
@@ -96,7 +98,7 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
   }
 
   const lockPath = `${file}.lock`;
-  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+  const lockWaitMs = storeOptions.lockWaitMs ?? LOCK_WAIT_MS;
   const readText = () => {
     if (!dirStats && !existsSync(dir)) return null;
     try {
@@ -137,11 +139,11 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
     update(name, change, options = {}) {
       // Thrown here, not as a rejection: a change that calls update would otherwise go on with a promise for a profile.
       if (updating) throw new Error('ConfigStore.update was called from inside a change to the config');
-      return Promise.resolve().then(() => save(name, change, options));
+      return (storeOptions.loadConf ?? loadConf)().then((Conf) => save(Conf, name, change, options));
     },
   };
 
-  function save(name: string, change: (profile: Readonly<Profile>) => Profile | undefined, options: UpdateOptions): Profile | undefined {
+  function save(Conf: ConfClass, name: string, change: (profile: Readonly<Profile>) => Profile | undefined, options: UpdateOptions): Profile | undefined {
     const notSaved = (cause: string) =>
       new CliError(
         `Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before. ` +
@@ -182,7 +184,7 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
       const expected = serializeConfig({ ...document, other, profiles });
       let failure: unknown;
       try {
-        writeAtomically(target, expected, FILE_MODE);
+        writeAtomically(Conf, target, { ...other, profiles }, expected, FILE_MODE);
       } catch (error) {
         failure = error;
       }
