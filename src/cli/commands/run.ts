@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { keyHint } from '../../contract/key-format.js';
-import { startChild, type ChildEnd } from '../child/command.js';
+import type { ChildEnd, startChild } from '../child/command.js';
 import { masking } from '../child/mask.js';
 import { signalStatus, watchSignals, type SignalWatch } from '../child/signals.js';
 import { PassedOnStatus, UsageError } from '../errors.js';
@@ -64,6 +64,8 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
   const lifetimeMs = opts.ephemeral === undefined ? null : ephemeralLifetime(opts.ephemeral);
   if (lifetimeMs === null && opts.name !== undefined) throw new UsageError('--name names the key that --ephemeral makes: give --ephemeral too.');
   const name = opts.name === undefined ? undefined : checkKeyName(opts.name);
+  // Loaded here, not with the command tree: child_process costs every other command its start-up time.
+  const { startChild: spawnChild } = await import('../child/command.js');
   const signals = watchSignals(session.deps.onSignal);
   // The reader of svc's output going away would end svc at once (exit 141), leaving the key working:
   // instead the command's output stops being read, and the command meets the closed pipe itself.
@@ -71,7 +73,7 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
   const offReaderGone = session.io.onReaderGone?.(() => stopPassing()) ?? (() => {});
   try {
     const start = (secret: string) => {
-      const child = startChild({
+      const child = spawnChild({
         words,
         env: commandEnv(session.io.env, variable, secret, session.endpoint.url),
         stdout: session.io.stdoutIsTTY ? null : session.io.stdout,
