@@ -63,7 +63,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
   const { client, render } = session;
   try {
     const send = () => client.request<unknown>(method, path, { body, timeoutMs });
-    const { value: res, interrupted } = method === 'POST' ? await throughCtrlC(session, path, body, send) : { value: await send(), interrupted: false };
+    const { value: res, interrupted } = method === 'POST' ? await throughCtrlC(session, path, body, send) : { value: await send(), interrupted: null };
     if (opts.include) await printHead(session, res.status, res.headers);
     if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
@@ -71,7 +71,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
       if (!session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));
       await secretWritten(render, session.io, readKey(res.body).id);
     }
-    if (interrupted) throw new InterruptedError(['Stopped after the answer came (shown above).']);
+    if (interrupted) throw new InterruptedError(['Stopped after the answer came (shown above).'], interrupted);
   } catch (error) {
     // The server's own error document is the answer a script asked for; the
     // exit code still tells failure apart.
@@ -82,25 +82,28 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
 
 /**
  * A POST, which may make a key: its answer may hold the only copy of the secret, so a first Ctrl-C (or
- * SIGTERM) while it is out waits on for the answer, which is then shown before the command ends with 130;
+ * SIGTERM) while it is out waits on for the answer, which is then shown before the command ends with the signal's code (130, 143);
  * a second stops at once, saying what may have been made. Other methods answer nothing that cannot be asked
  * again, and Ctrl-C ends them at once (wait.ts), as it does every command.
  */
-async function throughCtrlC<T>(session: KeySession, path: string, body: unknown, send: () => Promise<T>): Promise<{ value: T; interrupted: boolean }> {
+async function throughCtrlC<T>(session: KeySession, path: string, body: unknown, send: () => Promise<T>): Promise<{ value: T; interrupted: NodeJS.Signals | null }> {
   const request = `POST ${clip(path, 200)}`;
   const name = typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string' ? (body as { name: string }).name : null;
-  let interrupted = false;
+  let interrupted: NodeJS.Signals | null = null;
   const value = await answerThroughInterrupt(
     session.deps.onSignal,
-    () => {
-      interrupted = true;
+    (signal) => {
+      interrupted = signal;
       session.render.warn(`Interrupted while ${request} was out: waiting for its answer, which may hold the only copy of a secret (Ctrl-C again to stop at once).`);
     },
-    () =>
-      new InterruptedError([
-        `Stopped while ${request} was out: the server may have made the change. If it made a key, nobody has seen its secret:`,
-        `find it with \`svc keys list${name === null ? '' : ` --name ${shellWord(name)}`}\` and revoke it.`,
-      ]),
+    (signal) =>
+      new InterruptedError(
+        [
+          `Stopped while ${request} was out: the server may have made the change. If it made a key, nobody has seen its secret:`,
+          `find it with \`svc keys list${name === null ? '' : ` --name ${shellWord(name)}`}\` and revoke it.`,
+        ],
+        signal,
+      ),
     send,
   );
   return { value, interrupted };
