@@ -8,7 +8,7 @@
  * Descriptions are help-text syntax: `code` is set in bold in the man page.
  *
  * Imported on every command's path, so it is data only, with no imports;
- * the bundle keeps only readEnv, since nothing there reads the list itself.
+ * `svc help environment` prints the list (src/cli/docs/environment-help.ts).
  */
 export const ENVIRONMENT = [
   {
