@@ -13,14 +13,19 @@ export function whyNothingYet(reason: WaitEvent['reason']): string {
  * the wait at once, rejecting with `second()`'s error, which says what may
  * have been done without it. Where there is no answer to lose (between
  * attempts, none of which did anything), `first` returns the error to stop
- * with at once.
+ * with at once. Each is told the signal, whose number the exit code carries.
  */
-export async function answerThroughInterrupt<T>(onSignal: Deps['onSignal'], first: () => Error | void, second: () => Error, send: () => Promise<T>): Promise<T> {
+export async function answerThroughInterrupt<T>(
+  onSignal: Deps['onSignal'],
+  first: (signal: NodeJS.Signals) => Error | void,
+  second: (signal: NodeJS.Signals) => Error,
+  send: () => Promise<T>,
+): Promise<T> {
   let signals = 0;
   let stopNow!: (error: Error) => void;
   const stopped = new Promise<never>((_, reject) => (stopNow = reject));
-  const off = onSignal(['SIGINT', 'SIGTERM'], () => {
-    const now = ++signals === 1 ? first() : second();
+  const off = onSignal(['SIGINT', 'SIGTERM'], (signal) => {
+    const now = ++signals === 1 ? first(signal) : second(signal);
     if (now) stopNow(now);
   });
   try {

@@ -8,7 +8,7 @@
  * Descriptions are help-text syntax: `code` is set in bold in the man page.
  *
  * Imported on every command's path, so it is data only, with no imports;
- * the bundle keeps only readEnv, since nothing there reads the list itself.
+ * `svc help environment` prints the list (src/cli/docs/environment-help.ts).
  */
 export const ENVIRONMENT = [
   {
@@ -79,7 +79,17 @@ export const ENVIRONMENT = [
     description:
       'Linux: the D-Bus session bus on which a profile kept in the keyring (`svc login --keyring`) finds the Secret Service; unset or unreachable, such a profile fails with exit 3 (never read for other profiles)',
   },
-  { names: ['CI'], description: 'set and non-empty: never prompt; a missing answer is a usage error' },
+  {
+    names: ['CI'],
+    description:
+      'set and non-empty: never prompt; a missing answer is a usage error; a failed `--to-file` or `--to-command` delivery revokes the new key instead of printing its secret',
+  },
+  {
+    // npm sets it for what it runs; svc reads only whether it is set.
+    names: ['npm_lifecycle_event'],
+    description:
+      'set by npm for what it runs (`npx`, `npm run`, `npm exec`): `svc serve` then stops, as on SIGTERM, once the npm process that started it is gone, since npm does not pass SIGTERM on',
+  },
 ] as const satisfies readonly { names: readonly string[]; alsoRead?: readonly string[]; description: string }[];
 
 type Entry = (typeof ENVIRONMENT)[number];

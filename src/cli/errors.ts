@@ -10,7 +10,10 @@ export const ExitCode = {
   rateLimited: 5,
   /** `svc keys audit` could not finish: what is 1 elsewhere, since there 1 means the policy is broken. */
   auditUnfinished: 6,
+  /** A signal stopped the command: 128 + its number, as a shell reports a process it killed (SIGINT 130). */
+  hangUp: 129,
   interrupted: 130,
+  terminated: 143,
   /** The reader of stdout went away: what a shell reports for a process stopped by SIGPIPE (128 + 13). */
   brokenPipe: 141,
 } as const;
@@ -78,12 +81,22 @@ export class BrokenPipeError extends CliError {
   }
 }
 
-/** Ctrl-C: exit 130, and nothing said unless there is something the person must know (what was done before it). */
+/** The signals svc stops on, and the exit code of each: 128 + its number, whichever path the command was on. */
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, ExitCode>> = { SIGHUP: ExitCode.hangUp, SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated };
+
+export function signalExitCode(signal: NodeJS.Signals): ExitCode {
+  return SIGNAL_EXIT[signal] ?? ExitCode.interrupted;
+}
+
+/**
+ * Ctrl-C (or SIGTERM, SIGHUP): exit 128 + the signal's number, and nothing
+ * said unless there is something the person must know (what was done before it).
+ */
 export class InterruptedError extends CliError {
   readonly silent: boolean;
 
-  constructor(lines?: readonly string[]) {
-    super(lines ?? 'Interrupted.', ExitCode.interrupted);
+  constructor(lines?: readonly string[], signal: NodeJS.Signals = 'SIGINT') {
+    super(lines ?? 'Interrupted.', signalExitCode(signal));
     this.silent = lines === undefined;
     this.name = 'InterruptedError';
   }

@@ -1,6 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, realpathSync, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { basename, isAbsolute, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { isatty, ReadStream } from 'node:tty';
 import { readEnv } from './environment.js';
 import { colourLevel, type ColourLevel } from './render/colour.js';
@@ -47,6 +47,12 @@ export interface IO {
    * it met, or null. Unset: a stdout that cannot fail (tests' memory).
    */
   stdoutWritten?: () => Promise<Error | null>;
+  /**
+   * The man page this svc ships (man/svc.1 beside its bin/), which `man svc`
+   * does not find when svc was not installed where man looks (npx, a
+   * clone): the top-level help names it. Unset or null: none to name.
+   */
+  readonly manPage?: string | null;
   /**
    * Stdout is /dev/null, where a secret would be gone the moment it was
    * printed. A closed stdout (`>&-`) looks the same: Node opens /dev/null
@@ -148,6 +154,10 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     stdoutWritten: () => (opened.includes(process.stdout) ? written(process.stdout) : Promise.resolve(null)),
     env: process.env,
     invokedAs: invocation(process.argv[1], workingDirectory()),
+    // Asked only by the top-level help.
+    get manPage() {
+      return shippedManPage(process.argv[1]);
+    },
     onReaderGone(listener) {
       readerGone.add(listener);
       return () => readerGone.delete(listener);
@@ -241,6 +251,17 @@ export function workingDirectory(): string | undefined {
  * run through its `svc` link on the PATH (or npx's), else with node and its
  * path, relative when it lies under `cwd` (`node bin/svc.js` in a clone).
  */
+/** man/svc.1 of the package whose bin/svc.js `script` is (through npm's link in .bin too), if it is there. */
+function shippedManPage(script: string | undefined): string | null {
+  if (!script) return null;
+  try {
+    const page = join(dirname(dirname(realpathSync(script))), 'man', 'svc.1');
+    return statSync(page).isFile() ? page : null;
+  } catch {
+    return null;
+  }
+}
+
 export function invocation(script: string | undefined, cwd: string | undefined): string {
   if (!script || basename(script) === 'svc') return 'svc';
   const below = cwd === undefined ? '' : relative(cwd, script);

@@ -1,4 +1,5 @@
 import { keyStatus, type KeyView } from '../client/key-view.js';
+import { namedExactly } from './keys.js';
 
 /** `keys list` filters (docs/contract.md §C8); every one given must match. */
 export interface ListFilter {
@@ -7,12 +8,15 @@ export interface ListFilter {
   status?: string;
   /** A substring of the name, any case. */
   name?: string;
+  /** The whole name, as `keys revoke --name` reads one: trimmed, in its case. */
+  nameExact?: string;
 }
 
 export function matchesFilter(key: KeyView, filter: ListFilter, nowMs: number): boolean {
   if (filter.expiringWithinMs !== undefined && (key.expiresAt === null || key.expiresAt > nowMs + filter.expiringWithinMs)) return false;
   if (filter.status !== undefined && keyStatus(key, nowMs) !== filter.status) return false;
   if (filter.name !== undefined && !(key.name ?? '').toLowerCase().includes(filter.name.toLowerCase())) return false;
+  if (filter.nameExact !== undefined && namedExactly([key], filter.nameExact.trim()).length === 0) return false;
   return true;
 }
 
@@ -61,6 +65,7 @@ export function unjudgedByFilter(keys: readonly KeyView[], filter: ListFilter, n
     filter.expiringWithinMs !== undefined && { flag: '--expiring', field: 'expiry time', lacks: (k: KeyView) => !k.expiresKnown },
     filter.status !== undefined && { flag: '--status', field: 'state', lacks: (k: KeyView) => keyStatus(k, nowMs) === null },
     filter.name !== undefined && { flag: '--name', field: 'name', lacks: (k: KeyView) => k.name === null },
+    filter.nameExact !== undefined && { flag: '--name-exact', field: 'name', lacks: (k: KeyView) => k.name === null },
   ]);
 }
 

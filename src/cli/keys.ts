@@ -96,10 +96,15 @@ export type KeyArgument =
  */
 export function resolveKeyArgument(keys: readonly KeyView[], arg: string): KeyArgument {
   if (keys.some((k) => k.id === arg)) return { kind: 'id', id: arg };
-  const named = keys.filter((k): k is KeyView & { id: string } => k.id !== null && isAddressable(k.id) && k.name?.trim() === arg);
+  const named = namedExactly(keys, arg);
   if (named.length === 1) return { kind: 'name', key: named[0]! };
   if (named.length > 1) return { kind: 'ambiguous', keys: named };
   return { kind: 'unknown' };
+}
+
+/** The keys svc can act on whose name, trimmed, is exactly `name`: what a name names, wherever one is given. */
+export function namedExactly(keys: readonly KeyView[], name: string): (KeyView & { id: string })[] {
+  return keys.filter((k): k is KeyView & { id: string } => k.id !== null && isAddressable(k.id) && k.name?.trim() === name);
 }
 
 /**

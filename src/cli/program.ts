@@ -100,8 +100,12 @@ Examples:
   $ svc login
   $ svc keys list
   $ KEY=$(svc keys create ci --expires-in 30d)
-  $ svc`,
+  $ svc
+
+svc help environment lists the environment variables svc reads.`,
     )
+    // Where the manual is, for a svc that man does not know of (npx): named always, since asking man costs a process.
+    .addHelpText('after', () => (io.manPage ? `The manual: man svc, or where man finds none (npx): man ${io.manPage}` : ''))
     .version(SVC_VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show help for a command')
     .addHelpCommand('help [command...]', 'show help for a command: svc help keys list')

@@ -2,7 +2,8 @@ import { CommanderError, type Command, type Option } from 'commander';
 import { ExitCode, OutputError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
-import { createProgram, type Program } from './program.js';
+import { createProgram, wrapLines, type Program } from './program.js';
+import { unknownHelpTopic } from './suggest.js';
 import { commandWords, declareBranches, takesNextWord, type Branch } from './branches.js';
 import { reportFailure } from './report.js';
 import { createRenderer } from './render/renderer.js';
@@ -49,13 +50,19 @@ export function buildProgram(io: IO, deps: Deps, argv?: readonly string[]): Prog
   return built;
 }
 
+/** The help topics that are no command: `svc help environment`. */
+export const HELP_TOPICS = ['environment'] as const;
+
 /**
  * `svc help keys list` as `svc keys list --help`, and `svc keys help list`
  * too: commander's help command explains one word, and none below a command
  * that has an action of its own (`svc keys`). Only a `help` where a command
  * name goes is read so, after any options; anything else is left as typed.
+ * A word after `help` that names no command is a topic of HELP_TOPICS, or
+ * a usage error with the nearest names (commander would show the
+ * top-level help and exit 0, as if it had answered).
  */
-export function expandHelp(program: Command, argv: readonly string[]): string[] {
+export function expandHelp(program: Command, argv: readonly string[]): string[] | { topic: (typeof HELP_TOPICS)[number] } {
   let command = program;
   const options: Option[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -69,7 +76,8 @@ export function expandHelp(program: Command, argv: readonly string[]): string[] 
     if (word === 'help' && command.commands.length > 0) {
       const path = argv.slice(i + 1);
       if (path.length === 0) return command === program ? [...argv] : [...argv.slice(0, i), '--help'];
-      return [...argv.slice(0, i), ...path, '--help'];
+      const topic = helpTarget(program, command, path);
+      return topic ?? [...argv.slice(0, i), ...path, '--help'];
     }
     const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
     if (!sub) break;
@@ -78,11 +86,36 @@ export function expandHelp(program: Command, argv: readonly string[]): string[] 
   return [...argv];
 }
 
+/** The topic `path` names below `command`, or null when it names a command; a word that names neither stops svc (exit 2). */
+function helpTarget(program: Command, command: Command, path: readonly string[]): { topic: (typeof HELP_TOPICS)[number] } | null {
+  let target = command;
+  for (const word of path) {
+    // Options, and a leaf command's arguments, are left to that command's --help.
+    if (word.startsWith('-') || target.commands.length === 0) break;
+    const sub = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub) {
+      target = sub;
+      continue;
+    }
+    const topic = HELP_TOPICS.find((name) => name === word);
+    if (target === program && topic !== undefined) return { topic };
+    unknownHelpTopic(target, word, target === program ? HELP_TOPICS : []);
+  }
+  return null;
+}
+
 /** Parses and runs one `svc` invocation; returns its exit code. */
 export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
   const { program } = buildProgram(io, { ...realDeps, ...deps }, argv);
   try {
-    await program.parseAsync(expandHelp(program, argv), { from: 'user' });
+    const expanded = expandHelp(program, argv);
+    if (!Array.isArray(expanded)) {
+      const { environmentHelp } = await import('./docs/environment-help.js');
+      // Help's own writer, laid out as the rest of help is: for the terminal, or piped for 80 columns.
+      program.configureOutput().writeOut!(wrapLines(environmentHelp(), 80));
+      return ExitCode.ok;
+    }
+    await program.parseAsync(expanded, { from: 'user' });
     // Data that never arrived (a full disk) is a failure, whichever command wrote it.
     const unwritten = await io.stdoutWritten?.();
     if (unwritten) throw new OutputError(unwritten);

@@ -23,6 +23,18 @@ export function unknownCommand(command: Command, words: string[]): never {
 }
 
 /**
+ * `svc help WORD` where WORD names no command below `command`, nor one of
+ * `topics`: a usage error (exit 2) with the nearest, as for a mistyped command.
+ */
+export function unknownHelpTopic(command: Command, word: string, topics: readonly string[]): never {
+  const help = ['svc', 'help', ...commandPath(command).split(' ').slice(1)].join(' ');
+  const visible = command.commands.filter((sub) => !(sub as Command & { _hidden?: boolean })._hidden);
+  const near = nearest(word, [...visible.map((sub) => [sub.name(), ...sub.aliases()]), ...topics.map((topic) => [topic])]);
+  const suggestion = near.length === 0 ? '' : `\nDid you mean ${near.map((name) => `'${help} ${name}'`).join(' or ')}?`;
+  command.error(`error: no help on '${word}'${suggestion}\nSee '${help}'.`, { code: 'commander.unknownCommand' });
+}
+
+/**
  * The option a bare word names, as `svc version` names `--version`: an
  * option of the command or of a command above it (the program's options
  * are taken anywhere on the line).

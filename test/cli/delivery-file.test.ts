@@ -167,11 +167,11 @@ describe.skipIf(process.getuid?.() !== 0)('--to-file and a file of another user 
 });
 
 describe('a secret that is not an API key', () => {
-  it('goes to no file: a hostile answer cannot put lines or escapes into .env; it is printed escaped, exit 1', async () => {
+  it('goes to no file: a hostile answer cannot put lines or escapes into .env; with --on-delivery-failure print it is printed escaped, exit 1', async () => {
     const server = await startSpecServer({ created: (record, secret) => ({ ...record, secret: `${secret}\nLD_PRELOAD=/tmp/evil.so\u001b]52;c;eA==\u0007` }) });
     try {
       const path = join(dir, '.env');
-      const result = await svc(['keys', 'create', 'ci', '--to-file', path], { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: join(dir, 'config') });
+      const result = await svc(['keys', 'create', 'ci', '--to-file', path, '--on-delivery-failure', 'print'], { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: join(dir, 'config') });
       expect(result.exitCode).toBe(1);
       expect(() => lstatSync(path)).toThrow();
       expect(result.stderr).toContain('what the server answered as the secret is not an API key');

@@ -10,11 +10,11 @@ import { call, svc, useLocalServer } from '../helpers/in-process.js';
 const local = useLocalServer({ plan: 'pro' });
 
 /** Signals as a person sends them: `count` Ctrl-Cs, each as soon as svc listens (the create's request is then out, held by a delay fault). */
-function ctrlC(count: number): Pick<Deps, 'onSignal'> {
+function ctrlC(count: number, signal: NodeJS.Signals = 'SIGINT'): Pick<Deps, 'onSignal'> {
   return {
     onSignal(_signals, listener) {
       let live = true;
-      for (let i = 0; i < count; i++) setImmediate(() => live && listener('SIGINT'));
+      for (let i = 0; i < count; i++) setImmediate(() => live && listener(signal));
       return () => {
         live = false;
       };
@@ -23,12 +23,12 @@ function ctrlC(count: number): Pick<Deps, 'onSignal'> {
 }
 
 /** One Ctrl-C, sent when svc starts listening for the `nth` time (counting from 1). */
-function ctrlCAt(nth: number): Pick<Deps, 'onSignal'> {
+function ctrlCAt(nth: number, signal: NodeJS.Signals = 'SIGINT'): Pick<Deps, 'onSignal'> {
   let listened = 0;
   return {
     onSignal(_signals, listener) {
       let live = true;
-      if (++listened === nth) setImmediate(() => live && listener('SIGINT'));
+      if (++listened === nth) setImmediate(() => live && listener(signal));
       return () => {
         live = false;
       };
@@ -140,5 +140,38 @@ describe('Ctrl-C before svc api POST was tried again', () => {
     );
     expect(result.stderr).not.toContain('only copy');
     expect(await named('early-api')).toHaveLength(0);
+  });
+});
+
+// A cancelled CI job sends SIGTERM: its exit code is 128 + 15 on each path a Ctrl-C takes, never Ctrl-C's 130.
+describe('SIGTERM while a create is out: 143, as for SIGTERM anywhere', () => {
+  it('once: the secret is printed, then 143', async () => {
+    await holdCreate();
+    const result = await svc(['keys', 'create', 'held-term'], local.env, { deps: ctrlC(1, 'SIGTERM') });
+    expect(result.exitCode).toBe(143);
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+  });
+
+  it('twice: stops at once, 143', async () => {
+    await holdCreate();
+    const result = await svc(['keys', 'create', 'given-up-term'], local.env, { deps: ctrlC(2, 'SIGTERM') });
+    expect(result.exitCode).toBe(143);
+    expect(result.stderr).toContain("a key named 'given-up-term' may have been made");
+  });
+
+  it("during the rotation's revoke: 143", async () => {
+    const old = JSON.parse((await svc(['keys', 'create', 'halfway-term', '--json'], local.env)).stdout) as { id: string };
+    await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'DELETE', path: '/user/api-keys/*', delayMs: 400 }] });
+    const result = await svc(['keys', 'rotate', '--yes', old.id], local.env, { deps: ctrlCAt(2, 'SIGTERM') });
+    expect(result.exitCode).toBe(143);
+    expect(result.stderr.replace(/\n  /g, ' ')).toContain(`Stopped while the old key ${old.id} was being revoked`);
+  });
+
+  it('svc api POST: once 143 after the answer, twice 143 at once', async () => {
+    for (const count of [1, 2]) {
+      await holdCreate();
+      const result = await svc(['api', '/user/api-keys', '-f', `name=api-term-${count}`], local.env, { deps: ctrlC(count, 'SIGTERM') });
+      expect(result.exitCode).toBe(143);
+    }
   });
 });

@@ -244,6 +244,14 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'api-held', secret: expect.stringMatching(/^sk_/) });
   });
 
+  it('SIGTERM (a cancelled CI job) once: waits for the answer and prints the secret as for Ctrl-C, but exits 143, not 130', async () => {
+    const { child } = await held(['keys', 'create', 'held-term']);
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.exitCode).toBe(143);
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+  });
+
   it('svc api with a PATCH out: ends at once, as any command does (only a POST can answer a secret)', async () => {
     const { id } = await create('patched-while-out');
     await server.fault({ method: 'PATCH', path: `/user/api-keys/${id}`, delayMs: 3000 });

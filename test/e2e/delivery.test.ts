@@ -65,8 +65,8 @@ describe('--to-command', () => {
     expect(environ.join('\n')).not.toContain(local.env.SVC_API_KEY);
   });
 
-  it('a command that exits 1: the secret is printed after all, once, and svc exits 1; the key works', async () => {
-    const result = await svc(['keys', 'create', 'failing-command', '--to-command', `cat > ${at('got')}; exit 1`], local.env);
+  it('a command that exits 1, with --on-delivery-failure print: the secret is printed after all, once, and svc exits 1; the key works', async () => {
+    const result = await svc(['keys', 'create', 'failing-command', '--to-command', `cat > ${at('got')}; exit 1`, '--on-delivery-failure', 'print'], local.env);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect(result.stderr).toContain('The new secret could not be delivered: `cat > ');
@@ -75,8 +75,8 @@ describe('--to-command', () => {
     expect(await ping(result.stdout)).toBe(0);
   });
 
-  it('with --json, a failed delivery prints the document with its secret', async () => {
-    const result = await svc(['keys', 'create', 'failing-json', '--json', '--to-command', 'exit 7'], local.env);
+  it('with --json and --on-delivery-failure print, a failed delivery prints the document with its secret', async () => {
+    const result = await svc(['keys', 'create', 'failing-json', '--json', '--to-command', 'exit 7', '--on-delivery-failure', 'print'], local.env);
     expect(result.exitCode).toBe(1);
     const document = JSON.parse(result.stdout) as { secret: string };
     expect(await ping(document.secret)).toBe(0);
@@ -84,7 +84,7 @@ describe('--to-command', () => {
   });
 
   it('a command that cannot be found fails the same way (the shell says 127)', async () => {
-    const result = await svc(['keys', 'create', 'no-such-command', '--to-command', 'svc-no-such-program-here'], local.env);
+    const result = await svc(['keys', 'create', 'no-such-command', '--to-command', 'svc-no-such-program-here', '--on-delivery-failure', 'print'], local.env);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('exited with status 127');
     expect(await ping(result.stdout)).toBe(0);
@@ -92,13 +92,13 @@ describe('--to-command', () => {
 
   it('rotate with a failing delivery leaves the old key working, prints the new one, and records no rotation', async () => {
     const old = await createKey('rotate-failing');
-    const result = await svc(['keys', 'rotate', old.id, '--overlap', '--to-command', 'exit 1'], local.env);
+    const result = await svc(['keys', 'rotate', old.id, '--overlap', '--to-command', 'exit 1', '--on-delivery-failure', 'print'], local.env);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`The old key ${old.id} was left as it was.`);
     expect([await ping(result.stdout), await ping(old.secret)]).toEqual([0, 0]);
     expect((await svc(['keys', 'rotate', '--finish'], local.env)).stderr).toContain('No rotation is pending');
     // Without --overlap too: the old key is never revoked for a secret nobody received.
-    const plain = await svc(['keys', 'rotate', '--yes', old.id, '--to-command', 'exit 1'], local.env);
+    const plain = await svc(['keys', 'rotate', '--yes', old.id, '--to-command', 'exit 1', '--on-delivery-failure', 'print'], local.env);
     expect(plain.exitCode).toBe(1);
     expect([await ping(plain.stdout), await ping(old.secret)]).toEqual([0, 0]);
     expect((await keyIds('rotate-failing')).length).toBe(3);
@@ -134,7 +134,7 @@ describe('--to-command', () => {
     expect(readFileSync(at('.env'), 'utf8')).toBe(`SVC_API_KEY=${secret}\n`);
     expect(JSON.parse(both.stdout)).toMatchObject({ delivered: [{ file: at('.env') }, { command: `cat > ${at('got')}` }] });
 
-    const half = await svc(['keys', 'create', 'half', '--to-file', at('half.env'), '--to-command', 'exit 1'], local.env);
+    const half = await svc(['keys', 'create', 'half', '--to-file', at('half.env'), '--to-command', 'exit 1', '--on-delivery-failure', 'print'], local.env);
     expect(half.exitCode).toBe(1);
     expect(readFileSync(at('half.env'), 'utf8')).toBe(`SVC_API_KEY=${half.stdout}\n`);
     expect(half.stderr).toContain(`It did reach the file ${at('half.env')} before that.`);
@@ -149,7 +149,7 @@ describe('--to-command', () => {
     };
     // The shell waits on a child of its own, which outlives it: svc must not wait for that one.
     const command = `cat > ${at('got')}; echo $$ > ${at('shell')}; sleep 60 & echo $! > ${at('sleeper')}; : > ${at('started')}; wait`;
-    const running = svc(['keys', 'rotate', '--yes', old.id, '--to-command', command], local.env, { deps: { onSignal } });
+    const running = svc(['keys', 'rotate', '--yes', old.id, '--to-command', command, '--on-delivery-failure', 'print'], local.env, { deps: { onSignal } });
     while (!existsSync(at('started'))) await new Promise((resolve) => setTimeout(resolve, 20));
     for (const listener of [...listeners]) listener('SIGINT');
     const result = await running;
@@ -163,6 +163,94 @@ describe('--to-command', () => {
     } finally {
       process.kill(Number(readFileSync(at('sleeper'), 'utf8')), 'SIGKILL');
     }
+  });
+});
+
+const revokedId = (stderr: string) => /the new key (key_\w+), whose secret nobody saw, was revoked/.exec(stderr)![1]!;
+
+/** A revoked key is gone: `keys view` finds none (exit 4). */
+const gone = async (id: string) => (await svc(['keys', 'view', id], local.env)).exitCode === 4;
+
+describe('a failed delivery where nobody sees the terminal (docs/contract.md §C9)', () => {
+  it('stdout not a terminal: `exit 7` revokes the new key, prints no secret anywhere, names the key, and exits 1', async () => {
+    const result = await svc(['keys', 'create', 'unseen', '--to-command', `cat > ${at('got')}; exit 7`], local.env);
+    const secret = readFileSync(at('got'), 'utf8');
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain(secret);
+    const id = revokedId(result.stderr);
+    expect(result.stderr).toContain(`exited with status 7. It was not printed (--on-delivery-failure revoke): the new key ${id}, whose secret nobody saw, was revoked.`);
+    expect(await ping(secret)).toBe(3);
+    expect(await gone(id)).toBe(true);
+  });
+
+  it('a rotation keeps the old key, revokes the new one, and prints no secret', async () => {
+    const old = await createKey('unseen-rotate');
+    const result = await svc(['keys', 'rotate', old.id, '--yes', '--to-command', `cat > ${at('got')}; exit 7`], local.env);
+    const secret = readFileSync(at('got'), 'utf8');
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain(secret);
+    expect(result.stderr).toContain(`The old key ${old.id} was left as it was.`);
+    expect([await ping(secret), await ping(old.secret)]).toEqual([3, 0]);
+  });
+
+  it('with --json, the document printed has no secret', async () => {
+    const result = await svc(['keys', 'create', 'unseen-json', '--json', '--to-command', `cat > ${at('got')}; exit 7`], local.env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).not.toContain(readFileSync(at('got'), 'utf8'));
+    expect(JSON.parse(result.stdout)).toMatchObject({ key: { name: 'unseen-json' }, delivered: [] });
+    const old = await createKey('unseen-json-rotate');
+    const rotated = await svc(['keys', 'rotate', old.id, '--yes', '--json', '--to-command', `cat > ${at('got')}; exit 7`], local.env);
+    expect(rotated.exitCode).toBe(1);
+    expect(rotated.stdout).not.toContain(readFileSync(at('got'), 'utf8'));
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ key: { name: 'unseen-json-rotate' }, delivered: [], previous: null });
+  });
+
+  it('on a terminal the secret is printed as before; with CI set, or --on-delivery-failure revoke, it is not', async () => {
+    const shown = await svc(['keys', 'create', 'seen', '--to-command', 'exit 7'], local.env, { tty: true });
+    expect(shown.exitCode).toBe(1);
+    const secret = /sk_[A-Za-z0-9]{64}/.exec(shown.stdout)![0];
+    expect(await ping(secret)).toBe(0);
+    for (const [env, flags] of [[{ CI: 'true' }, []], [{}, ['--on-delivery-failure', 'revoke']]] as const) {
+      const result = await svc(['keys', 'create', 'seen', '--to-command', `cat > ${at('got')}; exit 7`, ...flags], { ...local.env, ...env }, { tty: true });
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).not.toMatch(/sk_/);
+      expect(await ping(readFileSync(at('got'), 'utf8'))).toBe(3);
+    }
+  });
+
+  it('--on-delivery-failure without --to-file or --to-command is a usage error; an unknown value too', async () => {
+    expect((await svc(['keys', 'create', 'nowhere', '--on-delivery-failure', 'print'], local.env)).exitCode).toBe(2);
+    expect((await svc(['keys', 'create', 'nowhere', '--to-command', 'cat', '--on-delivery-failure', 'keep'], local.env)).exitCode).toBe(2);
+    expect(await keyIds('nowhere')).toEqual([]);
+  });
+});
+
+describe('a delivery is the whole secret read (docs/contract.md §C9)', () => {
+  // `true` and `head -c 10` exit 0 without reading it all; the bytes left in stdin say so.
+  for (const command of ['true', 'head -c 10 >/dev/null']) {
+    it(`\`${command}\` exits 0 unread: a failed delivery, the key revoked`, async () => {
+      const result = await svc(['keys', 'create', 'unread', '--to-command', command], local.env);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(command === 'true' ? 'exited with status 0 without reading the secret' : 'having read only 10 of its 67 characters');
+      expect(await gone(revokedId(result.stderr))).toBe(true);
+    });
+  }
+
+  // Read to the end, now or after a while: delivered.
+  for (const command of ['cat >', 'sleep 0.2; cat >']) {
+    it(`\`${command} file\` reads it all: delivered`, async () => {
+      const result = await svc(['keys', 'create', 'read', '--to-command', `${command} ${at('got')}`], local.env);
+      expect(result.exitCode).toBe(0);
+      expect(await ping(readFileSync(at('got'), 'utf8'))).toBe(0);
+    });
+  }
+
+  it('`exit 7` without reading: its status is the reason given', async () => {
+    const result = await svc(['keys', 'create', 'exit-7', '--to-command', 'exit 7'], local.env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('`exit 7` exited with status 7.');
   });
 });
 
@@ -183,7 +271,7 @@ describe('the built svc, as a process of its own', () => {
     expect(await keyIds('orphaned-cwd')).toEqual([]);
   });
 
-  it('delivers to a command; a SIGTERM while the command runs prints the secret and exits 130', async () => {
+  it('delivers to a command; a SIGTERM while the command runs, where stdout is no terminal, revokes the new key unprinted and exits 143', async () => {
     const delivered = await svcProcess(['keys', 'create', 'built', '--to-command', `cat > ${at('got')}`], local.env);
     expect(delivered.exitCode).toBe(0);
     expect(delivered.stdout).toBe('');
@@ -195,9 +283,12 @@ describe('the built svc, as a process of its own', () => {
       while (!existsSync(at('started'))) await new Promise((resolve) => setTimeout(resolve, 20));
       child.kill('SIGTERM');
       const result = await child;
-      expect(result.exitCode).toBe(130);
-      expect(result.stdout).toBe(readFileSync(at('stopped'), 'utf8'));
-      expect(await ping(result.stdout)).toBe(0);
+      expect(result.exitCode).toBe(143);
+      const secret = readFileSync(at('stopped'), 'utf8');
+      expect(result.stdout).toBe('');
+      expect(result.stderr).not.toContain(secret);
+      expect(result.stderr).toContain('whose secret nobody saw, was revoked');
+      expect(await ping(secret)).toBe(3);
     } finally {
       process.kill(Number(readFileSync(at('sleeper'), 'utf8')), 'SIGKILL');
     }
@@ -211,12 +302,12 @@ describe.skipIf(!canMount)('--to-file on a file system that refuses the write (n
   it('the create is shown after all (exit 1), and a rotation leaves the old key', async () => {
     mount!.readOnly();
     const path = join(mount!.dir, '.env');
-    const created = await svc(['keys', 'create', 'read-only', '--to-file', path], local.env);
+    const created = await svc(['keys', 'create', 'read-only', '--to-file', path, '--on-delivery-failure', 'print'], local.env);
     expect(created.exitCode).toBe(1);
     expect(created.stderr).toContain(`The new secret could not be delivered: writing ${path} failed`);
     expect(await ping(created.stdout)).toBe(0);
     const old = await createKey('read-only-rotate');
-    const rotated = await svc(['keys', 'rotate', '--yes', old.id, '--to-file', path], local.env);
+    const rotated = await svc(['keys', 'rotate', '--yes', old.id, '--to-file', path, '--on-delivery-failure', 'print'], local.env);
     expect(rotated.exitCode).toBe(1);
     expect([await ping(rotated.stdout), await ping(old.secret)]).toEqual([0, 0]);
     expect(existsSync(path)).toBe(false);

@@ -67,7 +67,7 @@ describe('stdout on a full device', () => {
   });
 
   it('keys create --to-command that fails: the printed fallback fails too, and the message says both', async () => {
-    const result = await svcToFull(['keys', 'create', 'full-command', '--to-command', 'exit 1'], local.env);
+    const result = await svcToFull(['keys', 'create', 'full-command', '--to-command', 'exit 1', '--on-delivery-failure', 'print'], local.env);
     const [key] = await keysNamed('full-command');
     expectLostSecretReported(result, key!.id);
     expect(result.stderr).toContain('could not be delivered: `exit 1` exited with status 1');
@@ -158,7 +158,7 @@ describe.each([['closed (>&-)', '>&-'], ['/dev/null', '>/dev/null']])('stdout %s
 
   it('a failed --to-command cannot fall back to printing: the message says the secret is lost and how to revoke the key', async () => {
     const name = `discard-command-${redirect.length}`;
-    const result = await svcShell(['keys', 'create', name, '--to-command', 'exit 3'], redirect, local.env);
+    const result = await svcShell(['keys', 'create', name, '--to-command', 'exit 3', '--on-delivery-failure', 'print'], redirect, local.env);
     const [key] = await keysNamed(name);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('could not be delivered: `exit 3` exited with status 3');

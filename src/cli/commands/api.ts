@@ -64,7 +64,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
   const { client, render } = session;
   try {
     const send = (onPhase?: (phase: RequestPhase) => void) => client.request<unknown>(method, path, { body, timeoutMs, ...(onPhase ? { onPhase } : {}) });
-    const { value: res, interrupted } = method === 'POST' ? await throughCtrlC(session, path, body, send) : { value: await send(), interrupted: false };
+    const { value: res, interrupted } = method === 'POST' ? await throughCtrlC(session, path, body, send) : { value: await send(), interrupted: null };
     if (opts.include) await printHead(session, res.status, res.headers);
     if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
@@ -72,7 +72,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
       if (!session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));
       await secretWritten(render, session.io, readKey(res.body).id);
     }
-    if (interrupted) throw new InterruptedError(['Stopped after the answer came (shown above).']);
+    if (interrupted) throw new InterruptedError(['Stopped after the answer came (shown above).'], interrupted);
   } catch (error) {
     // The server's own error document is the answer a script asked for; the
     // exit code still tells failure apart.
@@ -83,7 +83,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
 
 /**
  * A POST, which may make a key: its answer may hold the only copy of the secret, so a first Ctrl-C (or
- * SIGTERM) while it is out waits on for the answer, which is then shown before the command ends with 130;
+ * SIGTERM) while it is out waits on for the answer, which is then shown before the command ends with the signal's code (130, 143);
  * a second stops at once, saying what may have been made. Between attempts none of which can have done
  * anything (the wait after a 429, a retry after a connection that never reached the server) there is no
  * answer to wait for: Ctrl-C there stops at once, saying nothing was changed, as keys create does. Other
@@ -95,34 +95,35 @@ async function throughCtrlC<T>(
   path: string,
   body: unknown,
   send: (onPhase: (phase: RequestPhase) => void) => Promise<T>,
-): Promise<{ value: T; interrupted: boolean }> {
+): Promise<{ value: T; interrupted: NodeJS.Signals | null }> {
   const request = `POST ${clip(path, 200)}`;
   const name = typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string' ? (body as { name: string }).name : null;
-  let interrupted = false;
+  let interrupted: NodeJS.Signals | null = null;
   let phase: RequestPhase = { state: 'out' };
-  const nothingDone = () =>
+  const nothingDone = (signal: NodeJS.Signals) =>
     phase.state === 'waiting' && !phase.afterLostAnswer
-      ? new InterruptedError([
-          `Stopped before ${request} was tried again: ${whyNothingYet(phase.reason)}, so nothing was changed.`,
-        ])
+      ? new InterruptedError([`Stopped before ${request} was tried again: ${whyNothingYet(phase.reason)}, so nothing was changed.`], signal)
       : undefined;
   const value = await answerThroughInterrupt(
     session.deps.onSignal,
-    () => {
-      const stop = nothingDone();
+    (signal) => {
+      const stop = nothingDone(signal);
       if (stop) return stop;
-      interrupted = true;
+      interrupted = signal;
       session.render.warn(`Interrupted while ${request} was out: waiting for its answer, which may hold the only copy of a secret (Ctrl-C again to stop at once).`);
     },
-    () =>
-      new InterruptedError([
-        `Stopped while ${request} was out: the server may have made the change. If it made a key, nobody has seen its secret:`,
-        `find it with \`svc keys list${name === null ? '' : ` --name ${shellWord(name)}`}\` and revoke it.`,
-      ]),
+    (signal) =>
+      new InterruptedError(
+        [
+          `Stopped while ${request} was out: the server may have made the change. If it made a key, nobody has seen its secret:`,
+          `find it with \`svc keys list${name === null ? '' : ` --name ${shellWord(name)}`}\` and revoke it.`,
+        ],
+        signal,
+      ),
     () =>
       send((next) => {
         phase = next;
-        const stop = interrupted ? nothingDone() : undefined;
+        const stop = interrupted === null ? undefined : nothingDone(interrupted);
         if (stop) throw stop;
       }),
   );

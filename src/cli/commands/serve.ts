@@ -158,13 +158,14 @@ export async function run(session: Session, options: ServeOptions): Promise<void
   if (faults && session.options.json) render.warn(`faults on: ${faults}`);
   // Listen for the stop signal before anyone is told the server is ready: a SIGTERM sent on reading the
   // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
-  const stopSignal = untilStopped(session.deps.onSignal, io);
+  const stopSignal = untilStopped(session.deps, io);
   if (session.options.json) io.stdout.write(`${JSON.stringify(server.ready)}\n`);
   else printBanner(log, session.options.quiet === true, server.ready, options, io.invokedAs ?? 'svc');
 
   const signal = await stopSignal;
   // With its reader gone, what follows goes nowhere; the exit code says why the server stopped.
-  render.info(`${signal === READER_GONE ? 'Output closed' : signal}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
+  const why = signal === READER_GONE ? 'Output closed' : signal === PARENT_GONE ? 'npm, which started svc, has exited' : signal;
+  render.info(`${why}: finishing in-flight requests${options.data ? ' and saving state' : ''}…`);
   // A failed last save is reported as a warning by the server itself: everything acknowledged is on disk.
   try {
     await server.close();
@@ -178,29 +179,56 @@ export async function run(session: Session, options: ServeOptions): Promise<void
 }
 
 const READER_GONE = 'reader gone';
+const PARENT_GONE = 'parent gone';
+type StopReason = NodeJS.Signals | typeof READER_GONE | typeof PARENT_GONE;
 
 /**
- * Resolves on the first SIGINT or SIGTERM, or when the reader of the
- * server's output goes away (`svc serve | tee log`, then the tee is gone):
- * the server then stops as it does on a signal, saving its state and
- * freeing its lock, where exiting at the failed write would leave both.
+ * Resolves on the first SIGINT or SIGTERM, when the reader of the
+ * server's output goes away (`svc serve | tee log`, then the tee is gone),
+ * or when npm, having started svc, is gone (whenParentGone): the server
+ * then stops as it does on a signal, saving its state and freeing its lock,
+ * where exiting at the failed write would leave both.
  * Signals are no longer listened to then: a second Ctrl-C during shutdown
  * finds only bin/svc.js's own handler, which exits at once. Broken writes
  * are taken over till the command ends, as stdout and stderr may share the
  * reader that went.
  */
-function untilStopped(onSignal: Deps['onSignal'], io: IO): Promise<NodeJS.Signals | typeof READER_GONE> {
+function untilStopped({ onSignal, schedule }: Pick<Deps, 'onSignal' | 'schedule'>, io: IO): Promise<StopReason> {
   return new Promise((resolve) => {
     let stopped = false;
-    const stop = (why: NodeJS.Signals | typeof READER_GONE) => {
+    const stop = (why: StopReason) => {
       if (stopped) return;
       stopped = true;
       offSignal();
+      offParent();
       resolve(why);
     };
     const offSignal = onSignal(['SIGINT', 'SIGTERM'], stop);
+    const offParent = whenParentGone(io.env, schedule, () => stop(PARENT_GONE));
     io.onReaderGone?.(() => stop(READER_GONE));
   });
+}
+
+/**
+ * Run by npm (`npx svc-cli serve`, `npm run`, `npm exec`: npm sets
+ * npm_lifecycle_event), svc's parent is npm, which does not pass a SIGTERM
+ * on: `npx svc-cli serve --local & … kill $!` stopped npm and left the
+ * server running, holding its --data lock. So there `listener` is called
+ * once the parent is gone, which getppid() tells: svc is then another's
+ * child. A look every half second costs one system call. Not elsewhere: a
+ * server started by a shell (`svc serve --local &` in one CI step, used by
+ * the next) may rightly outlive it.
+ */
+function whenParentGone(env: NodeJS.ProcessEnv, schedule: Deps['schedule'], listener: () => void): () => void {
+  if (!readEnv(env, 'npm_lifecycle_event')) return () => {};
+  const parent = process.ppid;
+  let cancel = () => {};
+  const look = () => {
+    if (process.ppid !== parent) listener();
+    else cancel = schedule(500, look);
+  };
+  cancel = schedule(500, look);
+  return () => cancel();
 }
 
 function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, options: ServeOptions, svc: string): void {

@@ -13,7 +13,7 @@ export async function deliver(plan: DeliveryPlan, secret: string, ctx: CommandCo
   // What the server called the secret goes into a .env file or a program's input as it is, unescaped:
   // only a key's exact form may, never lines or escape sequences a hostile answer put there.
   if (!isWellFormedKey(secret)) {
-    throw new DeliveryFailedError([], 'what the server answered as the secret is not an API key (sk_ and 64 letters and digits), so it went nowhere', false);
+    throw new DeliveryFailedError([], 'what the server answered as the secret is not an API key (sk_ and 64 letters and digits), so it went nowhere', null);
   }
   const delivered: Delivered[] = [];
   try {
@@ -25,7 +25,7 @@ export async function deliver(plan: DeliveryPlan, secret: string, ctx: CommandCo
       delivered.push({ command: plan.command });
     }
   } catch (error) {
-    if (error instanceof DeliveryStepError) throw new DeliveryFailedError(delivered, error.reason, error.interrupted);
+    if (error instanceof DeliveryStepError) throw new DeliveryFailedError(delivered, error.reason, error.signal);
     throw error;
   }
   return delivered;

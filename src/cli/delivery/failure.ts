@@ -1,4 +1,5 @@
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode, signalExitCode } from '../errors.js';
+import { revokeCommand } from '../keys.js';
 import { clip } from '../render/text.js';
 
 /** Where a secret went: the file's absolute path, or the command as given. */
@@ -8,8 +9,8 @@ export type Delivered = { file: string } | { command: string };
 export class DeliveryStepError extends Error {
   constructor(
     readonly reason: string,
-    /** Ctrl-C (or SIGTERM) stopped it. */
-    readonly interrupted = false,
+    /** The signal (Ctrl-C, SIGTERM) that stopped it. */
+    readonly signal: NodeJS.Signals | null = null,
   ) {
     super(reason);
     this.name = 'DeliveryStepError';
@@ -22,23 +23,49 @@ export function describeDelivered(delivered: readonly Delivered[]): string {
 }
 
 /**
- * Delivery failed, so the secret was printed instead (the caller did that
- * before throwing this): delivery never loses a secret. Exit 1, or 130 when
- * Ctrl-C stopped it.
+ * What became of a secret that could not be delivered (docs/contract.md §C9):
+ * printed, where a person sees it; or kept from the log and its key revoked,
+ * where nobody does (--on-delivery-failure revoke) — or not, when the revoke
+ * failed too.
+ */
+export type Fallback = { printed: true } | { revoked: string } | { notRevoked: string | null; why: string };
+
+/**
+ * Delivery failed, and the secret was printed instead or its key revoked
+ * (the caller did that before throwing this). Exit 1, or 128 + the signal's
+ * number when one stopped it.
  */
 export class DeliveryFailedError extends CliError {
   constructor(
     readonly delivered: readonly Delivered[],
     readonly reason: string,
-    readonly interrupted: boolean,
+    readonly signal: NodeJS.Signals | null,
+    readonly fallback: Fallback = { printed: true },
   ) {
     super(
       [
-        `The new secret could not be delivered: ${reason}. svc printed it instead (on stdout): store it now.`,
-        ...(delivered.length > 0 ? [`It did reach ${describeDelivered(delivered)} before that.`] : []),
+        ...fallbackLines(reason, fallback),
+        ...(delivered.length > 0 ? [`It did reach ${describeDelivered(delivered)} before that${'printed' in fallback ? '' : ', where it no longer works'}.`] : []),
       ],
-      interrupted ? ExitCode.interrupted : ExitCode.failure,
+      signal === null ? ExitCode.failure : signalExitCode(signal),
     );
     this.name = 'DeliveryFailedError';
   }
+
+  /** The same failure, with what svc did about the secret instead. */
+  instead(fallback: Fallback): DeliveryFailedError {
+    return new DeliveryFailedError(this.delivered, this.reason, this.signal, fallback);
+  }
+}
+
+function fallbackLines(reason: string, fallback: Fallback): string[] {
+  const failed = `The new secret could not be delivered: ${reason}.`;
+  if ('printed' in fallback) return [`${failed} svc printed it instead (on stdout): store it now.`];
+  if ('revoked' in fallback) {
+    return [`${failed} It was not printed (--on-delivery-failure revoke): the new key ${clip(fallback.revoked, 200)}, whose secret nobody saw, was revoked.`];
+  }
+  return [
+    `${failed} It was not printed (--on-delivery-failure revoke), and the new key, whose secret nobody saw, could not be revoked: ${clip(fallback.why, 200)}.`,
+    fallback.notRevoked === null ? 'Find it with `svc keys list` and revoke it.' : `Revoke it: ${revokeCommand(fallback.notRevoked)}`,
+  ];
 }

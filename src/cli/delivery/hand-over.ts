@@ -1,24 +1,28 @@
 /**
  * A new key handed to where it is used (--to-file, --to-command) instead of
- * printed. Whatever goes wrong, the secret is then printed as without
- * delivery, before the failure is reported: delivery never loses a secret.
+ * printed. Whatever goes wrong, the plan's `onFailure` decides
+ * (docs/contract.md §C9): `print` shows the secret as without delivery,
+ * before the failure is reported, so that a person at the terminal can
+ * still store it; `revoke`, the default where nobody watches, keeps it out
+ * of the output (a log) and revokes the key, whose secret is then nowhere.
  */
 import { SecretNotWrittenError } from '../errors.js';
 import type { NewKey } from '../operations/create.js';
-import type { Session } from '../session.js';
+import type { KeySession } from '../session.js';
 import { describeNewKey } from '../views/keys.js';
 import { showNewKey } from '../views/show-new-key.js';
 import { deliver } from './deliver.js';
-import { DeliveryFailedError, describeDelivered, type Delivered } from './failure.js';
+import { DeliveryFailedError, describeDelivered, type Delivered, type Fallback } from './failure.js';
 import type { DeliveryPlan } from './plan.js';
 
 /**
  * Delivers the new key's secret and says so on stderr; never prints the
- * secret unless delivery fails. A key without a secret svc can find, or
- * one whose create Ctrl-C interrupted, is shown as ever (which stops the
- * command). `printDocument` as for showNewKey, on failure.
+ * secret unless delivery fails and the plan says to. A key without a
+ * secret svc can find, or one whose create Ctrl-C interrupted, is shown as
+ * ever (which stops the command). `printDocument` as for showNewKey, on
+ * failure; with --json a revoked key's document is printed without its secret.
  */
-export async function handOverNewKey(session: Session, key: NewKey, plan: DeliveryPlan, printDocument = true): Promise<Delivered[]> {
+export async function handOverNewKey(session: KeySession, key: NewKey, plan: DeliveryPlan, printDocument = true): Promise<Delivered[]> {
   const { secret } = key;
   if (secret === null || key.interrupted) {
     // Throws: SecretNotFoundError, or the InterruptedError that ends the command once the key is shown.
@@ -29,6 +33,10 @@ export async function handOverNewKey(session: Session, key: NewKey, plan: Delive
   try {
     delivered = await deliver(plan, secret, { env: session.io.env, output: session.io.stderr, onSignal: session.deps.onSignal });
   } catch (error) {
+    if (plan.onFailure === 'revoke' && error instanceof DeliveryFailedError) {
+      if (session.options.json && printDocument) session.render.json(deliveredDocument(key, error.delivered));
+      throw error.instead(await revokeUnseen(session, key));
+    }
     try {
       await showNewKey(session, key, printDocument);
     } catch (shown) {
@@ -42,6 +50,18 @@ export async function handOverNewKey(session: Session, key: NewKey, plan: Delive
   }
   session.render.success(`Created ${describeNewKey(key)}.`, `Its secret went to ${describeDelivered(delivered)}, and was not printed; svc keeps no copy.`);
   return delivered;
+}
+
+/** Revokes the new key whose secret went nowhere; a revoke that fails is said, not thrown: the delivery's failure comes first. */
+async function revokeUnseen(session: KeySession, key: NewKey): Promise<Fallback> {
+  const id = key.view.id;
+  if (id === null) return { notRevoked: null, why: "the server's answer gives no id for it" };
+  try {
+    await session.client.revokeKey(id);
+    return { revoked: id };
+  } catch (error) {
+    return { notRevoked: id, why: (error as Error).message };
+  }
 }
 
 /** The --json document of a delivered key: its record without the secret, and where the secret went. */

@@ -1,5 +1,5 @@
 import { deliveredDocument, handOverNewKey } from '../delivery/hand-over.js';
-import type { Delivered } from '../delivery/failure.js';
+import { DeliveryFailedError, type Delivered } from '../delivery/failure.js';
 import type { DeliveryPlan } from '../delivery/plan.js';
 import type { NewKey } from '../operations/create.js';
 import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../operations/rotate.js';
@@ -23,6 +23,8 @@ export async function rotate(
 ): Promise<{ rotation: Rotation; delivered: readonly Delivered[] | null }> {
   let created: NewKey | undefined;
   let delivered: Delivered[] | null = null;
+  // The delivery failed and its secret was kept out of the output (--on-delivery-failure revoke): so it stays.
+  let withheld = false;
   try {
     const rotation = await rotateKey(session, id, opts, {
       watch: createWatch(session),
@@ -42,7 +44,12 @@ export async function rotate(
         : {
             async deliver(key: NewKey) {
               created = key;
-              delivered = await handOverNewKey(session, key, plan, false);
+              try {
+                delivered = await handOverNewKey(session, key, plan, false);
+              } catch (error) {
+                withheld = error instanceof DeliveryFailedError && !('printed' in error.fallback);
+                throw error;
+              }
             },
           }),
       async confirmSave(profiles) {
@@ -55,7 +62,8 @@ export async function rotate(
     return { rotation, delivered };
   } catch (error) {
     if (session.options.json && created) {
-      session.render.json(delivered === null ? { key: created.document, previous: null } : { ...deliveredDocument(created, delivered), previous: null });
+      const document = withheld ? deliveredDocument(created, []) : delivered === null ? { key: created.document } : deliveredDocument(created, delivered);
+      session.render.json({ ...document, previous: null });
     }
     throw error;
   }

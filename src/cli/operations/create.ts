@@ -10,7 +10,7 @@ import type { CreateKeyRequest } from '../../contract/types.js';
 import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interrupt.js';
 import { parseDuration } from '../duration.js';
 import type { Deps } from '../deps.js';
-import { CliError, ExitCode, InterruptedError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError, signalExitCode } from '../errors.js';
 import { revokeCommand } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
 
@@ -21,8 +21,8 @@ export interface NewKey {
   view: KeyView;
   /** The server's clock when it answered, for "expires in …". */
   nowMs: number;
-  /** Ctrl-C came while the request was out: the key is shown, then the command stops. */
-  interrupted: boolean;
+  /** The signal (Ctrl-C, SIGTERM) that came while the request was out, if any: the key is shown, then the command stops with its code. */
+  interrupted: NodeJS.Signals | null;
 }
 
 /** What a create watches while its request is out. */
@@ -79,28 +79,32 @@ export async function createExpiringKey(
 export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch, existing: readonly string[] = []): Promise<NewKey> {
   const { now } = watch;
   const began = now();
-  let interrupted = false;
+  let interrupted: NodeJS.Signals | null = null;
   let phase: RequestPhase = { state: 'out' };
-  const nothingMade = () => (phase.state === 'waiting' && !phase.afterLostAnswer ? noKeyMade(request.name, phase.reason) : undefined);
+  const nothingMade = (signal: NodeJS.Signals) =>
+    phase.state === 'waiting' && !phase.afterLostAnswer ? noKeyMade(request.name, phase.reason, signal) : undefined;
   const onPhase = (next: RequestPhase) => {
     phase = next;
-    const stop = interrupted ? nothingMade() : undefined;
+    const stop = interrupted === null ? undefined : nothingMade(interrupted);
     if (stop) throw stop;
   };
   try {
     const { body } = await answerThroughInterrupt(
       watch.onSignal,
-      () => {
-        const stop = nothingMade();
+      (signal) => {
+        const stop = nothingMade(signal);
         if (stop) return stop;
-        interrupted = true;
+        interrupted = signal;
         watch.interrupted();
       },
-      () =>
-        new InterruptedError([
-          `Stopped while the create was out: a key named '${clip(request.name, 200)}' may have been made, and nobody has seen its secret.`,
-          `Find it with \`svc keys list --name ${shellWord(request.name)}\` and revoke it.`,
-        ]),
+      (signal) =>
+        new InterruptedError(
+          [
+            `Stopped while the create was out: a key named '${clip(request.name, 200)}' may have been made, and nobody has seen its secret.`,
+            `Find it with \`svc keys list --name ${shellWord(request.name)}\` and revoke it.`,
+          ],
+          signal,
+        ),
       () => client.createKey(request, { onPhase }),
     );
     return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow(), interrupted };
@@ -113,8 +117,8 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
 }
 
 /** Stopped before a create was tried again, when no attempt so far can have made a key. */
-function noKeyMade(name: string, reason: WaitEvent['reason']): InterruptedError {
-  return new InterruptedError([`Stopped before the create was tried again: ${whyNothingYet(reason)}, so no key named '${clip(name, 200)}' was made. Nothing was changed.`]);
+function noKeyMade(name: string, reason: WaitEvent['reason'], signal: NodeJS.Signals): InterruptedError {
+  return new InterruptedError([`Stopped before the create was tried again: ${whyNothingYet(reason)}, so no key named '${clip(name, 200)}' was made. Nothing was changed.`], signal);
 }
 
 function mayHaveCreated(error: unknown): boolean {
@@ -200,8 +204,8 @@ export class MaybeCreatedError extends CliError {
     readonly lookup: OrphanLookup,
     readonly answer: string | null,
     readonly revoked: ReadonlySet<string> = new Set(),
-    /** Ctrl-C came while the request was out: the command ends as interrupted (130). */
-    readonly interrupted = false,
+    /** The signal that came while the request was out: the command ends with its code (SIGINT 130, SIGTERM 143). */
+    readonly interrupted: NodeJS.Signals | null = null,
     /**
      * The person was shown the cause, what was found and the answer (on a
      * terminal, before being asked whether to revoke): what is left to say
@@ -209,7 +213,7 @@ export class MaybeCreatedError extends CliError {
      */
     readonly told = false,
   ) {
-    super(told ? outcome(lookup, revoked) : findings(keyName, lookup, revoked), interrupted ? ExitCode.interrupted : ExitCode.failure);
+    super(told ? outcome(lookup, revoked) : findings(keyName, lookup, revoked), interrupted === null ? ExitCode.failure : signalExitCode(interrupted));
     this.name = 'MaybeCreatedError';
   }
 

@@ -8,7 +8,7 @@ import { ApiError } from '../../client/errors.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../key-filters.js';
-import { isKeyInUse, isNotFound, keyNotFound, resolveKeyArgument, sharedName } from '../keys.js';
+import { isKeyInUse, isNotFound, keyNotFound, namedExactly, resolveKeyArgument, sharedName } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
 import { nearest } from '../suggest.js';
 
@@ -118,6 +118,17 @@ export function namedIn(list: KeyList, args: readonly string[]): ByName {
     if (named.kind === 'ambiguous') found.shared.set(arg, named.keys);
   }
   return found;
+}
+
+/**
+ * Every key named exactly `name`, for `keys revoke --name`: read from the
+ * whole list or not at all. A list read in part may hide more keys of that
+ * name, so it is refused as namedIn refuses a name (exit 1, nothing done).
+ */
+export async function keysNamed(client: ApiClient, name: string): Promise<{ list: KeyList; keys: NamedKey[] }> {
+  const list = await client.listAllKeys();
+  if (list.incomplete !== null) throw await unresolved(client, [], { ids: new Map(), shared: new Map(), unsure: [name], list }, 'revoke');
+  return { list, keys: namedExactly(list.keys, name) };
 }
 
 /**

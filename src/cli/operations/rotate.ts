@@ -219,12 +219,15 @@ async function retireOldKey(
   // Ctrl-C here stops at once, but not in silence: the new key exists, and the old one's fate is unknown.
   let interrupt!: (error: Error) => void;
   const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
-  const off = onSignal(['SIGINT', 'SIGTERM'], () =>
+  const off = onSignal(['SIGINT', 'SIGTERM'], (signal) =>
     interrupt(
-      new InterruptedError([
-        `Stopped while the old key ${clip(id, 200)} was being ${verb}d: it may or may not be; the new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} (shown above) works.`,
-        `See with \`svc keys view ${shellWord(id)}\`, and ${verb} it with \`svc keys ${verb} ${shellWord(id)}\` if it is not.`,
-      ]),
+      new InterruptedError(
+        [
+          `Stopped while the old key ${clip(id, 200)} was being ${verb}d: it may or may not be; the new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} (shown above) works.`,
+          `See with \`svc keys view ${shellWord(id)}\`, and ${verb} it with \`svc keys ${verb} ${shellWord(id)}\` if it is not.`,
+        ],
+        signal,
+      ),
     ),
   );
   try {

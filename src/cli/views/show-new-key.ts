@@ -32,7 +32,7 @@ export async function showNewKey(session: Session, key: NewKey, printDocument = 
   if (key.secret !== null && !options.quiet) render.warn(onlyTimeWarning(key.view.id));
   await secretWritten(render, io, key.view.id);
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
-  if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.']);
+  if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.'], key.interrupted);
 }
 
 /**

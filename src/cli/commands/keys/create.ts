@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { deliveredDocument, handOverNewKey } from '../../delivery/hand-over.js';
-import { deliveryPlan, type DeliveryOptions } from '../../delivery/plan.js';
+import { deliveryPlan, onDeliveryFailureOption, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors.js';
 import { checkKeyName, validateKeyName } from '../../keys.js';
 import { createExpiringKey } from '../../operations/create.js';
@@ -23,15 +23,16 @@ export function register(keys: Command, app: App): void {
     .option('--to-file <path>', 'write the secret to a .env file (SVC_API_KEY=…, mode 0600) instead of printing it')
     .option('--to-command <command>', "run a shell command with the secret on its stdin instead of printing it, e.g. 'gh secret set SVC_API_KEY'")
     .option('--force', "with --to-file: replace the file's SVC_API_KEY line if the file exists, keeping its other lines")
+    .addOption(onDeliveryFailureOption())
     .addHelpText(
       'after',
-      "\nThe secret is printed once and never again; store it at once.\nWith --to-file or --to-command it is delivered instead, not printed;\nif delivery fails, it is printed after all and svc exits 1.\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout\n  $ svc keys create ci --to-command 'gh secret set SVC_API_KEY'\n  $ svc keys create local --to-file .env",
+      "\nThe secret is printed once and never again; store it at once.\nWith --to-file or --to-command it is delivered instead, not printed. If delivery\nfails, svc exits 1; where nobody sees the terminal (stdout not a terminal, or CI\nset) it revokes the new key and prints no secret, on a terminal it prints the\nsecret instead (--on-delivery-failure).\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout\n  $ svc keys create ci --to-command 'gh secret set SVC_API_KEY'\n  $ svc keys create local --to-file .env",
     )
     .action(app.action('key', run));
 }
 
 export async function run(session: KeySession, nameArg: string | undefined, opts: CreateOptions): Promise<void> {
-  const plan = deliveryPlan(opts);
+  const plan = deliveryPlan(opts, session.io);
   if (plan === null) refuseDiscardedStdout(session.io);
   const name = nameArg === undefined ? await askName(session) : checkKeyName(nameArg);
   const key = await createExpiringKey(session.client, name, opts, createWatch(session));

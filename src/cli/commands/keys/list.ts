@@ -14,6 +14,7 @@ export interface ListOptions {
   expiring?: string;
   status?: string;
   name?: string;
+  nameExact?: string;
 }
 
 export function register(keys: Command, app: App): void {
@@ -23,10 +24,11 @@ export function register(keys: Command, app: App): void {
     .description("list the keys of your user, across all workspaces, newest first")
     .option('--expiring <duration>', 'only keys that expire within the duration, expired ones included (7d, 12h)')
     .addOption(new Option('--status <status>', 'only keys in this state').choices(['enabled', 'disabled', 'expired']))
-    .option('--name <text>', 'only keys whose name contains the text (any case)')
+    .option('--name <text>', 'only keys whose name contains the text (any case): --name pr-7 lists pr-77 too')
+    .option('--name-exact <name>', 'only keys named exactly this, in its case: the keys `svc keys revoke --name` acts on')
     .addHelpText(
       'after',
-      '\nFilters combine; --json keeps the {"keys": [...]} shape with the matching keys only.\n\nExamples:\n  $ svc keys list\n  $ svc keys list --expiring 7d\n  $ svc keys list --status disabled --name ci\n  $ svc keys list --json | jq -r \'.keys[] | select(.status == "disabled") | .id\'',
+      '\nFilters combine; --json keeps the {"keys": [...]} shape with the matching keys only.\n\nExamples:\n  $ svc keys list\n  $ svc keys list --expiring 7d\n  $ svc keys list --status disabled --name ci\n  $ svc keys list --name-exact pr-7 --json\n  $ svc keys list --json | jq -r \'.keys[] | select(.status == "disabled") | .id\'',
     )
     .action(app.action('key', run));
 }
@@ -36,6 +38,7 @@ export async function run(session: KeySession, opts: ListOptions = {}): Promise<
     expiringWithinMs: opts.expiring === undefined ? undefined : parseDuration(opts.expiring),
     status: opts.status,
     name: opts.name,
+    nameExact: opts.nameExact,
   };
   const { render, io, options, client } = session;
   const inUse = client.keyHint;

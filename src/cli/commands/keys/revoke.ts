@@ -3,15 +3,18 @@ import type { KeyView } from '../../../client/key-view.js';
 import type { Outcome } from '../../after-command.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { isKeyInUse } from '../../keys.js';
-import { namedIn, revokeNamedKeys, unresolved } from '../../operations/keys.js';
+import { isKeyInUse, sharedName } from '../../keys.js';
+import { keysNamed, namedIn, revokeKeys, revokeNamedKeys, unresolved, type KeyOutcome, type Revoked } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
+import { clip, shellWord } from '../../render/text.js';
 import { describeKey, shown } from '../../views/keys.js';
 
 export interface RevokeOptions {
   yes?: boolean;
   ifExists?: boolean;
+  name?: string;
+  all?: boolean;
 }
 
 export function register(keys: Command, app: App): void {
@@ -22,9 +25,11 @@ export function register(keys: Command, app: App): void {
     .argument('[ids...]', 'key ids, or names each of exactly one key (a pick-list is offered on a terminal when none is given)')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--if-exists', 'treat a key that is already gone as success')
+    .option('--name <name>', 'the keys named exactly this (not a part of it, and in its case), instead of ids; several are refused without --all')
+    .option('--all', 'with --name: revoke every key of that name')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ svc keys revoke key_0123abcd\n  $ svc keys revoke key_0123abcd key_4567efgh --yes --if-exists',
+      '\nWith --name the whole key list is read first; when svc cannot read all of it, it revokes nothing (exit 1).\n\nExamples:\n  $ svc keys revoke key_0123abcd\n  $ svc keys revoke key_0123abcd key_4567efgh --yes --if-exists\n  $ svc keys revoke --name pr-7 --all --yes   # every key named pr-7, not pr-77',
     )
     .action(app.action('key', run));
 }
@@ -32,7 +37,9 @@ export function register(keys: Command, app: App): void {
 const NEEDS_YES = 'Refusing to revoke without confirmation: pass --yes (or run on a terminal to be asked).';
 
 export async function run(session: KeySession, idArgs: string[], opts: RevokeOptions): Promise<Outcome> {
-  const { client, render } = session;
+  if (opts.name !== undefined) return revokeByName(session, idArgs, opts.name, opts);
+  if (opts.all) throw new UsageError('--all is about --name: svc keys revoke --name <name> --all');
+  const { client } = session;
   // The pick-list and the confirmation show the same listing; it is read once.
   const picked = await keysToActOn(session, idArgs, { command: 'revoke', many: true, yes: opts.yes, question: 'Keys to revoke (space to select, enter to confirm):' });
   let { ids, list } = picked;
@@ -47,7 +54,25 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
   }
   const { outcomes, notTried, byName } = await revokeNamedKeys(client, ids);
   const listed = (byName?.list ?? list)?.keys ?? [];
-  const names = new Map(listed.map((k) => [k.id, k.name]));
+  const missing = reportRevoked(session, ids, outcomes, notTried, new Map(listed.map((k) => [k.id, k.name])), opts);
+  // --if-exists takes a key that is gone for done, but not a name several keys share: which one was meant is for the person to say.
+  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0) throw await unresolved(client, missing, byName, 'revoke');
+  return { list: byName?.list ?? list };
+}
+
+/**
+ * Says what became of each revoke, prints --json's document, and throws the
+ * first failure; returns the ids found gone, for the caller to report.
+ */
+function reportRevoked(
+  session: KeySession,
+  ids: readonly string[],
+  outcomes: readonly KeyOutcome<Revoked>[],
+  notTried: readonly string[],
+  names: ReadonlyMap<string | null, string | null>,
+  opts: RevokeOptions,
+): string[] {
+  const { render } = session;
   const answers: unknown[] = [];
   const missing: string[] = [];
   let failure: unknown;
@@ -77,9 +102,42 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
     if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
     throw failure;
   }
-  // --if-exists takes a key that is gone for done, but not a name several keys share: which one was meant is for the person to say.
-  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0) throw await unresolved(client, missing, byName, 'revoke');
-  return { list: byName?.list ?? list };
+  return missing;
+}
+
+/**
+ * `--name NAME`: the keys named exactly NAME, read from the whole list (a
+ * list read in part may hide more of them: nothing is revoked). Several are
+ * a usage error that lists them, unless --all says every one is meant.
+ */
+async function revokeByName(session: KeySession, idArgs: readonly string[], given: string, opts: RevokeOptions): Promise<Outcome> {
+  const name = given.trim();
+  if (idArgs.length > 0) throw new UsageError('Give key ids or --name, not both.');
+  if (name === '') throw new UsageError('--name needs the name of the keys: svc keys revoke --name <name>');
+  if (!opts.yes && !session.canPrompt) throw new UsageError(NEEDS_YES);
+  const { client } = session;
+  const { list, keys } = await keysNamed(client, name);
+  if (keys.length === 0) {
+    if (opts.ifExists) {
+      session.render.info(`No key is named '${clip(name, 200)}'.`);
+      if (session.options.json) session.render.json([]);
+      return { list };
+    }
+    throw new CliError(
+      [`No key is named '${clip(name, 200)}' (exactly; \`svc keys list --name ${shellWord(name)}\` shows the names that contain it).`],
+      ExitCode.notFound,
+    );
+  }
+  if (keys.length > 1 && !opts.all) {
+    throw new UsageError([...sharedName(name, keys, list.nowMs), `Or revoke every one: svc keys revoke --name ${shellWord(name)} --all`]);
+  }
+  const ids = keys.map((key) => key.id);
+  if (!opts.yes) await confirm(session, ids, list.keys, list.nowMs);
+  // Ids from the list: one gone meanwhile is gone, never read as a name.
+  const { outcomes, notTried } = await revokeKeys(client, ids, false);
+  const missing = reportRevoked(session, ids, outcomes, notTried, new Map(keys.map((k) => [k.id, k.name])), opts);
+  if (missing.length > 0) throw await unresolved(client, missing, null, 'revoke');
+  return { list };
 }
 
 async function confirm(session: KeySession, ids: string[], keys: readonly KeyView[], nowMs: number): Promise<void> {

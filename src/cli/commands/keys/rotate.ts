@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Outcome } from '../../after-command.js';
 import { deliveredDocument } from '../../delivery/hand-over.js';
-import { deliveryPlan, type DeliveryOptions } from '../../delivery/plan.js';
+import { deliveryPlan, onDeliveryFailureOption, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { finishRotation, rotate } from '../../dialogs/rotate.js';
@@ -29,19 +29,20 @@ export function register(keys: Command, app: App): void {
     .option('--to-file <path>', 'write the new secret to a .env file (SVC_API_KEY=…, mode 0600) instead of printing it')
     .option('--to-command <command>', "run a shell command with the new secret on its stdin instead of printing it, e.g. 'gh secret set SVC_API_KEY'")
     .option('--force', "with --to-file: replace the file's SVC_API_KEY line if the file exists, keeping its other lines")
+    .addOption(onDeliveryFailureOption())
     .addOption(
       new Option('--finish', "revoke the old key of the profile's pending --overlap rotation").conflicts(['overlap', 'disableOld', 'cancel', 'toFile', 'toCommand']),
     )
     .addOption(new Option('--cancel', "revoke the new key of the profile's pending --overlap rotation instead").conflicts(['overlap', 'disableOld', 'toFile', 'toCommand']))
     .addHelpText(
       'after',
-      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\nWith --overlap both keys work until --finish; the profile remembers the rotation, and every command reminds you.\nWith --to-file or --to-command the new secret is delivered, not printed;\nif delivery fails, it is printed, the old key is left alone, and svc exits 1.\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --yes --to-file .env   # in CI: nobody to ask\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses\n  $ svc keys rotate key_0123abcd --overlap   # later: svc keys rotate --finish\n  $ svc keys rotate key_0123abcd --overlap --to-command \'gh secret set KEY\'',
+      '\nThe new secret is printed once. The new key anchors to your active workspace, which may differ from the old key\'s.\nWith --overlap both keys work until --finish; the profile remembers the rotation, and every command reminds you.\nWith --to-file or --to-command the new secret is delivered, not printed. If delivery\nfails, the old key is left alone and svc exits 1; where nobody sees the terminal\n(stdout not a terminal, or CI set) the new key is revoked and no secret printed,\non a terminal the secret is printed (--on-delivery-failure).\n\nExamples:\n  $ svc keys rotate key_0123abcd\n  $ NEW=$(svc keys rotate key_0123abcd --disable-old)\n  $ svc keys rotate key_0123abcd --yes --to-file .env   # in CI: nobody to ask\n  $ svc keys rotate key_0123abcd --save   # the key svc itself uses\n  $ svc keys rotate key_0123abcd --overlap   # later: svc keys rotate --finish\n  $ svc keys rotate key_0123abcd --overlap --to-command \'gh secret set KEY\'',
     )
     .action(app.action('key', run));
 }
 
 export async function run(session: KeySession, idArg: string | undefined, opts: RotateCommandOptions): Promise<Outcome | void> {
-  const plan = deliveryPlan(opts);
+  const plan = deliveryPlan(opts, session.io);
   if (opts.finish || opts.cancel) {
     if (idArg !== undefined) throw new UsageError('--finish and --cancel take no key id: they act on the pending rotation of the profile.');
     return finishRotation(session, opts.finish ? 'finish' : 'cancel');
