@@ -116,49 +116,119 @@ export async function benchStartup({ pairs, node = process.execPath }) {
 }
 
 /**
- * `npx --yes ./svc-cli-<version>.tgz --version` as a first-time user runs
- * it: the packed tarball alone in an empty directory, and an empty npm cache
- * each run, so whatever the package declares as dependencies is fetched from
- * the registry every time. npm's own start-up is part of the figure.
+ * `npx --yes ./<package>.tgz --version` as a first-time user runs it: the
+ * packed tarball alone in an empty directory, and an empty npm cache each
+ * run, so whatever the package declares (optional dependencies included)
+ * is resolved from the registry every time. npm's own start-up is part of
+ * the figure. Beside svc, in the same rounds and taking turns, the
+ * yardstick: a one-file package (package.json and its bin) that prints its
+ * version, and the same one-file package declaring svc's keyring binding
+ * as an optional dependency, as svc did until issue 38: what that alone
+ * costs npx. The ratio
+ * is each round's svc over that round's one-file package.
  */
-export function benchNpxCold({ runs }) {
+/** The keyring binding svc loads on demand (src/cli/secret-store/keyring.ts), at the range its tests use. */
+const KEYRING_RANGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies['@napi-rs/keyring'];
+
+export function benchNpxCold({ rounds }) {
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-npx-'));
   try {
     // --ignore-scripts: prepack would rebuild dist/; `npm run bench` has just built it.
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-    const tarball = join(work, packed[0].filename);
-    const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
-    const times = [];
-    for (let i = 0; i < runs; i++) {
-      const dir = join(work, `run-${i}`);
-      const cache = join(work, `cache-${i}`);
-      mkdirSync(dir);
-      copyFileSync(tarball, join(dir, basename(tarball)));
-      const env = childEnv({
-        npm_config_cache: cache,
-        npm_config_update_notifier: 'false',
-        npm_config_fund: 'false',
-        npm_config_audit: 'false',
-        // npm and npx from the PATH use the node beside them, as a user's would.
-        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-      });
-      const started = process.hrtime.bigint();
-      const result = spawnSync('npx', ['--yes', `./${basename(tarball)}`, '--version'], { cwd: dir, env, encoding: 'utf8' });
-      times.push(Number(process.hrtime.bigint() - started) / 1e6);
-      if (result.status !== 0 || result.stdout.trim() !== manifest.version) {
-        throw new Error(`npx cold run exited ${result.status} printing ${JSON.stringify(result.stdout)}: ${result.stderr}`);
+    const svcTarball = pack(ROOT, work);
+    const manifest = JSON.parse(execFileSync('tar', ['-xzOf', svcTarball, 'package/package.json'], { encoding: 'utf8' }));
+    const oneFile = pack(oneFilePackage(work, 'one-file', {}), work);
+    // What svc declared for its keyring binding before issue 38 (an optional dependency), to show what that alone costs npx.
+    const withOptional = pack(oneFilePackage(work, 'one-file-optional', { '@napi-rs/keyring': KEYRING_RANGE }), work);
+    const packages = [
+      { name: 'svc', tarball: svcTarball, version: manifest.version, times: [] },
+      { name: 'one-file', tarball: oneFile, version: '1.0.0', times: [] },
+      { name: 'one-file declaring @napi-rs/keyring optional', tarball: withOptional, version: '1.0.0', times: [] },
+    ];
+    let run = 0;
+    for (let round = 0; round < rounds; round++) {
+      // Each round starts with another package, so that none is always first after a pause.
+      for (let k = 0; k < packages.length; k++) {
+        const measured = packages[(round + k) % packages.length];
+        measured.times[round] = npxOnce(measured, join(work, `run-${run++}`));
       }
-      rmSync(cache, { recursive: true, force: true });
     }
+    const [svc, yardstick] = packages;
+    const ratios = svc.times.map((ms, round) => ms / yardstick.times[round]);
     return {
-      runs,
-      ms: median(times),
-      min: Math.min(...times),
-      max: Math.max(...times),
+      rounds,
+      ratio: median(ratios),
+      ratioMin: Math.min(...ratios),
+      ratioMax: Math.max(...ratios),
+      packages: packages.map((p) => ({ name: p.name, ms: median(p.times), min: Math.min(...p.times), max: Math.max(...p.times), kiB: readFileSync(p.tarball).length / 1024 })),
       dependencies: Object.keys(manifest.dependencies ?? {}),
-      tarballKiB: readFileSync(tarball).length / 1024,
+      optionalDependencies: Object.keys(manifest.optionalDependencies ?? {}),
+      peerDependencies: Object.keys(manifest.peerDependencies ?? {}),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+function pack(dir, destination) {
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  return join(destination, packed[0].filename);
+}
+
+/** A package of one file, its bin, which prints its version as `svc --version` does. */
+function oneFilePackage(work, name, optionalDependencies) {
+  const dir = join(work, `${name}-source`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', bin: { [name]: 'cli.js' }, optionalDependencies }));
+  writeFileSync(join(dir, 'cli.js'), "#!/usr/bin/env node\nprocess.stdout.write('1.0.0\\n');\n");
+  return dir;
+}
+
+/** One cold `npx --yes ./<tarball> --version` in `dir`, with a cache of its own; its wall time in ms. */
+function npxOnce({ tarball, version }, dir) {
+  const cache = `${dir}-cache`;
+  mkdirSync(dir);
+  copyFileSync(tarball, join(dir, basename(tarball)));
+  const env = childEnv({
+    npm_config_cache: cache,
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    // npm and npx from the PATH use the node beside them, as a user's would.
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+  });
+  const started = process.hrtime.bigint();
+  const result = spawnSync('npx', ['--yes', `./${basename(tarball)}`, '--version'], { cwd: dir, env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0 || result.stdout.trim() !== version) {
+    throw new Error(`npx cold run of ${basename(tarball)} exited ${result.status} printing ${JSON.stringify(result.stdout)}: ${result.stderr}`);
+  }
+  rmSync(cache, { recursive: true, force: true });
+  return ms;
+}
+
+/** Issue 38: a cold npx of svc costs at most this much more than a one-file package's, measured in the same rounds. */
+export const NPX_COLD_RATIO = 1.2;
+
+/** benchNpxCold's figures as RESULTS.md shows them: svc, its yardstick from the same rounds, and the ratio against `target`. */
+export function npxColdSection(npx, node, target = NPX_COLD_RATIO) {
+  const ms = (n) => `${Math.round(n).toLocaleString('en-US')} ms`;
+  const declared = [
+    ['dependencies', npx.dependencies],
+    ['optional dependencies', npx.optionalDependencies],
+    ['peer dependencies (optional, not installed by npm)', npx.peerDependencies],
+  ].map(([kind, names]) => `${kind}: ${names.length === 0 ? 'none' : names.join(', ')}`);
+  return [
+    '### npx, cold',
+    '',
+    `\`npx --yes ./<package>.tgz --version\`, the tarball alone in an empty directory and a new empty npm cache (\`npm_config_cache\`) each run, ${npx.rounds} rounds with ${node}, the packages taking turns within each round; npm's own start-up and its registry look-ups are included. svc is \`npm pack\` of this checkout (${declared.join('; ')}); the yardstick is a one-file package (package.json and a bin that prints its version), also shown declaring @napi-rs/keyring (svc's keyring binding) as an optional dependency, as svc did before. The ratio is each round's svc over that round's one-file package.`,
+    '',
+    '| package | median | min–max | tarball |',
+    '|---|---|---|---|',
+    ...npx.packages.map((p) => `| ${p.name} | ${ms(p.ms)} | ${ms(p.min)}–${ms(p.max)} | ${p.kiB.toFixed(0)} KiB |`),
+    '',
+    '| | median ratio | min–max | target |  |',
+    '|---|---|---|---|---|',
+    `| svc / one-file package | ${npx.ratio.toFixed(2)} | ${npx.ratioMin.toFixed(2)}–${npx.ratioMax.toFixed(2)} | ≤ ${target} | ${npx.ratio <= target ? 'met' : '**missed**'} |`,
+    '',
+  ];
 }

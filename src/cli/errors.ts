@@ -27,12 +27,14 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export class CliError extends Error {
   readonly lines: readonly string[];
 
+  /** `cause`: the failure this one explains, whose server answer --json's document still reports (report.ts). */
   constructor(
     message: string | readonly string[],
     readonly exitCode: ExitCode = ExitCode.failure,
+    cause?: unknown,
   ) {
     const lines = typeof message === 'string' ? [message] : message;
-    super(lines.join('\n'));
+    super(lines.join('\n'), cause === undefined ? undefined : { cause });
     this.lines = lines;
     this.name = 'CliError';
   }

@@ -5,7 +5,7 @@ import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
 import { MaybeCreatedError } from './operations/create.js';
 import type { Renderer } from './render/renderer.js';
-import { clip } from './render/text.js';
+import { clip, sanitize } from './render/text.js';
 
 /** The reference server's own port, as `svc serve --local` picks it. */
 const DEFAULT_PORT = new URL(DEFAULT_BASE_URL).port;
@@ -237,14 +237,76 @@ function notTheService(origin: RequestOrigin | null): string {
 }
 
 /**
+ * A failure as `--json` prints it, the one document on stdout
+ * (docs/openapi.yaml, `CliFailure`): `message` is what stderr says, server
+ * text escaped as there (docs/contract.md §C3); `status`, `code` and
+ * `details` are those of the server's answer that made the failure, when
+ * one did; `answer` is a create's answer svc could not read, which may hold
+ * the only copy of a secret.
+ */
+export interface FailureDocument {
+  error: {
+    message: string;
+    exitCode: number;
+    status?: number;
+    code?: string;
+    details?: readonly string[];
+    answer?: string;
+  };
+}
+
+export function failureDocument(error: unknown, report: Report): FailureDocument {
+  const answer = error instanceof MaybeCreatedError ? error.answer : null;
+  return {
+    error: {
+      message: report.lines.map(sanitize).join('\n'),
+      exitCode: report.exitCode,
+      ...serverAnswer(error),
+      ...(answer === null ? {} : { answer }),
+    },
+  };
+}
+
+/** The server's answer behind a failure: the first ApiError (or rate limit, a 429) down its chain of causes. */
+function serverAnswer(error: unknown): Pick<FailureDocument['error'], 'status' | 'code' | 'details'> {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 10; cause = cause.cause, depth++) {
+    if (cause instanceof RateLimitedError) return { status: 429 };
+    if (cause instanceof ApiError) {
+      return {
+        status: cause.status,
+        ...(cause.code === undefined ? {} : { code: cause.code }),
+        ...(cause.details.length === 0 ? {} : { details: cause.details }),
+      };
+    }
+  }
+  return {};
+}
+
+/** How the failure is to be reported, beyond what the error says. */
+export interface FailureOutput extends ReportOptions {
+  /** `--json` was given: the failure is also one document on stdout, unless stdout already holds the command's own. */
+  json?: { stdoutUsed: boolean };
+  /** The failure's lines were printed already (commander's usage errors): only the document is left. */
+  said?: boolean;
+}
+
+/**
  * The one place a failure reaches the person: its lines on stderr, after
  * whatever it carries for stdout (a create's unreadable answer, which may
  * hold the only copy of a secret). An interruption with nothing to say
- * prints nothing.
+ * prints nothing. With `--json` and stdout still empty, stdout gets the
+ * failure's document, the answer inside it; a command that printed its
+ * document before failing (a list with `incomplete`, a prune's or an
+ * audit's report, a rotation's new key) keeps it as the one (docs/contract.md §C3).
  */
-export function reportFailure(error: unknown, options: ReportOptions, render: Renderer): ExitCode {
-  if (error instanceof MaybeCreatedError && error.answer !== null) render.lines(error.answer.replace(/\n$/, '').split('\n'));
-  const { exitCode, lines } = describeFailure(error, options);
-  if (!(error instanceof InterruptedError && error.silent) && !(error instanceof BrokenPipeError) && !(error instanceof PassedOnStatus)) render.failure(lines);
-  return exitCode;
+export function reportFailure(error: unknown, options: FailureOutput, render: Renderer): ExitCode {
+  const report = describeFailure(error, options);
+  // svc run's COMMAND ended so: its status is passed on, and it is not svc's failure to describe.
+  if (error instanceof PassedOnStatus) return report.exitCode;
+  const answer = error instanceof MaybeCreatedError ? error.answer : null;
+  const brokenPipe = error instanceof BrokenPipeError;
+  if (options.json && !options.json.stdoutUsed && !brokenPipe) render.json(failureDocument(error, report));
+  else if (answer !== null) render.lines(answer.replace(/\n$/, '').split('\n'));
+  if (!options.said && !(error instanceof InterruptedError && error.silent) && !brokenPipe) render.failure(report.lines);
+  return report.exitCode;
 }

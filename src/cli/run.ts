@@ -1,5 +1,5 @@
 import { CommanderError, type Command, type Option } from 'commander';
-import { ExitCode, OutputError } from './errors.js';
+import { ExitCode, OutputError, UsageError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
 import { createProgram, wrapLines, type Program } from './program.js';
@@ -105,7 +105,8 @@ function helpTarget(program: Command, command: Command, path: readonly string[])
 }
 
 /** Parses and runs one `svc` invocation; returns its exit code. */
-export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
+export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): Promise<number> {
+  const { io, stdoutUsed } = watchStdout(given);
   const { program } = buildProgram(io, { ...realDeps, ...deps }, argv);
   try {
     const expanded = expandHelp(program, argv);
@@ -121,10 +122,54 @@ export async function run(argv: string[], io: IO, deps: Partial<Deps> = {}): Pro
     if (unwritten) throw new OutputError(unwritten);
     return ExitCode.ok;
   } catch (error) {
+    const options = {
+      verbose: program.opts().verbose === true || argv.includes('--verbose'),
+      // As typed, not as parsed: a usage error may stop commander before it has read --json.
+      json: program.opts().json === true || optionWords(argv).includes('--json') ? { stdoutUsed: stdoutUsed() } : undefined,
+    };
     if (error instanceof CommanderError) {
-      // Commander has already printed its message or the help text.
-      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+      if (error.exitCode === 0) return ExitCode.ok;
+      // Commander has already printed its message or the help text: only --json's document is left to print.
+      if (!options.json) return ExitCode.usage;
+      return reportFailure(new UsageError(commanderMessage(error)), { ...options, said: true }, await createRenderer(io, { quiet: false }));
     }
-    return reportFailure(error, { verbose: program.opts().verbose === true || argv.includes('--verbose') }, await createRenderer(io, { quiet: false }));
+    return reportFailure(error, options, await createRenderer(io, { quiet: false }));
   }
+}
+
+/** The words before `--`, where options are. */
+function optionWords(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? argv : argv.slice(0, end);
+}
+
+/** Commander's message without its `error: ` prefix; the help it printed instead of one, named. */
+function commanderMessage(error: CommanderError): string {
+  if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return 'No command given: see the help on stderr.';
+  return error.message.replace(/^error: /, '');
+}
+
+/**
+ * `io` whose stdout tells whether anything was written to it: a failure
+ * under --json prints its document only on a stdout still empty
+ * (report.ts). Built lazily, as the process's own stdout is (io.ts).
+ */
+function watchStdout(io: IO): { io: IO; stdoutUsed: () => boolean } {
+  let used = false;
+  let watched: NodeJS.WritableStream | undefined;
+  const watch = (stream: NodeJS.WritableStream) =>
+    new Proxy(stream, {
+      get(target, key) {
+        if (key === 'write') {
+          return (chunk: string | Uint8Array, ...rest: unknown[]) => {
+            if (chunk.length > 0) used = true;
+            return (target.write as (...args: unknown[]) => boolean)(chunk, ...rest);
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  const watching = Object.create(io, { stdout: { get: () => (watched ??= watch(io.stdout)) } }) as IO;
+  return { io: watching, stdoutUsed: () => used };
 }

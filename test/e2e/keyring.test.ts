@@ -327,7 +327,8 @@ describe('svc installed without its optional keyring support', () => {
     const login = await bareSvc(['login', '--with-key', '--keyring'], {}, key());
     expect(login.exitCode).toBe(3);
     expect(login.stderr).toContain('Keyring support is not installed: svc could not load @napi-rs/keyring');
-    expect(login.stderr).toContain('npm install -g svc-cli');
+    expect(login.stderr).toContain('npm install -g svc-cli @napi-rs/keyring@2');
+    expect(login.stderr).toContain('npx -p svc-cli -p @napi-rs/keyring@2 svc');
     expect(existsSync(file()) ? saved().profiles : {}).toEqual({});
 
     expect((await bareSvc(['login', '--with-key'], { CI: 'true' }, key())).exitCode).toBe(0);

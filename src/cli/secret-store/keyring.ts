@@ -1,9 +1,12 @@
 /**
  * The OS keyring (Secret Service on Linux, Keychain on macOS, Credential
- * Manager on Windows) through @napi-rs/keyring, an optional dependency
- * loaded here, on first use, by a profile that keeps its key there: a
- * command that reads a key from the environment or the config file never
- * loads it. Every call is bounded (KEYRING_WAIT_MS): a keyring that waits
+ * Manager on Windows) through @napi-rs/keyring, installed beside svc by
+ * whoever wants keyring profiles and loaded here, on first use, by a
+ * profile that keeps its key there: a command that reads a key from the
+ * environment or the config file never loads it. svc does not declare it
+ * (not even as an optional dependency): npm would resolve its twelve
+ * platform packages on every cold `npx svc-cli`, most of that run's time
+ * (bench/RESULTS.md, "npx, cold"). Every call is bounded (KEYRING_WAIT_MS): a keyring that waits
  * for an unlock prompt nobody answers is reported, not waited on.
  */
 import type { Deps } from '../deps.js';
@@ -91,6 +94,9 @@ export async function openKeyring(env: NodeJS.ProcessEnv, schedule: Deps['schedu
 
 type Library = typeof import('@napi-rs/keyring');
 
+/** The binding as a person installs it: the major version svc is built and tested against (package.json, devDependencies). */
+export const KEYRING_PACKAGE = '@napi-rs/keyring@2';
+
 /** Linux: the Secret Service or nothing (the option is ignored elsewhere). */
 const SECRET_SERVICE_ONLY = { linux: { store: 'secret-service' } } as const;
 
@@ -105,7 +111,7 @@ async function loadLibrary(): Promise<Library> {
   } catch (error) {
     throw new KeyringError(
       `Keyring support is not installed: svc could not load @napi-rs/keyring (${firstLine(error)})`,
-      `Install svc with its optional dependencies (\`npm install -g svc-cli\`, without --omit=optional), on a platform @napi-rs/keyring has a build for. ${ENV_STILL_WORKS}`,
+      `Keyring support is installed beside svc, on a platform @napi-rs/keyring has a build for: \`npm install -g svc-cli ${KEYRING_PACKAGE}\` (or, in a project, \`npm install svc-cli ${KEYRING_PACKAGE}\`); for one run, \`npx -p svc-cli -p ${KEYRING_PACKAGE} svc …\`. ${ENV_STILL_WORKS}`,
     );
   }
 }

@@ -59,7 +59,7 @@ function unfinished(error: unknown, verbose: boolean): unknown {
   if (error instanceof PolicyBrokenError) return error;
   const { exitCode, lines } = describeFailure(error, { verbose });
   if (exitCode !== ExitCode.failure) return error;
-  return new CliError([...lines, 'The audit did not finish (exit 6).'], ExitCode.auditUnfinished);
+  return new CliError([...lines, 'The audit did not finish (exit 6).'], ExitCode.auditUnfinished, error);
 }
 
 /** docs/contract.md §C8. */

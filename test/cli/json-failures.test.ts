@@ -1,0 +1,210 @@
+// tier: in-process
+/**
+ * docs/contract.md §C3 and §C5: under --json every failure leaves exactly
+ * one JSON document on stdout. When the command printed nothing there, it
+ * is the failure's own (docs/cli-error.schema.json), made by the one
+ * failure report from the same error as the message on stderr; when the
+ * command printed its document first, that one stays the only one.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/cli/deps.js';
+import { useFaultyServer } from '../helpers/reference-faults.js';
+import { svc, type RunResult } from '../helpers/in-process.js';
+import { records, startSpecServer } from '../helpers/spec-server.js';
+
+const server = useFaultyServer();
+
+const validate = new Ajv2020({ strict: true }).compile(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../docs/cli-error.schema.json'), 'utf8')));
+
+interface Failure {
+  message: string;
+  exitCode: number;
+  status?: number;
+  code?: string;
+  details?: string[];
+  answer?: string;
+}
+
+/** The one document on stdout, checked against the schema and against the exit code and stderr of the same run. */
+function failureOf(result: RunResult): Failure {
+  const document: unknown = JSON.parse(result.stdout);
+  expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+  const { error } = document as { error: Failure };
+  expect(error.exitCode).toBe(result.exitCode);
+  return error;
+}
+
+/** Signals as they come: each as soon as svc listens for them (the create's request is then out, held by a delay fault). */
+function signals(...sent: NodeJS.Signals[]): Pick<Deps, 'onSignal'> {
+  return {
+    onSignal(_signals, listener) {
+      let live = true;
+      for (const signal of sent) setImmediate(() => live && listener(signal));
+      return () => {
+        live = false;
+      };
+    },
+  };
+}
+
+describe('--json failures: one document on stdout, per exit code', () => {
+  it('0: the command\'s own document, no error', async () => {
+    const result = await svc(['keys', 'list', '--json'], server.env);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).not.toHaveProperty('error');
+  });
+
+  it('1: a server error carries its status and code; stderr says the same', async () => {
+    await server.fault({ status: 500, times: 0 });
+    const result = await svc(['keys', 'list', '--json', '--max-wait', '0'], server.env);
+    expect(result.exitCode).toBe(1);
+    const error = failureOf(result);
+    expect(error).toMatchObject({ status: 500, code: 'INTERNAL' });
+    expect(result.stderr).toContain(error.message.split('\n')[0]);
+  });
+
+  it('1: the network, with no status', async () => {
+    const result = await svc(['keys', 'list', '--json', '--max-wait', '0'], { ...server.env, SVC_BASE_URL: 'http://127.0.0.1:9' });
+    expect(result.exitCode).toBe(1);
+    const error = failureOf(result);
+    expect(error).not.toHaveProperty('status');
+    expect(error.message).toContain('Could not get an answer from http://127.0.0.1:9');
+  });
+
+  it('2: a usage error of svc\'s own', async () => {
+    const error = failureOf(await svc(['keys', 'prune', '--json'], server.env));
+    expect(error).toMatchObject({ exitCode: 2, message: expect.stringContaining('Say which keys to prune') });
+  });
+
+  it.each([
+    ['an unknown option', ['keys', 'list', '--json', '--no-such-flag'], "unknown option '--no-such-flag'"],
+    ['an option without its value', ['--json', 'keys', 'list', '--name'], "option '--name <text>' argument missing"],
+    ['an unknown command', ['keys', 'lits', '--json'], 'lits'],
+  ])('2: commander\'s usage error, %s, with its message on stderr as well', async (_, args, said) => {
+    const result = await svc(args, server.env);
+    expect(result.exitCode).toBe(2);
+    expect(failureOf(result).message).toContain(said);
+    expect(result.stderr).toContain(said);
+  });
+
+  it('2: a 400 from the server (it refused what svc sent), with its status and code', async () => {
+    const result = await svc(['keys', 'create', 'x'.repeat(200), '--json'], server.env);
+    expect(result.exitCode).toBe(2);
+    expect(failureOf(result)).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+  });
+
+  it('3: no key at all, and a key the server refuses (401)', async () => {
+    const none = failureOf(await svc(['keys', 'list', '--json'], { ...server.env, SVC_API_KEY: undefined }));
+    expect(none).toMatchObject({ exitCode: 3, message: expect.stringContaining('Not logged in') });
+    expect(none).not.toHaveProperty('status');
+    const refused = failureOf(await svc(['keys', 'list', '--json'], { ...server.env, SVC_API_KEY: `sk_${'A'.repeat(64)}` }));
+    expect(refused).toMatchObject({ exitCode: 3, status: 401, code: 'UNAUTHORIZED' });
+  });
+
+  it('4: a key that is not there, by id or by name (svc looked in the list too, so no one answer says it)', async () => {
+    const error = failureOf(await svc(['keys', 'view', 'no-such-key', '--json'], server.env));
+    expect(error).toEqual({ exitCode: 4, message: expect.stringContaining('No key with id or name no-such-key') });
+  });
+
+  it('5: a rate limit not waited for, as the 429 it was', async () => {
+    await server.fault({ status: 429, retryAfter: '30', code: 'RATE_LIMITED' });
+    const error = failureOf(await svc(['keys', 'list', '--json', '--no-wait'], server.env));
+    expect(error).toMatchObject({ exitCode: 5, status: 429, message: expect.stringContaining('--no-wait was given') });
+  });
+
+  it("6: an audit that could not finish keeps the server's status under its own message", async () => {
+    await server.fault({ status: 503, times: 0 });
+    const result = await svc(['keys', 'audit', '--require-expiry', '--json', '--max-wait', '0'], server.env);
+    const error = failureOf(result);
+    expect(error).toMatchObject({ exitCode: 6, status: 503, code: 'UNAVAILABLE', message: expect.stringContaining('The audit did not finish (exit 6).') });
+  });
+
+  it('130: a create stopped by two Ctrl-Cs', async () => {
+    await server.fault({ method: 'POST', path: '/user/api-keys', delayMs: 400, then: 'answer' });
+    const result = await svc(['keys', 'create', 'stopped', '--json'], server.env, { deps: signals('SIGINT', 'SIGINT') });
+    expect(result.exitCode).toBe(130);
+    expect(failureOf(result).message).toContain("a key named 'stopped' may have been made");
+  });
+
+  it('a signal during a create: the document says the exit code the process ends with', async () => {
+    await server.fault({ method: 'POST', path: '/user/api-keys', delayMs: 400, then: 'answer' });
+    const result = await svc(['keys', 'create', 'terminated', '--json'], server.env, { deps: signals('SIGTERM', 'SIGTERM') });
+    expect(result.exitCode).toBeGreaterThan(128);
+    failureOf(result);
+  });
+});
+
+describe('--json failures: the rules around them', () => {
+  it("escapes server text in the message as stderr does, and keeps the code as the server's value", async () => {
+    const spec = await startSpecServer();
+    const said = { error: 'no\u001b[31m\nway\u202e', code: 'BAD\u009bCODE', details: ['one\u001b[2J'] };
+    spec.rules.push({ method: 'GET', times: 1, then: { status: 409, body: JSON.stringify(said) } });
+    try {
+      const result = await svc(['keys', 'list', '--json'], { ...server.env, SVC_BASE_URL: spec.url, SVC_API_KEY: spec.apiKey });
+      const error = failureOf(result);
+      expect(error).toMatchObject({ exitCode: 1, status: 409, code: said.code, details: said.details });
+      expect(error.message).toContain('(409 BAD\\x9bCODE): no\\x1b[31m\\nway\\u202e');
+      expect(result.stderr).toContain(error.message.split('\n')[0]);
+      expect(result.stdout).not.toMatch(/[\u001b\u009b\u202e]/);
+    } finally {
+      await spec.close();
+    }
+  });
+
+  it('without --json, stdout stays empty', async () => {
+    await server.fault({ status: 500, times: 0 });
+    const result = await svc(['keys', 'list', '--max-wait', '0'], server.env);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+  });
+
+  it('--json after -- is an argument, not the option', async () => {
+    const result = await svc(['keys', 'view', '--', '--json'], server.env);
+    expect(result.exitCode).toBe(4);
+    expect(result.stdout).toBe('');
+  });
+
+  it('an incomplete list keeps its own document, with `incomplete`, as the one (exit 1)', async () => {
+    const spec = await startSpecServer({ record: records.full, pages: { size: 1, style: 'token' } });
+    try {
+      spec.addKey('second');
+      const result = await svc(['keys', 'list', '--json'], { ...server.env, SVC_BASE_URL: spec.url, SVC_API_KEY: spec.apiKey });
+      expect(result.exitCode).toBe(1);
+      const document = JSON.parse(result.stdout);
+      expect(document).not.toHaveProperty('error');
+      expect(document.incomplete).toEqual(expect.any(String));
+      expect(result.stderr).toContain('The key list may be incomplete');
+    } finally {
+      await spec.close();
+    }
+  });
+
+  it("a rotation that fails after printing the new key keeps that document, secret and all, as the one", async () => {
+    const own = JSON.parse((await svc(['keys', 'create', 'json-own', '--json'], server.env)).stdout) as { id: string; secret: string };
+    const profileEnv = { ...server.env, SVC_API_KEY: undefined, SVC_PROFILE: 'json-rotate' };
+    expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
+    const result = await svc(['keys', 'rotate', '--yes', own.id, '--json'], profileEnv);
+    expect(result.exitCode).toBe(1);
+    const document = JSON.parse(result.stdout);
+    expect(document).not.toHaveProperty('error');
+    expect(document.key.secret).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+    expect(result.stderr).toContain("Profile 'json-rotate' still holds the old key");
+  });
+
+  it("a create's answer svc could not read goes inside the document, the secret with it", async () => {
+    const spec = await startSpecServer();
+    const cut = `{"id":"k1","name":"garbled","secret":"sk_${'B'.repeat(64)}"`;
+    spec.rules.push({ method: 'POST', times: 1, then: { status: 201, body: cut, headers: () => ({ 'content-type': 'application/json' }) } });
+    try {
+      const result = await svc(['keys', 'create', 'garbled', '--json'], { ...server.env, SVC_BASE_URL: spec.url, SVC_API_KEY: spec.apiKey });
+      expect(result.exitCode).toBe(1);
+      const error = failureOf(result);
+      expect(error.answer).toBe(cut);
+    } finally {
+      await spec.close();
+    }
+  });
+});
