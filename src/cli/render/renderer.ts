@@ -147,12 +147,12 @@ export class Renderer {
 
   /** Shown even with --quiet. */
   warn(...lines: Line[]): void {
-    this.#message(run('!', 'yellow'), lines);
+    this.#message(PREFIXES.warn, lines);
   }
 
   /** Shown even with --quiet. */
   failure(lines: readonly Line[]): void {
-    this.#message(run('error:', 'red'), lines.length > 0 ? lines : ['']);
+    this.#message(PREFIXES.failure, lines.length > 0 ? lines : ['']);
   }
 
   /**
@@ -284,23 +284,40 @@ export class Renderer {
     this.#io.stdout.write(`${lines.join('\n')}\n`);
   }
 
+  /**
+   * Terminal rows a message takes, written now by `kind` (info, warn or
+   * failure, each a call of its own): its lines broken between words as the
+   * message is, and a part still wider than the terminal (a long word, a
+   * command) wrapped by the terminal. What a screen drawn to fit counts with.
+   */
+  messageRows(kind: 'info' | 'warn' | 'failure', lines: readonly Line[]): number {
+    if (lines.length === 0 || (kind === 'info' && this.#quiet)) return 0;
+    const columns = Math.max(1, this.columns);
+    return this.#parts(PREFIXES[kind], lines).reduce((rows, part) => rows + Math.max(1, Math.ceil(widthOf(part) / columns)), 0);
+  }
+
   /** Each line on stderr, the prefix before the first; on a terminal, long lines wrapped between words. */
   #message(prefix: Run | null, lines: readonly Line[]): void {
     if (lines.length === 0) return;
-    const out: string[] = [];
-    lines.forEach((line, i) => {
-      let runs = runsOf(line);
-      if (i === 0 && prefix !== null) runs = runs.some((r) => r.text !== '') ? [prefix, run(' '), ...runs] : [prefix];
-      const wrapped = this.#io.stderrIsTTY ? wrap(runs, this.columns) : [runs];
-      for (const part of wrapped) out.push(paint(part, this.#err));
-    });
+    const out = this.#parts(prefix, lines).map((part) => paint(part, this.#err));
     const clear = this.#progressShown ? '\r\x1b[2K' : '';
     this.#progressShown = false;
     const text = `${out.join('\n')}\n`;
     this.#io.stderr.write(`${clear}${text}`);
     this.#io.said?.(text);
   }
+
+  /** The parts a message is written in, one a line of the terminal's before it wraps anything itself. */
+  #parts(prefix: Run | null, lines: readonly Line[]): Run[][] {
+    return lines.flatMap((line, i) => {
+      let runs = runsOf(line);
+      if (i === 0 && prefix !== null) runs = runs.some((r) => r.text !== '') ? [prefix, run(' '), ...runs] : [prefix];
+      return this.#io.stderrIsTTY ? wrap(runs, this.columns) : [runs];
+    });
+  }
 }
+
+const PREFIXES = { info: null, warn: run('!', 'yellow'), failure: run('error:', 'red') } as const;
 
 function run(text: string, tone?: Tone): Run {
   return { text: sanitize(text), tone, raw: text };
