@@ -15,6 +15,12 @@ export interface Column<T> {
   dropRank?: number;
   /** Terminal columns a cell may take; longer ones are cut with …. */
   maxWidth?: number;
+  /**
+   * Narrower first, at this rank in the order columns are dropped (before a
+   * column of the same rank): the column is cut to what fits, down to
+   * `minWidth`, so that columns ranked above it stay.
+   */
+  shrink?: { rank: number; minWidth: number };
 }
 
 export interface Field {
@@ -245,14 +251,30 @@ export class Renderer {
 
   /** Which columns fit the terminal, laid out for `rows`, and their widths. */
   #layOut<T>(columns: readonly Column<T>[], rows: readonly T[]): { shown: LaidColumn<T>[]; widths: number[] } {
-    const laid = columns.map((column) => layColumn(column, rows));
-    const droppable = laid.filter((c) => c.column.dropRank !== undefined).sort((a, b) => a.column.dropRank! - b.column.dropRank!);
-    let shown = laid;
+    let shown = columns.map((column) => layColumn(column, rows));
+    const steps = [
+      ...shown.filter((c) => c.column.shrink !== undefined).map((c) => ({ rank: c.column.shrink!.rank - 0.5, column: c.column, drop: false })),
+      ...shown.filter((c) => c.column.dropRank !== undefined).map((c) => ({ rank: c.column.dropRank!, column: c.column, drop: true })),
+    ].sort((a, b) => a.rank - b.rank);
     const fullWidth = () => shown.reduce((sum, c) => sum + c.width, 0) + GAP.length * (shown.length - 1);
     // A table keeps at least one column, however narrow the terminal.
-    while (droppable.length > 0 && shown.length > 1 && fullWidth() > this.columns) {
-      const drop = droppable.shift();
-      shown = shown.filter((c) => c !== drop);
+    for (const step of steps) {
+      if (shown.length <= 1 || fullWidth() <= this.columns) break;
+      const at = shown.findIndex((c) => c.column === step.column);
+      if (at === -1) continue;
+      if (step.drop) {
+        shown = shown.filter((_, i) => i !== at);
+      } else {
+        const width = Math.max(step.column.shrink!.minWidth, shown[at]!.width - (fullWidth() - this.columns));
+        if (width < shown[at]!.width) shown = shown.map((c, i) => (i === at ? layColumn(c.column, rows, width) : c));
+      }
+    }
+    // A column cut before others were dropped gets back what they left.
+    for (const [at, c] of shown.entries()) {
+      const spare = this.columns - fullWidth();
+      if (c.column.shrink === undefined || spare <= 0) continue;
+      const whole = layColumn(c.column, rows);
+      if (whole.width > c.width) shown[at] = layColumn(c.column, rows, Math.min(whole.width, c.width + spare));
     }
     return { shown, widths: shown.map((c) => c.width) };
   }
