@@ -91,6 +91,30 @@ describe('messages', () => {
     expect(stderr()).toBe(`sk_${'a'.repeat(40)}\n  is long\n日本語の文字\n  日本語の文字\n  日本語\n`);
   });
 
+  it('wrap at any width: no line wider than the terminal (wide characters two columns) but a word alone, no word split, every word kept in order, and as many rows as messageRows says', () => {
+    const word = fc.array(fc.constantFrom('a', 'b', 'x', 'é', '日', '語', '-'), { minLength: 1, maxLength: 30 }).map((chars) => chars.join(''));
+    const property = fc.property(
+      fc.array(word, { minLength: 1, maxLength: 40 }),
+      fc.integer({ min: 10, max: 120 }),
+      fc.constantFrom('info' as const, 'warn' as const),
+      (words, columns, kind) => {
+        const { r, stderr } = renderer({ stderrIsTTY: true, columns });
+        const text = words.join(' ');
+        if (kind === 'info') r.info(text);
+        else r.warn(text);
+        const lines = stderr().slice(0, -1).split('\n');
+        for (const line of lines) {
+          if (line.trim().split(' ').length > 1) expect(stringWidth(line), line).toBeLessThanOrEqual(columns);
+        }
+        const shown = lines.flatMap((line) => line.trim().split(' '));
+        expect(shown).toEqual(kind === 'warn' ? ['!', ...words] : words);
+        const rows = lines.reduce((sum, line) => sum + Math.max(1, Math.ceil(stringWidth(line) / columns)), 0);
+        expect(r.messageRows(kind, [text])).toBe(rows);
+      },
+    );
+    for (const { seed } of SEEDS) fc.assert(property, { seed, numRuns: 200 });
+  });
+
   it('are not wrapped when stderr is not a terminal', () => {
     const long = 'word '.repeat(30).trim();
     const { r, stderr } = renderer({ columns: 40 });
