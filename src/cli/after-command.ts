@@ -5,6 +5,7 @@ import type { Credentials, ProfileSession } from './session.js';
 import { healthWarnings } from './views/keys.js';
 import { readEnv } from './environment.js';
 import { CliError } from './errors.js';
+import type { Line } from './render/text.js';
 
 /** What a command hands back to the step that runs after it. */
 export interface Outcome {
@@ -15,13 +16,22 @@ export interface Outcome {
 }
 
 /**
- * Key health (docs/contract.md §C8) after every command that used a key and
- * every interactive action: the expiry warning and the pending-rotation
- * reminder, once each, never with --quiet. The profile remembers its key's
- * expiry through the config writer, and only while it still holds that key.
+ * Key health (docs/contract.md §C8) after every command that used a key:
+ * the expiry warning and the pending-rotation reminder, once each, never
+ * with --quiet.
  */
 export async function afterCommand(session: ProfileSession, credentials: Credentials | null, list: KeyList | undefined): Promise<void> {
-  if (!credentials) return;
+  for (const line of await keyHealth(session, credentials, list)) session.render.warn(line);
+}
+
+/**
+ * The key-health step: what afterCommand warns of, and the interactive
+ * manager shows on every screen it draws; none with --quiet. The profile
+ * remembers its key's expiry through the config writer, and only while it
+ * still holds that key.
+ */
+export async function keyHealth(session: ProfileSession, credentials: Credentials | null, list: KeyList | undefined): Promise<Line[]> {
+  if (!credentials) return [];
   const profile = session.config.getProfile(session.profileName);
   const health = assessKeyHealth({ credentials, profile, list, nowMs: session.deps.now() });
   const remember = health.remember;
@@ -34,6 +44,6 @@ export async function afterCommand(session: ProfileSession, credentials: Credent
       session.render.warn(`The key's expiry was not remembered in profile '${session.profileName}'. ${error.message}`);
     }
   }
-  if (session.options.quiet) return;
-  for (const line of healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName, session.profileSource === 'flag')) session.render.warn(line);
+  if (session.options.quiet) return [];
+  return healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName, session.profileSource === 'flag');
 }

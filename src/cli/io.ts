@@ -67,6 +67,12 @@ export interface IO {
    */
   onReaderGone?: (listener: () => void) => () => void;
   /**
+   * Subscribes to the terminal's size changing (SIGWINCH, which Node turns
+   * into stderr's 'resize'), for a screen drawn to fit it. Returns the
+   * unsubscribe. Unset: a terminal whose size never changes.
+   */
+  onResize?: (listener: () => void) => () => void;
+  /**
    * How to read a file named on the command line whose read could wait on
    * a person or a pipe: 'stdin' when it is this process's stdin (/dev/stdin,
    * /dev/fd/0, the terminal or pipe stdin is); a stream of its own for
@@ -161,6 +167,11 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     onReaderGone(listener) {
       readerGone.add(listener);
       return () => readerGone.delete(listener);
+    },
+    onResize(listener) {
+      const tty = stderrIsTTY ? stderr() : stdoutIsTTY ? stdout() : null;
+      tty?.on('resize', listener);
+      return () => tty?.off('resize', listener);
     },
   };
   // An empty write's callback runs once everything queued before it is flushed.

@@ -33,8 +33,18 @@ export interface Prompter {
   pickMany<T>(message: string, choices: Choice<T>[]): Promise<T[]>;
   /** Waits for Enter, whatever else is typed: what is on screen stays there until the person is done with it. */
   pause(message: string): Promise<void>;
-  /** A select that Esc or Ctrl-C leaves with null instead of an error, and clears from the screen: the way out of a menu. `pageSize`: choices shown at once (12). */
-  menu<T>(message: string, choices: Choice<T>[], defaultValue?: T, pageSize?: number): Promise<T | null>;
+  /** A select that Esc or Ctrl-C leaves with null instead of an error, and clears from the screen: the way out of a menu. */
+  menu<T>(message: string, choices: Choice<T>[], shape?: MenuShape<T>): Promise<T | null>;
+}
+
+export interface MenuShape<T> {
+  defaultValue?: T;
+  /** Rows of choices shown at once (12); the list scrolls through the rest. */
+  pageSize?: number;
+  /** The line of keys below the choices (and the blank row above it); false on a terminal too short for it. */
+  help?: boolean;
+  /** Withdraws the menu, which then answers null as Esc does: the screen is to be drawn again (a resize). */
+  until?: AbortSignal;
 }
 
 type Context = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; clearPromptOnDone: boolean; signal?: AbortSignal };
@@ -64,7 +74,7 @@ export function escaped(prompter: Prompter): Prompter {
     search: (message, choices) => prompter.search(sanitize(message), clean(choices)),
     pickMany: (message, choices) => prompter.pickMany(sanitize(message), clean(choices)),
     pause: (message) => prompter.pause(sanitize(message)),
-    menu: (message, choices, defaultValue, pageSize) => prompter.menu(sanitize(message), clean(choices), defaultValue, pageSize),
+    menu: (message, choices, shape) => prompter.menu(sanitize(message), clean(choices), shape),
   };
 }
 
@@ -87,7 +97,8 @@ function escapedVerdicts(validate?: (value: string) => true | string): ((value: 
 
 function inquirerPrompter(io: IO): Prompter {
   const context: Context = { input: io.stdin, output: io.stderr, clearPromptOnDone: false };
-  const ask = <T>(start: (context: Context) => Promise<T>) => escapable(io, (signal) => start({ ...context, signal }));
+  const ask = <T>(start: (context: Context) => Promise<T>, until?: AbortSignal) =>
+    escapable(io, (signal) => start({ ...context, signal: until ? AbortSignal.any([signal, until]) : signal }));
   return {
     text: (message, validate) => ask((c) => input({ message, validate }, c)),
     secret: (message, validate) => ask((c) => password({ message, mask: '*', validate }, c)),
@@ -99,9 +110,11 @@ function inquirerPrompter(io: IO): Prompter {
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
     },
-    async menu(message, choices, defaultValue, pageSize = 12) {
+    async menu(message, choices, { defaultValue, pageSize = 12, help = true, until } = {}) {
+      // An empty tip leaves out its line and the blank row above it.
+      const theme = help ? {} : { style: { keysHelpTip: () => '' } };
       try {
-        return await ask((c) => select({ message, choices, default: defaultValue, pageSize, loop: true }, { ...c, clearPromptOnDone: true }));
+        return await ask((c) => select({ message, choices, default: defaultValue, pageSize, loop: true, theme }, { ...c, clearPromptOnDone: true }), until);
       } catch (error) {
         if (error instanceof PromptCancelledError) return null;
         throw error;

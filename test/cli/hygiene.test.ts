@@ -164,6 +164,17 @@ describe('the expiry warning for the key in use', () => {
     expect(warnings(json.stderr)).toHaveLength(1);
   });
 
+  it('the interactive manager shows it on its screen, at start and after every action, once on the terminal', async () => {
+    const prompter = scriptedPrompter([{ menu: 'Ping' }, { menu: null }]);
+    const result = await svc([], env(), { tty: true, columns: 200, rows: 30, deps: { prompter } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    // Drawn with each of the two screens, before each menu; the first screen was cleared for the second.
+    expect(warnings(result.stderr)).toHaveLength(2);
+    expect(warnings(result.stderr)[0]).toMatch(/The key in use \(sk_.{4}….{4}\) expires in 3 days \(.*\): replace it with `svc keys rotate key_\w+`/);
+    expect(result.stderr.indexOf('The key in use')).toBeLessThan(result.stderr.indexOf('Key sk_'));
+    expect(warnings(shownText(result.stderr))).toHaveLength(1);
+  });
+
   it('names the profile in the command to run when --profile chose it', async () => {
     const result = await svc(['keys', 'list', '--profile', 'soon'], env());
     expect(warnings(result.stderr)).toEqual([expect.stringMatching(/replace it with `svc keys rotate key_\w+ --profile soon`\.$/)]);
@@ -267,7 +278,7 @@ describe('rotate --overlap, --finish and --cancel', () => {
     const prompter = scriptedPrompter([{ menu: 'Finish the pending rotation' }, { confirm: true }, { menu: null }]);
     const session = await svc([], env(), { tty: true, columns: 120, server, deps: { prompter } });
     expect(session.exitCode, session.stderr).toBe(0);
-    expect(session.stderr).toContain('rotation pending since');
+    expect(session.stderr).toContain('A rotation is pending');
     expect(prompter.asked[1]).toContain(`Revoke the old key ${fleet}?`);
     expect(session.stderr).toContain('the rotation to');
     expect(profile().pendingRotation).toBeUndefined();

@@ -182,7 +182,9 @@ describe('svc with no command on a terminal', () => {
       const t = term;
       const first = await t.waitFor(MENU);
       expect(first.trimEnd().split('\n').length).toBeLessThanOrEqual(20);
-      expect(first).toMatch(/… and \d+ more, older/);
+      expect(first).toMatch(/… and \d+ more/);
+      // The key in use, older than every key that fits, is shown in place of the last of them.
+      expect(first).toMatch(/^\* key_\w+ +bootstrap/m);
       for (let round = 0; round < 3; round++) {
         await t.send('Down', 'Down', 'Down', 'Enter');
         await t.waitFor('Key to rotate:');
@@ -230,7 +232,8 @@ describe('svc with no command on a terminal', () => {
       expect(rows.length).toBeGreaterThan(3);
       expect(rows[0]).toContain('bulk-40');
       expect(rows[1]).toContain('bulk-39');
-      const more = /… and (\d+) more, older/.exec(screen);
+      const more = /… and (\d+) more/.exec(screen);
+      expect(rows.at(-1)).toMatch(/^\* key_\w+ +bootstrap/);
       expect(more, screen).not.toBeNull();
       expect(rows.length + Number(more![1])).toBe(41);
 
@@ -578,5 +581,70 @@ describe('svc with no command and nobody to ask', () => {
     term = await Terminal.start(['node', SVC_BIN, '--no-input'], env(), size);
     await term.waitFor('Usage: svc');
     expect(await term.exitCode()).toBe(2);
+  });
+});
+
+describe('the screen laid out for the terminal, at any size and across resizes', () => {
+  /** The table's header at each width: which columns fit. */
+  const SIZES = [
+    { columns: 40, rows: 10, header: /^ID +NAME$/m },
+    { columns: 60, rows: 15, header: /^ID +NAME +KEY +STATUS$/m },
+    { columns: 70, rows: 15, header: /^ID +NAME +KEY +STATUS +LAST USED$/m },
+    { columns: 100, rows: 30, header: /^ID +NAME +KEY +STATUS +EXPIRES +LAST USED$/m },
+  ];
+  const TITLE = 'svc  profile default';
+
+  /** The screen once drawn for `size`: its table's header fits the width, and it fits the rows. */
+  async function drawnFor(t: Terminal, size: (typeof SIZES)[number]): Promise<string> {
+    const deadline = Date.now() + 10_000;
+    let screen = '';
+    while (Date.now() < deadline) {
+      screen = await t.screen();
+      if (MENU.test(screen) && size.header.test(screen) && count(screen, TITLE) === 1) return screen;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`the screen was never drawn for ${size.columns}x${size.rows}:\n${screen}`);
+  }
+
+  it.each([3, 300])('with %i keys: fits each size, keeps the key in use, and the scrollback holds one screen after actions and growing', async (keys) => {
+    const dir = tempConfigDir();
+    const { writeManyKeys } = await import('../helpers/many-keys.mjs');
+    const file = `${dir.dir}/state.json`;
+    const { secret } = writeManyKeys(file, { keys });
+    const server = await startLocalServer(['--data', file]);
+    try {
+      term = await Terminal.start(['node', SVC_BIN], { ...env(secret), SVC_BASE_URL: server.url }, SIZES[0]);
+      const t = term;
+      for (const [i, size] of SIZES.entries()) {
+        if (i > 0) await t.resize(size.columns, size.rows);
+        const screen = await drawnFor(t, size);
+        expect(screen.trimEnd().split('\n').length, screen).toBeLessThanOrEqual(size.rows);
+        // The key in use (the newest) is the marked row; never every key when they do not fit.
+        expect(screen).toMatch(/^\* key_\w+ +key \d+/m);
+        if (keys === 300) expect(screen).toMatch(/… and \d+ more/);
+        // An action (Ping) and back: what it said is kept once, above the screen drawn again.
+        // On a short terminal the screen drawn again pushes what the action said into the scrollback.
+        await t.send('Down', 'Down', 'Down', 'Down', 'Enter');
+        let history = '';
+        const deadline = Date.now() + 10_000;
+        // The history is read once the menu is back, so that it holds the screen drawn before the menu, not one half drawn.
+        while (!(MENU.test(await t.screen()) && count((history = await t.history()), 'works: 200') === i + 1) && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(count(history, TITLE), history).toBe(1);
+        expect(count(history, 'What next?'), history).toBe(1);
+        expect(history.match(/works: 200/g), history).toHaveLength(i + 1);
+      }
+      // Made shorter: what the terminal itself moved into its scrollback stays there, and the screen is drawn again to fit.
+      await t.resize(60, 15);
+      const screen = await drawnFor(t, SIZES[1]!);
+      expect(screen.trimEnd().split('\n').length, screen).toBeLessThanOrEqual(15);
+      expect(count(await t.history(), 'What next?')).toBe(1);
+      await t.send('Escape');
+      expect(await t.exitCode()).toBe(0);
+    } finally {
+      await server.stop();
+      dir.remove();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { PromptCancelledError } from '../../src/cli/errors.js';
-import type { Choice, Prompter } from '../../src/cli/prompt.js';
+import type { Choice, MenuShape, Prompter } from '../../src/cli/prompt.js';
 
 /** One question svc is expected to ask, and its answer. */
 export type Step =
@@ -20,10 +20,12 @@ export type Step =
  * question of another kind than the script's next step fails the test; a
  * menu once the script is done is left with Esc.
  */
-export function scriptedPrompter(script: Step[]): Prompter & { asked: string[]; chosen: unknown[] } {
+export function scriptedPrompter(script: Step[]): Prompter & { asked: string[]; chosen: unknown[]; menus: MenuShape<unknown>[] } {
   const asked: string[] = [];
   /** The values the search and many-key lists answered with, in order. */
   const chosen: unknown[] = [];
+  /** How each menu was to be drawn (rows of choices, its line of keys). */
+  const menus: MenuShape<unknown>[] = [];
   const next = <K extends string>(kind: K, message: string, choices: Choice<unknown>[] = []) => {
     asked.push([message, ...choices.map((c) => `  ${c.name}`)].join('\n'));
     const step = script.shift();
@@ -42,6 +44,7 @@ export function scriptedPrompter(script: Step[]): Prompter & { asked: string[]; 
   return {
     asked,
     chosen,
+    menus,
     async text(message, validate) {
       const value = next('text', message).text as string;
       const verdict = validate?.(value) ?? true;
@@ -73,7 +76,8 @@ export function scriptedPrompter(script: Step[]): Prompter & { asked: string[]; 
     async pause(message) {
       next('pause', message);
     },
-    async menu(message, choices) {
+    async menu(message, choices, shape = {}) {
+      menus.push(shape);
       const label = next('menu', message, choices).menu as string | null;
       return label === null ? null : pick(choices, label, message);
     },

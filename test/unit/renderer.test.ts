@@ -7,6 +7,8 @@ import { Renderer, type Column, type Field } from '../../src/cli/render/renderer
 import { tone, type Line, type Segment, type Tone } from '../../src/cli/render/text.js';
 import { freshSeedNote, hostileString, SEEDS, stripColour, UNSAFE_OUTPUT } from '../helpers/hostile-text.js';
 import { memoryIO, terminalLibraries } from '../helpers/memory-io.js';
+import { readKey } from '../../src/client/key-view.js';
+import { keyColumns as viewColumns } from '../../src/cli/views/keys.js';
 
 beforeAll(() => console.info(`renderer: ${freshSeedNote('test/unit/renderer.test.ts')}`));
 
@@ -87,6 +89,30 @@ describe('messages', () => {
     r.info(`sk_${'a'.repeat(40)} is long`);
     r.info('日本語の文字 日本語の文字 日本語');
     expect(stderr()).toBe(`sk_${'a'.repeat(40)}\n  is long\n日本語の文字\n  日本語の文字\n  日本語\n`);
+  });
+
+  it('wrap at any width: no line wider than the terminal (wide characters two columns) but a word alone, no word split, every word kept in order, and as many rows as messageRows says', () => {
+    const word = fc.array(fc.constantFrom('a', 'b', 'x', 'é', '日', '語', '-'), { minLength: 1, maxLength: 30 }).map((chars) => chars.join(''));
+    const property = fc.property(
+      fc.array(word, { minLength: 1, maxLength: 40 }),
+      fc.integer({ min: 10, max: 120 }),
+      fc.constantFrom('info' as const, 'warn' as const),
+      (words, columns, kind) => {
+        const { r, stderr } = renderer({ stderrIsTTY: true, columns });
+        const text = words.join(' ');
+        if (kind === 'info') r.info(text);
+        else r.warn(text);
+        const lines = stderr().slice(0, -1).split('\n');
+        for (const line of lines) {
+          if (line.trim().split(' ').length > 1) expect(stringWidth(line), line).toBeLessThanOrEqual(columns);
+        }
+        const shown = lines.flatMap((line) => line.trim().split(' '));
+        expect(shown).toEqual(kind === 'warn' ? ['!', ...words] : words);
+        const rows = lines.reduce((sum, line) => sum + Math.max(1, Math.ceil(stringWidth(line) / columns)), 0);
+        expect(r.messageRows(kind, [text])).toBe(rows);
+      },
+    );
+    for (const { seed } of SEEDS) fc.assert(property, { seed, numRuns: 200 });
   });
 
   it('are not wrapped when stderr is not a terminal', () => {
@@ -174,7 +200,7 @@ function keys(count: number): Key[] {
   }));
 }
 
-function tableLines(columns: Partial<IO>, cols: readonly Column<Key>[], rows: readonly Key[]) {
+function tableLines<T>(columns: Partial<IO>, cols: readonly Column<T>[], rows: readonly T[]) {
   const { r, stdout } = renderer({ stdoutIsTTY: true, colorStdout: true, ...columns });
   r.table(cols, rows);
   const raw = stdout();
@@ -186,6 +212,23 @@ function tableLines(columns: Partial<IO>, cols: readonly Column<Key>[], rows: re
 function cellStarts(line: string): number[] {
   return [...line.matchAll(/\S+/g)].map((m) => stringWidth(line.slice(0, m.index)));
 }
+
+describe('the key table at a narrow width', () => {
+  const now = Date.parse('2026-06-01T00:00:00Z');
+  const longNamed = [
+    readKey({ id: 'key_00000000000000000001', name: 'a-much-longer-name-than-the-rest-of-them', hint: 'sk_ab12…wxyz', enabled: true, createdAt: now - 86_400_000, expiresAt: now + 90 * 86_400_000, lastUsedAt: now - 180_000 }),
+    readKey({ id: 'key_00000000000000000002', name: 'ci', hint: 'sk_cd34…wxyz', enabled: false, createdAt: now, expiresAt: null, lastUsedAt: null }),
+  ];
+  it.each([
+    [60, ['ID', 'NAME', 'STATUS']],
+    [100, ['ID', 'NAME', 'KEY', 'STATUS', 'EXPIRES', 'LAST USED']],
+  ])('at %i columns a long name is cut before the status or the expiry is left out', (columns, headers) => {
+    const { lines } = tableLines({ columns }, viewColumns(undefined, now, columns), longNamed);
+    expect(lines[0]!.split(/ {2,}/)).toEqual(headers);
+    for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(columns);
+    expect(lines[1]).toContain('a-much-longer');
+  });
+});
 
 describe('table on a terminal', () => {
   it.each([

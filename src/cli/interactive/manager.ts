@@ -1,22 +1,16 @@
-import { afterCommand } from '../after-command.js';
+import { keyHealth } from '../after-command.js';
 import type { Deps } from '../deps.js';
 import { InterruptedError, notLoggedIn, PromptCancelledError } from '../errors.js';
 import type { IO } from '../io.js';
 import { settled } from '../program.js';
 import { Region } from '../render/region.js';
 import { reportFailure } from '../report.js';
-import { clip, tone, type Line, type Segment } from '../render/text.js';
-import { displayWidth } from '../render/width.js';
+import { clip, tone, type Line } from '../render/text.js';
+import { isKeyInUse } from '../keys.js';
 import { resolveSession, withKey, type GlobalOptions, type ProfileSession } from '../session.js';
 import { incompleteCaveat, keyColumns } from '../views/keys.js';
 import { ACTIONS, labelOf, type ActionName } from './actions.js';
 import { loadView, type View } from './view.js';
-
-/** The menu's rows besides its choices: the question, a blank line and the line of help below them. */
-const MENU_FRAME = 3;
-
-/** Rows the table keeps however short the terminal: its header and a key, before the menu scrolls. */
-const TABLE_LEAST = 4;
 
 /**
  * `svc` on a terminal with no command: who you are, your keys, and a menu of
@@ -44,9 +38,8 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
   for (;;) {
     const screen = await fresh();
     const view = await loadView(screen);
-    const choices = menuFor(view);
-    const pageSize = draw(screen, view, choices.length);
-    const choice = await (await screen.prompts()).menu<ActionName>('What next? (Esc to quit)', choices, defaultChoice(view), pageSize);
+    const health = view.failure ? [] : await keyHealth(screen, view.credentials, view.list);
+    const choice = await ask(region, screen, view, health);
     if (choice === null || choice === 'quit') return;
     // The action has the whole terminal; the screen comes back, redrawn, once it is done.
     region.clear();
@@ -57,7 +50,6 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
       const keySession = session.credentials ? await withKey(session, session.credentials) : null;
       const switched = await settled(keySession ?? session, () => action.run({ session, keySession, view }));
       if (switched) options = { ...options, profile: switched.profile };
-      else await afterCommand(session, action.needsKey ? session.credentials : null, view.list);
     } catch (error) {
       // Esc or Ctrl-C in one of the action's questions: nothing was done, the same screen comes back.
       if (error instanceof PromptCancelledError) session.render.info(tone('Cancelled.', 'dim'));
@@ -69,6 +61,31 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
     if (!(action.showsSecret && region.holdsData)) region.clear();
     else if (await storedSecret(session)) region.clear({ dropData: true });
     else region.leave();
+  }
+}
+
+/**
+ * The screen and its menu, drawn again in place each time the terminal's
+ * size changes while the menu waits: what fits changed with it. Returns
+ * the choice, or null for Esc or Ctrl-C.
+ */
+async function ask(region: Region, screen: ProfileSession, view: View, health: readonly Line[]): Promise<ActionName | null> {
+  const choices = menuFor(view);
+  for (;;) {
+    const shape = draw(screen, view, health, choices.length);
+    const resized = new AbortController();
+    const unsubscribe = screen.io.onResize?.(() => resized.abort());
+    try {
+      const choice = await (await screen.prompts()).menu<ActionName>('What next? (Esc to quit)', choices, {
+        defaultValue: defaultChoice(view),
+        ...shape,
+        until: resized.signal,
+      });
+      if (!resized.signal.aborted) return choice;
+    } finally {
+      unsubscribe?.();
+    }
+    region.clear();
   }
 }
 
@@ -99,86 +116,147 @@ function defaultChoice(view: View): ActionName | undefined {
   return undefined;
 }
 
+/** How the menu is drawn below a screen: the rows of choices it shows at once, and whether its line of keys fits. */
+interface MenuFit {
+  pageSize: number;
+  help: boolean;
+}
+
+/** Something the screen may show, and the rows it takes at the terminal's width now. */
+interface Part {
+  rows: number;
+  draw(): void;
+}
+
 /**
- * Draws the screen, as much of the key list as fits with the menu below it:
- * a screen taller than the terminal would push its top where it cannot be
- * cleared. Returns how many choices the menu shows at once.
+ * Draws the screen so that it and the menu below it fit the terminal: a
+ * screen taller than the terminal would push its top into the scrollback,
+ * where it cannot be cleared, and the next screen would be a second copy.
+ * Every part is measured as the renderer breaks it at the width now. What
+ * says who you are, what went wrong and the key's health is always drawn;
+ * the menu keeps at least three choices, the table at least its header,
+ * the key in use and how many more there are; the rest (the menu's line of
+ * keys, a few more keys, the workspace, blank lines, more choices, the
+ * rest of the keys) only as rows are left, in that order.
  */
-function draw(session: ProfileSession, view: View, menuLength: number): number {
+function draw(session: ProfileSession, view: View, health: readonly Line[], menuLength: number): MenuFit {
   const { io, render } = session;
-  const page = (room: number) => Math.max(3, Math.min(menuLength, 12, room));
-  let used = 0;
-  const out = (...lines: Parameters<typeof render.info>) => {
-    render.info(...lines);
-    used += lines.reduce((rows: number, line) => rows + rowsOf(line, io.columns), 0);
-  };
-  out('');
-  out([tone('svc', 'bold'), '  profile ', tone(session.profileName, 'cyan'), '  ', tone(view.baseUrl, 'dim')]);
+  const info = (...lines: Line[]): Part => ({ rows: render.messageRows('info', lines), draw: () => render.info(...lines) });
+  const blank = info('');
+  const title = info([tone('svc', 'bold'), '  profile ', tone(session.profileName, 'cyan'), '  ', tone(view.baseUrl, 'dim')]);
+  /** Who you are or what is wrong; the workspace, when shown, comes after it, then the rest. */
+  const state: Part[] = [];
+  const rest: Part[] = [];
+  let workspace: Part | null = null;
   if (!view.credentials && !view.failure) {
-    out(
-      tone(
-        session.profileExists
-          ? `${notLoggedIn(session.profileName)}: choose "${labelOf('login', view)}" to save one.`
-          : `Profile '${clip(session.profileName, 200)}' does not exist yet: choose "${labelOf('login', view)}" to create it with a key, or "${labelOf('profile', view)}".`,
-        'yellow',
+    state.push(
+      info(
+        tone(
+          session.profileExists
+            ? `${notLoggedIn(session.profileName)}: choose "${labelOf('login', view)}" to save one.`
+            : `Profile '${clip(session.profileName, 200)}' does not exist yet: choose "${labelOf('login', view)}" to create it with a key, or "${labelOf('profile', view)}".`,
+          'yellow',
+        ),
       ),
     );
-    return page(io.rows - used - MENU_FRAME);
-  }
-  if (view.failure) {
-    render.failure(view.failure.lines);
-    used += view.failure.lines.reduce((rows: number, line) => rows + rowsOf(line, io.columns), 0);
+  } else if (view.failure) {
+    const { lines } = view.failure;
+    state.push({ rows: render.messageRows('failure', lines), draw: () => render.failure(lines) });
     const mend = !view.failure.unauthenticated
       ? `Choose "${labelOf('refresh', view)}" once the server answers, or "${labelOf('profile', view)}".`
       : view.credentials?.source === 'env'
         ? 'SVC_API_KEY overrides every profile: quit, then put a working key in it or unset it.'
         : `Choose "${labelOf('login', view)}" or "${labelOf('profile', view)}".`;
-    out(tone(mend, 'yellow'));
-    return page(io.rows - used - MENU_FRAME);
-  }
-  const source = view.credentials!.source === 'env' ? 'SVC_API_KEY' : 'profile';
-  const ws = view.workspace;
-  const shown = (value: string | null) => (value === null ? '-' : clip(value, 200));
-  out(`key ${view.inUse} (from ${source})`);
-  if (ws === null) out(tone('workspace not reported by this server', 'dim'));
-  else {
-    const rpm = ws.requestsPerMinute === null ? '' : `, ${ws.requestsPerMinute} requests/min`;
-    out(`workspace ${shown(ws.name)}${ws.id === null ? '' : ` (${shown(ws.id)})`}  plan ${shown(ws.plan)}${rpm}`);
-  }
-  if (view.pending) {
-    out(
-      tone(
-        `rotation pending since ${view.pending.since}: ${shown(view.pending.oldId)} still works beside ${shown(view.pending.newId)}; finish it once nothing uses the old key`,
-        'yellow',
-      ),
+    state.push(info(tone(mend, 'yellow')));
+  } else {
+    const source = view.credentials!.source === 'env' ? 'SVC_API_KEY' : 'profile';
+    state.push(info(`key ${view.inUse} (from ${source})`));
+    const ws = view.workspace;
+    const shown = (value: string | null) => (value === null ? '-' : clip(value, 200));
+    const rpm = ws?.requestsPerMinute == null ? '' : `, ${ws.requestsPerMinute} requests/min`;
+    workspace = info(
+      ws === null
+        ? tone('workspace not reported by this server', 'dim')
+        : `workspace ${shown(ws.name)}${ws.id === null ? '' : ` (${shown(ws.id)})`}  plan ${shown(ws.plan)}${rpm}`,
     );
   }
-  out('');
+  for (const line of health) rest.push({ rows: render.messageRows('warn', [line]), draw: () => render.warn(line) });
+  const working = view.credentials !== null && view.failure === null;
   // Never shown as every key: a list svc could not read whole says so above the keys it has.
   const incomplete = view.list?.incomplete ?? null;
-  if (incomplete !== null) out(tone(incompleteCaveat(incomplete), 'yellow'));
-  if (view.keys.length === 0) {
-    out('No keys.', '');
-    return page(io.rows - used - MENU_FRAME);
-  }
-  // The menu gives up choices before the table gives up its last rows: its list scrolls.
-  const choices = page(io.rows - used - MENU_FRAME - TABLE_LEAST);
-  const fits = io.rows - used - MENU_FRAME - choices - 2;
-  const more = (count: number) => tone(`… and ${count} more, older: the pickers search them all, \`svc keys list\` shows them`, 'dim');
-  const shownKeys = view.keys.length > fits ? view.keys.slice(0, fits - rowsOf(more(view.keys.length), io.columns)) : view.keys;
-  if (shownKeys.length === 0) {
-    out(tone(`${view.keys.length} keys: the terminal is too short to list them (the pickers search them all)`, 'dim'), '');
-    return choices;
-  }
-  render.table(keyColumns(view.inUse, view.nowMs, render.columns), shownKeys);
-  if (shownKeys.length < view.keys.length) out(more(view.keys.length - shownKeys.length));
-  out('');
-  return choices;
+  if (working && incomplete !== null) rest.push(info(tone(incompleteCaveat(incomplete), 'yellow')));
+  if (working && view.keys.length === 0) rest.push(info('No keys.'));
+  const essential = [title, ...state, ...rest];
+
+  let left = io.rows - essential.reduce((rows, part) => rows + part.rows, 0) - MENU_QUESTION;
+  const take = (rows: number) => (rows <= left ? ((left -= rows), true) : false);
+  const upTo = (rows: number) => {
+    const taken = Math.max(0, Math.min(rows, left));
+    left -= taken;
+    return taken;
+  };
+  let pageSize = Math.max(1, upTo(Math.min(menuLength, MENU_LEAST)));
+  const keys = working && view.keys.length > 0 ? tableFit(render, view) : null;
+  let tableRows = keys && take(keys.least) ? keys.least : 0;
+  const tooShort = keys && tableRows === 0 ? info(tone(`${view.keys.length} keys: the pickers search them all.`, 'dim')) : null;
+  const shortNote = tooShort !== null && take(tooShort.rows);
+  const help = take(MENU_HELP);
+  if (keys && tableRows > 0) tableRows += upTo(Math.min(keys.most, TABLE_FIRST) - tableRows);
+  const optional = [workspace, blank, blank, keys && tableRows > 0 ? blank : null].map((part) => part !== null && take(part.rows));
+  pageSize += upTo(Math.min(menuLength, MENU_MOST) - pageSize);
+  if (keys && tableRows > 0) tableRows += upTo(keys.most - tableRows);
+
+  const [showWorkspace, topBlank, headerBlank, tableBlank] = optional;
+  if (topBlank) blank.draw();
+  for (const part of [title, ...state]) part.draw();
+  if (showWorkspace) workspace!.draw();
+  for (const part of rest) part.draw();
+  if (headerBlank) blank.draw();
+  if (keys && tableRows > 0) {
+    keys.draw(tableRows);
+    if (tableBlank) blank.draw();
+  } else if (shortNote) tooShort!.draw();
+  return { pageSize, help };
 }
 
-/** Rows a line of the screen takes: more than its width alone says once the renderer breaks it between words. */
-function rowsOf(line: Line, columns: number): number {
-  const text = (Array.isArray(line) ? line : [line]).map((s: Segment) => (typeof s === 'string' ? s : s.text)).join('');
-  const width = displayWidth(text);
-  return width <= columns ? 1 : Math.ceil(width / Math.max(1, columns - 16));
+/** Rows of the menu besides its choices: its question, and the blank row and line of keys below the choices. */
+const MENU_QUESTION = 1;
+const MENU_HELP = 2;
+/** Choices the menu shows at once: at least these, however short the terminal, and at most. */
+const MENU_LEAST = 3;
+const MENU_MOST = 12;
+/** Rows the key table takes before the workspace line, blank lines and more choices do: a few keys are all shown. */
+const TABLE_FIRST = 6;
+
+/**
+ * The key table in a given number of rows: its header, the newest keys,
+ * the key in use in place of the last of them when it is older, and a line
+ * saying how many more there are. `least` is the fewest rows worth drawing;
+ * `most`, every key.
+ */
+function tableFit(render: ProfileSession['render'], view: View): { least: number; most: number; draw(rows: number): void } {
+  const { keys } = view;
+  const inUse = keys.findIndex((key) => isKeyInUse(key, view.inUse) === true);
+  const more = (count: number, lifted: boolean): Line => {
+    const long = `… and ${count} more${lifted ? '' : ', older'}: the pickers search them all, \`svc keys list\` shows them`;
+    // Only the short form when the long one would take more than a row.
+    return tone(render.messageRows('info', [long]) > 1 ? `… and ${count} more${lifted ? '' : ', older'}` : long, 'dim');
+  };
+  const moreRows = render.messageRows('info', [more(keys.length, true)]);
+  const most = 1 + keys.length;
+  return {
+    least: Math.min(most, 1 + Math.min(keys.length, 1) + moreRows),
+    most,
+    draw(rows) {
+      if (rows >= most) {
+        render.table(keyColumns(view.inUse, view.nowMs, render.columns), keys);
+        return;
+      }
+      const count = Math.max(1, rows - 1 - moreRows);
+      const lifted = inUse >= count;
+      const shown = lifted ? [...keys.slice(0, count - 1), keys[inUse]!] : keys.slice(0, count);
+      render.table(keyColumns(view.inUse, view.nowMs, render.columns), shown);
+      render.info(more(keys.length - shown.length, lifted));
+    },
+  };
 }

@@ -21,8 +21,10 @@ interface Kept {
  * counted at the terminal's width when clearing, as a terminal that
  * rewraps its lines on a resize (tmux, VTE, iTerm2, kitty, Windows
  * Terminal) shows them. A region that has grown taller than the terminal
- * has its top in the scrollback, where no escape reaches: it is left as it
- * is, whole, rather than half erased.
+ * has its top in the scrollback, where no escape reaches: one that keeps
+ * what was said in it is left as it is, whole, rather than half erased; a
+ * screen, which keeps nothing, is erased as far as it is still on the
+ * terminal (a terminal made shorter pushed its top away).
  *
  * What the renderer said in a region started with `keep` (what an action
  * did, a failure) is written again above the next one, so nothing said is
@@ -70,7 +72,8 @@ export class Region {
   clear(options: { dropData?: boolean } = {}): void {
     const { columns, rows } = this.#size();
     const kept = this.#kept;
-    if (this.#terminal.stderrIsTTY && this.#lines.peak(columns) <= rows) {
+    // Moving up past the top row stops there, where the rest of a screen whose top was pushed away begins.
+    if (this.#terminal.stderrIsTTY && (this.#lines.peak(columns) <= rows || !this.#keeping)) {
       const up = this.#lines.rowsAbove(columns);
       const again = kept.filter((k) => !(k.data && options.dropData)).map((k) => k.text);
       this.#terminal.stderr.write(`\r${cursorUp(up)}${eraseRows(this.#lines.rows(columns))}${again.join('')}`);

@@ -15,6 +15,12 @@ export interface Column<T> {
   dropRank?: number;
   /** Terminal columns a cell may take; longer ones are cut with …. */
   maxWidth?: number;
+  /**
+   * Narrower first, at this rank in the order columns are dropped (before a
+   * column of the same rank): the column is cut to what fits, down to
+   * `minWidth`, so that columns ranked above it stay.
+   */
+  shrink?: { rank: number; minWidth: number };
 }
 
 export interface Field {
@@ -147,12 +153,12 @@ export class Renderer {
 
   /** Shown even with --quiet. */
   warn(...lines: Line[]): void {
-    this.#message(run('!', 'yellow'), lines);
+    this.#message(PREFIXES.warn, lines);
   }
 
   /** Shown even with --quiet. */
   failure(lines: readonly Line[]): void {
-    this.#message(run('error:', 'red'), lines.length > 0 ? lines : ['']);
+    this.#message(PREFIXES.failure, lines.length > 0 ? lines : ['']);
   }
 
   /**
@@ -245,14 +251,30 @@ export class Renderer {
 
   /** Which columns fit the terminal, laid out for `rows`, and their widths. */
   #layOut<T>(columns: readonly Column<T>[], rows: readonly T[]): { shown: LaidColumn<T>[]; widths: number[] } {
-    const laid = columns.map((column) => layColumn(column, rows));
-    const droppable = laid.filter((c) => c.column.dropRank !== undefined).sort((a, b) => a.column.dropRank! - b.column.dropRank!);
-    let shown = laid;
+    let shown = columns.map((column) => layColumn(column, rows));
+    const steps = [
+      ...shown.filter((c) => c.column.shrink !== undefined).map((c) => ({ rank: c.column.shrink!.rank - 0.5, column: c.column, drop: false })),
+      ...shown.filter((c) => c.column.dropRank !== undefined).map((c) => ({ rank: c.column.dropRank!, column: c.column, drop: true })),
+    ].sort((a, b) => a.rank - b.rank);
     const fullWidth = () => shown.reduce((sum, c) => sum + c.width, 0) + GAP.length * (shown.length - 1);
     // A table keeps at least one column, however narrow the terminal.
-    while (droppable.length > 0 && shown.length > 1 && fullWidth() > this.columns) {
-      const drop = droppable.shift();
-      shown = shown.filter((c) => c !== drop);
+    for (const step of steps) {
+      if (shown.length <= 1 || fullWidth() <= this.columns) break;
+      const at = shown.findIndex((c) => c.column === step.column);
+      if (at === -1) continue;
+      if (step.drop) {
+        shown = shown.filter((_, i) => i !== at);
+      } else {
+        const width = Math.max(step.column.shrink!.minWidth, shown[at]!.width - (fullWidth() - this.columns));
+        if (width < shown[at]!.width) shown = shown.map((c, i) => (i === at ? layColumn(c.column, rows, width) : c));
+      }
+    }
+    // A column cut before others were dropped gets back what they left.
+    for (const [at, c] of shown.entries()) {
+      const spare = this.columns - fullWidth();
+      if (c.column.shrink === undefined || spare <= 0) continue;
+      const whole = layColumn(c.column, rows);
+      if (whole.width > c.width) shown[at] = layColumn(c.column, rows, Math.min(whole.width, c.width + spare));
     }
     return { shown, widths: shown.map((c) => c.width) };
   }
@@ -284,23 +306,40 @@ export class Renderer {
     this.#io.stdout.write(`${lines.join('\n')}\n`);
   }
 
+  /**
+   * Terminal rows a message takes, written now by `kind` (info, warn or
+   * failure, each a call of its own): its lines broken between words as the
+   * message is, and a part still wider than the terminal (a long word, a
+   * command) wrapped by the terminal. What a screen drawn to fit counts with.
+   */
+  messageRows(kind: 'info' | 'warn' | 'failure', lines: readonly Line[]): number {
+    if (lines.length === 0 || (kind === 'info' && this.#quiet)) return 0;
+    const columns = Math.max(1, this.columns);
+    return this.#parts(PREFIXES[kind], lines).reduce((rows, part) => rows + Math.max(1, Math.ceil(widthOf(part) / columns)), 0);
+  }
+
   /** Each line on stderr, the prefix before the first; on a terminal, long lines wrapped between words. */
   #message(prefix: Run | null, lines: readonly Line[]): void {
     if (lines.length === 0) return;
-    const out: string[] = [];
-    lines.forEach((line, i) => {
-      let runs = runsOf(line);
-      if (i === 0 && prefix !== null) runs = runs.some((r) => r.text !== '') ? [prefix, run(' '), ...runs] : [prefix];
-      const wrapped = this.#io.stderrIsTTY ? wrap(runs, this.columns) : [runs];
-      for (const part of wrapped) out.push(paint(part, this.#err));
-    });
+    const out = this.#parts(prefix, lines).map((part) => paint(part, this.#err));
     const clear = this.#progressShown ? '\r\x1b[2K' : '';
     this.#progressShown = false;
     const text = `${out.join('\n')}\n`;
     this.#io.stderr.write(`${clear}${text}`);
     this.#io.said?.(text);
   }
+
+  /** The parts a message is written in, one a line of the terminal's before it wraps anything itself. */
+  #parts(prefix: Run | null, lines: readonly Line[]): Run[][] {
+    return lines.flatMap((line, i) => {
+      let runs = runsOf(line);
+      if (i === 0 && prefix !== null) runs = runs.some((r) => r.text !== '') ? [prefix, run(' '), ...runs] : [prefix];
+      return this.#io.stderrIsTTY ? wrap(runs, this.columns) : [runs];
+    });
+  }
 }
+
+const PREFIXES = { info: null, warn: run('!', 'yellow'), failure: run('error:', 'red') } as const;
 
 function run(text: string, tone?: Tone): Run {
   return { text: sanitize(text), tone, raw: text };

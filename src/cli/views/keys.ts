@@ -37,8 +37,10 @@ const ID_WIDTH = 26;
 /**
  * The table of keys, for `keys list`, `keys prune` and the interactive
  * manager; `nowMs` is the server's clock. On a narrow terminal the least
- * useful columns are left out first, down to the id and the name, which is
- * cut to what fits beside the id (`terminalColumns`: 40 leaves it 12).
+ * useful columns are left out first, a long name cut (down to 12) before
+ * the expiry goes, down to the id, the name and the status, then the id and
+ * the name, which is cut to what fits beside the id (`terminalColumns`: 40
+ * leaves it 12).
  */
 export function keyColumns(inUse: string | undefined, nowMs: number, terminalColumns = 80): Column<KeyView>[] {
   const nameWidth = Math.min(24, Math.max(8, terminalColumns - ID_WIDTH - 2));
@@ -49,7 +51,8 @@ export function keyColumns(inUse: string | undefined, nowMs: number, terminalCol
       human: (k) => (inUse !== undefined && k.hint === inUse ? tone(`* ${shown(k.id)}`, 'bold') : `  ${shown(k.id)}`),
       plain: (k) => k.id ?? '',
     },
-    { header: 'NAME', human: (k) => shown(k.name), plain: (k) => k.name ?? '', dropRank: 7, maxWidth: nameWidth },
+    // A long name is cut before the expiry, the last use or the status give way to it.
+    { header: 'NAME', human: (k) => shown(k.name), plain: (k) => k.name ?? '', dropRank: 7, maxWidth: nameWidth, shrink: { rank: 3, minWidth: 12 } },
     { header: 'KEY', human: (k) => tone(shown(k.hint), 'dim'), plain: (k) => k.hint ?? '', dropRank: 5, maxWidth: 16 },
     { header: 'STATUS', human: (k) => statusSegment(keyStatus(k, nowMs)), plain: (k) => keyStatus(k, nowMs) ?? '', dropRank: 6, maxWidth: 12 },
     { header: 'WORKSPACE', human: (k) => shown(k.workspaceId), plain: (k) => k.workspaceId ?? '', dropRank: 2, maxWidth: 28 },
