@@ -131,19 +131,28 @@ function cannotAuthenticate(key: KeyView, nowMs: number): boolean {
 /** A hint as svc writes one (docs/contract.md §A4): `sk_`, four characters, `…`, the last four. */
 const OWN_HINT = /^sk_[A-Za-z0-9]{4}\u2026[A-Za-z0-9]{4}$/;
 
+/** Where a record was read: a list the key in use read at `atMs` (on the server's clock), and every key of that list. */
+export interface Listed {
+  atMs: number;
+  keys: readonly KeyView[];
+}
+
 /**
  * Whether this is the key svc is using: true, false, or null for "cannot
- * tell". Only a hint written as svc writes them, and different, says no: a
- * hint in another form (`sk_MiOs...EgLk`, `****EgLk`) may be the same key
- * written otherwise, so it is null, never a no that lets a key be revoked.
- * `listedAtMs`: the record came in a list that the key in use read at that
- * time (on the server's clock), so a key the list shows disabled or expired
- * cannot be that key, hint or none.
+ * tell". Its hint is the key's: yes, whatever else the record says. Only a
+ * hint written as svc writes them, and different, says no: a hint in
+ * another form (`sk_MiOs...EgLk`, `****EgLk`) may be the same key written
+ * otherwise, so it is null, never a no that lets a key be revoked.
+ * `listed`: the record came in a list the key in use read. That key is in
+ * it, so a list where no hint is the key's own writes its hints some other
+ * way (lower case, other characters) and none says no; and a key the list
+ * shows disabled or expired, hint or none, cannot be the one that read it.
  */
-export function isKeyInUse(key: KeyView, inUse: string | undefined, listedAtMs?: number): boolean | null {
-  if (listedAtMs !== undefined && cannotAuthenticate(key, listedAtMs)) return false;
+export function isKeyInUse(key: KeyView, inUse: string | undefined, listed?: Listed): boolean | null {
+  if (inUse !== undefined && key.hint === inUse) return true;
+  if (listed !== undefined && cannotAuthenticate(key, listed.atMs)) return false;
   if (inUse === undefined || key.hint === null) return null;
-  if (key.hint === inUse) return true;
+  if (listed !== undefined && !listed.keys.some((k) => k.hint === inUse)) return null;
   return OWN_HINT.test(key.hint) ? false : null;
 }
 

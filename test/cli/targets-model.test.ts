@@ -28,9 +28,11 @@ const seed = modelSeed();
 const DAY = 86_400_000;
 const config = tempConfigDir();
 
-type HintForm = 'own' | 'dots' | 'mask' | 'none';
+type HintForm = 'own' | 'dots' | 'mask' | 'none' | 'swapped';
 const HINT: Record<HintForm, (secret: string) => string | undefined> = {
   own: (s) => `sk_${s.slice(3, 7)}\u2026${s.slice(-4)}`,
+  /** svc's form, written from other characters: no listed hint is the key in use's. */
+  swapped: (s) => `sk_${s.slice(-4)}\u2026${s.slice(3, 7)}`,
   dots: (s) => `sk_${s.slice(3, 7)}...${s.slice(-4)}`,
   mask: (s) => `****${s.slice(-4)}`,
   none: () => undefined,
@@ -60,6 +62,8 @@ interface Shape {
   /** The first DELETE or PATCH does its work, then its answer is lost. */
   loseFirst: 'DELETE' | 'PATCH' | null;
   interim: Variation['interim'] | null;
+  /** The list says the key in use is disabled or expired, though it just read that list. */
+  inUseShownAs: 'disabled' | 'expired' | null;
 }
 
 /** How the command names its keys: a listed key by index (0 is the key in use), its name, or an id no key has. */
@@ -74,7 +78,7 @@ type Command =
   | { kind: 'manager-revoke'; index: number };
 
 const shape: fc.Arbitrary<Shape> = fc.record({
-  hint: fc.constantFrom<HintForm>('own', 'dots', 'mask', 'none'),
+  hint: fc.constantFrom<HintForm>('own', 'dots', 'mask', 'none', 'swapped'),
   paging: fc.constantFrom(...PAGING),
   pageSize: fc.integer({ min: 1, max: 3 }),
   reportsUse: fc.boolean(),
@@ -89,6 +93,7 @@ const shape: fc.Arbitrary<Shape> = fc.record({
   inUseOld: fc.boolean(),
   loseFirst: fc.constantFrom<Shape['loseFirst']>(null, null, 'DELETE', 'PATCH'),
   interim: fc.constantFrom<Shape['interim']>(null, null, 100, 103),
+  inUseShownAs: fc.constantFrom<Shape['inUseShownAs']>(null, null, null, 'disabled', 'expired'),
 });
 
 const ref: fc.Arbitrary<Ref> = fc.oneof(
@@ -120,7 +125,10 @@ function named(keys: readonly SpecKey[], arg: string): string[] {
   return same.length === 1 ? [same[0]!.id] : [];
 }
 
-async function runOne(s: Shape, c: Command): Promise<void> {
+async function runOne(shape: Shape, c: Command): Promise<void> {
+  // A list that calls the key in use disabled or expired, with no hint that shows it is that key, is a server
+  // svc cannot tell from one whose key is what it says (docs/contract.md §C2): such a lie comes with svc's hints only.
+  const s = shape.hint === 'own' ? shape : { ...shape, inUseShownAs: null };
   const now = Date.now();
   const variation: Variation = {
     record: (k, nowMs) => {
@@ -129,6 +137,8 @@ async function runOne(s: Shape, c: Command): Promise<void> {
       if (hint === undefined) delete record.hint;
       else record.hint = hint;
       if (!s.reportsUse) record.lastUsedAt = null;
+      if (k.secret === server.apiKey && s.inUseShownAs === 'disabled') Object.assign(record, { enabled: false, status: 'disabled' });
+      if (k.secret === server.apiKey && s.inUseShownAs === 'expired') Object.assign(record, { status: 'expired', expiresAt: new Date(nowMs - DAY).toISOString() });
       return record;
     },
     ...(s.paging === 'one-page' ? {} : { pages: { size: s.pageSize, style: s.paging } }),
@@ -190,7 +200,8 @@ async function runOne(s: Shape, c: Command): Promise<void> {
       inUseMayGo = allowed.has(inUse.id);
       const asked = result.stderr;
       for (const key of chosen.filter((k) => k.enabled !== false)) {
-        const expired = (all.find((k) => k.id === key.id)?.expiresAt ?? Infinity) <= Date.now();
+        // As the list showed it: the key in use as the lie says.
+        const expired = key.id === inUse.id ? s.inUseShownAs === 'expired' : (all.find((k) => k.id === key.id)?.expiresAt ?? Infinity) <= Date.now();
         if (key.id === inUse.id && s.hint === 'own') expect(asked, 'no lock-out warning before the question').toContain('This is the key this session uses');
         else if (s.hint !== 'own' && !expired) expect(asked, 'no "cannot tell" before the question').toContain('svc cannot tell whether');
       }

@@ -38,6 +38,9 @@ describe('the key in use, where the server writes hints another way', () => {
     ['a mask and the last four', (s: string) => `****${s.slice(-4)}`],
     ['the last four alone', (s: string) => s.slice(-4)],
     ['no hint at all', () => undefined],
+    // In svc's form, but no listed key has the hint of the key in use: the server writes hints its own way.
+    ['svc\'s form from other characters (the last eight)', (s: string) => `sk_${s.slice(-8, -4)}\u2026${s.slice(-4)}`],
+    ['svc\'s form, the halves swapped', (s: string) => `sk_${s.slice(-4)}\u2026${s.slice(3, 7)}`],
   ])('prune --unused-for 7d --yes leaves it alone and names it (%s)', async (_, hint) => {
     const env = await start({ record: hinted(hint) });
     const other = spec.server.addKey('idle');
@@ -73,6 +76,16 @@ describe('the key in use, where the server writes hints another way', () => {
     expect(spec.server.keys.has((flag === '--disabled' ? off : gone).id)).toBe(false);
     expect(spec.server.keys.has((flag === '--disabled' ? gone : off).id)).toBe(true);
     expect(spec.server.keys.has(inUse().id)).toBe(true);
+  });
+
+  it.each([
+    ['--disabled', { enabled: false, status: 'disabled' }],
+    ['--expired', { status: 'expired', expiresAt: '2020-01-01T00:00:00.000Z' }],
+  ])('prune %s leaves the key whose hint is the key in use, though the list says it is so', async (flag, lie) => {
+    const env = await start({ record: (k, nowMs) => ({ ...records.full(k, nowMs), ...(k.secret === spec.server.apiKey ? lie : {}) }) });
+    const result = await svc(['keys', 'prune', flag, '--yes'], env);
+    expect(spec.server.keys.has(inUse().id), result.stderr).toBe(true);
+    expect(result.stderr).toContain(`Leaving ${inUse().id} alone: it is the key svc is using.`);
   });
 
   it('revoke on a terminal warns, naming the key, when svc cannot tell', async () => {
@@ -118,6 +131,22 @@ describe('no key is picked for a command that was told not to ask', () => {
     const result = await svc(['keys', 'rotate', old.id, '--overlap'], env);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(spec.server.keys.get(old.id)?.enabled).toBe(true);
+  });
+});
+
+describe('a revoke whose answer was lost, of an argument that is also a name', () => {
+  it('is not reported gone while a key of that name lives: svc names it and exits 1', async () => {
+    const env = await start();
+    const ci = spec.server.addKey('ci');
+    // The first DELETE, of an id nobody has, is answered 404 and the answer lost; the retry's 404 says only "no such id".
+    for (const extra of [[], ['--if-exists']]) {
+      spec.server.rules.push({ method: 'DELETE', times: 1, then: 'drop' });
+      const result = await svc(['keys', 'revoke', 'ci', '--yes', ...extra], env);
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).not.toContain('is gone');
+      expect(result.stderr).toContain(`A key named 'ci' still exists (${ci.id})`);
+    }
+    expect(spec.server.keys.has(ci.id)).toBe(true);
   });
 });
 

@@ -111,7 +111,7 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { view } = context;
       const key: PickedKey = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to rotate:');
-      const inUse = isKeyInUse(key, view.inUse, view.nowMs);
+      const inUse = isKeyInUse(key, view.inUse, { atMs: view.nowMs, keys: view.keys });
       if (inUse === true) {
         session.render.warn(
           `This is the key this session uses (${view.inUse}): after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`,
@@ -200,7 +200,7 @@ export function labelOf(name: ActionName, view: View): string {
 
 /** Said before the question, so that the person knows what the yes means before giving it; "cannot tell" is said too. */
 function warnLockOut(session: KeySession, view: View, key: PickedKey, doing: string): void {
-  const inUse = isKeyInUse(key, view.inUse, view.nowMs);
+  const inUse = isKeyInUse(key, view.inUse, { atMs: view.nowMs, keys: view.keys });
   if (inUse === true) {
     session.render.warn(
       `This is the key this session uses (${view.inUse}): ${doing.toLowerCase()} it locks the session out until you switch profile or log in with another key.`,
@@ -211,5 +211,5 @@ function warnLockOut(session: KeySession, view: View, key: PickedKey, doing: str
 }
 
 function cannotTell(key: PickedKey, view: View): string {
-  return `svc cannot tell whether ${keyLabel(key)} is the key this session uses (${view.inUse}): the server shows ${key.hint === null ? 'no key hint' : `its hint as ${shown(key.hint)}`}.`;
+  return `svc cannot tell whether ${keyLabel(key)} is the key this session uses (${view.inUse}) from the hints this server shows (its own: ${key.hint === null ? 'none' : shown(key.hint)}).`;
 }

@@ -312,7 +312,7 @@ export async function planPrune(client: ApiClient, criteria: PruneCriteria): Pro
   list.documents.forEach((document, i) => {
     const view = list.keys[i]!;
     if (view.id === null || !matchesPrune(view, criteria, list.nowMs)) return;
-    const used = isKeyInUse(view, client.keyHint, list.nowMs);
+    const used = isKeyInUse(view, client.keyHint, { atMs: list.nowMs, keys: list.keys });
     if (used === false) plan.targets.push({ document, view });
     else plan.spared.push({ record: { document, view }, reason: used ? 'in-use' : 'unknowable' });
   });

@@ -49,7 +49,7 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
     render.info(
       reason === 'in-use'
         ? `Leaving ${shown(record.view.id)} alone: it is the key svc is using.`
-        : `Leaving ${shown(record.view.id)} alone: its hint (${record.view.hint === null ? 'none' : shown(record.view.hint)}) is not in svc's form, so svc cannot tell whether it is the key in use.`,
+        : `Leaving ${shown(record.view.id)} alone: from the hints this server shows (its own: ${record.view.hint === null ? 'none' : shown(record.view.hint)}), svc cannot tell whether it is the key in use.`,
     );
   }
   const caveats = listCaveats(plan.unjudged, list.incomplete, 'left them alone');

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import type { KeyView } from '../../../client/key-view.js';
 import type { Outcome } from '../../after-command.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { isKeyInUse, sharedName } from '../../keys.js';
-import { keysNamed, namedIn, revokeKeys, revokeNamedKeys, unresolved, type KeyOutcome, type Revoked } from '../../operations/keys.js';
+import { keysByName, keysNamed, namedIn, revokeKeys, revokeNamedKeys, unresolved, type KeyOutcome, type Revoked } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { clip, shellWord } from '../../render/text.js';
@@ -54,10 +54,46 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
   }
   const { outcomes, notTried, byName } = await revokeNamedKeys(client, ids);
   const listed = (byName?.list ?? list)?.keys ?? [];
-  const missing = reportRevoked(session, ids, outcomes, notTried, new Map(listed.map((k) => [k.id, k.name])), opts);
+  const names = new Map(listed.map((k) => [k.id, k.name]));
+  const doubts = await lostAndNamed(client, outcomes.flatMap((o) => (o.state === 'done' && o.value.goneOnRetry && !names.has(o.id) ? [o.id] : [])));
+  const missing = reportRevoked(session, ids, outcomes.filter((o) => !doubts.has(o.id)), notTried, names, opts);
+  if (doubts.size > 0) throw new CliError([...doubts.values()].flat(), ExitCode.failure);
   // --if-exists takes a key that is gone for done, but not a name several keys share: which one was meant is for the person to say.
   if (missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0) throw await unresolved(client, missing, byName, 'revoke');
   return { list: byName?.list ?? list };
+}
+
+/**
+ * An argument whose revoke lost its answer, and whose retry found no key of
+ * that id, is gone as an id; but it may have been meant as a name, which
+ * svc reads only after a plain 404 (an id always wins). If some key has it
+ * for its name, or the list cannot be read whole to tell, svc cannot say
+ * which key the person meant, nor whether the first revoke did anything:
+ * it says so and names the keys, instead of reporting the argument gone.
+ */
+async function lostAndNamed(client: KeySession['client'], args: readonly string[]): Promise<Map<string, string[]>> {
+  const doubts = new Map<string, string[]>();
+  if (args.length === 0) return doubts;
+  const lost = (arg: string) =>
+    `The answer to revoking the key with id '${shown(arg)}' was lost, and the retry found no key with that id: either that revoke took effect, or no key had this id.`;
+  let byName: Awaited<ReturnType<typeof keysByName>>;
+  try {
+    byName = await keysByName(client, args);
+  } catch (error) {
+    if (error instanceof InterruptedError) throw error;
+    for (const arg of args) doubts.set(arg, [lost(arg), `svc could not read the key list to see whether '${shown(arg)}' is also a key's name: check with \`svc keys list\`.`]);
+    return doubts;
+  }
+  for (const arg of args) {
+    const named = byName.ids.get(arg) ?? byName.shared.get(arg)?.map((k) => k.id);
+    const namedIds = typeof named === 'string' ? [named] : named;
+    if (namedIds !== undefined) {
+      doubts.set(arg, [lost(arg), `A key named '${shown(arg)}' still exists (${namedIds.map(shown).join(', ')}): if you meant it, revoke it by its id.`]);
+    } else if (byName.unsure.includes(arg)) {
+      doubts.set(arg, [lost(arg), `svc could not read the whole key list (${shown(byName.list.incomplete ?? '')}), so '${shown(arg)}' may also be the name of a key it did not see.`]);
+    }
+  }
+  return doubts;
 }
 
 /**
@@ -147,12 +183,12 @@ async function confirm(session: KeySession, ids: string[], keys: readonly KeyVie
     const key = known.get(id);
     render.info(`  ${key ? describeKey(key, client.keyHint, nowMs) : `${shown(id)}  (not found)`}`);
   }
-  const inUse = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, client.keyHint, nowMs) : false));
+  const inUse = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, client.keyHint, { atMs: nowMs, keys }) : false));
   const untold = ids.filter((_, i) => inUse[i] === null);
   if (inUse.includes(true)) {
     render.warn(`${ids.length === 1 ? 'This' : 'One of these'} is the key svc is using: once revoked, svc will answer 401 until you log in with another key.`);
   } else if (untold.length > 0) {
-    render.warn(`svc cannot tell whether ${untold.map(shown).join(', ')} is the key it is using: the server shows no key hint in svc's form.`);
+    render.warn(`svc cannot tell whether ${untold.map(shown).join(', ')} is the key it is using from the hints this server shows.`);
   }
   const what = ids.length === 1 ? shown(ids[0]!) : `these ${ids.length} keys`;
   if (!(await (await session.prompts()).confirm(`Revoke ${what}? This cannot be undone.`))) {
