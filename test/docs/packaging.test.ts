@@ -135,7 +135,8 @@ describe('start-up', () => {
     // Colour is the case's to choose: none inherited, since an empty FORCE_COLOR forces it too.
     const { FORCE_COLOR: _force, NO_COLOR: _none, ...inherited } = process.env;
     await execa('node', [join(repo, 'bin/svc.js'), ...args], {
-      env: { ...inherited, NODE_V8_COVERAGE: coverage, SVC_CONFIG_DIR: config, ...env },
+      // Without svc's code cache: V8 leaves no call counts on code it took from the cache (a function svc ran counted 0).
+      env: { ...inherited, NODE_V8_COVERAGE: coverage, NODE_DISABLE_COMPILE_CACHE: '1', SVC_CONFIG_DIR: config, ...env },
       extendEnv: false,
       reject: false,
     });

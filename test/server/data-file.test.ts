@@ -130,7 +130,7 @@ describe('one server per data file', () => {
     const before = readFileSync(file);
     const refused = await refusedServe(file);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toBe('');
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ exitCode: 1 });
     expect(refused.stderr).toContain(`in use by another svc serve (pid ${first.child.pid})`);
     expect(refused.stderr).not.toMatch(/\n\s+at /);
     expect(readFileSync(file).equals(before)).toBe(true);

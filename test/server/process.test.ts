@@ -351,7 +351,8 @@ describe('svc serve --local --data', () => {
     writeFileSync(file, original);
     const child = svc(['serve', '--local', '--json', '--port', '0', '--data', file]);
     expect((await child.exited).code).toBe(1);
-    expect(child.stdout()).toBe('');
+    // --json: the failure's one document on stdout (docs/cli-error.schema.json), the message on stderr.
+    expect(JSON.parse(child.stdout()).error).toMatchObject({ exitCode: 1 });
     expect(child.stderr()).toContain(`${file} is not valid JSON`);
     expect(child.stderr()).toContain('left untouched');
     expect(child.stderr()).not.toMatch(/\n\s+at /);
@@ -417,7 +418,7 @@ describe('svc serve --local --data', () => {
     const before = statSync(file);
     const child = svc(['serve', '--local', '--json', '--port', '0', '--data', file]);
     expect((await child.exited).code).toBe(1);
-    expect(child.stdout()).toBe('');
+    expect(JSON.parse(child.stdout()).error).toMatchObject({ exitCode: 1 });
     expect(child.stderr()).toContain(`${file} is not`);
     expect(child.stderr()).toContain(problem);
     expect(child.stderr()).toContain('left untouched');
