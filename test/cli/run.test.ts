@@ -48,6 +48,8 @@ describe('svc run refuses, before any request', () => {
     [['--name', 'x'], '--name names the key that --ephemeral makes'],
     [['--env', '1X'], "--env 1X is no environment variable's name"],
     [['--env', 'SVC_BASE_URL'], "that variable holds the server's address"],
+    [['--env', 'PATH'], 'the command, or what starts it, reads that variable for itself'],
+    [['--env', 'ld_preload'], 'the command, or what starts it, reads that variable for itself'],
   ])('%j', async (args, message) => {
     const result = await svc(['run', ...args, '--', 'true'], local.env);
     expect(result.exitCode).toBe(2);

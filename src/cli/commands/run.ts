@@ -186,9 +186,16 @@ function passOn(end: ChildEnd): void {
   if (end.code !== 0) throw new PassedOnStatus(end.code ?? 1);
 }
 
+/** Variables a command needs for its own running, found by name whatever their case (Windows). */
+const RUNS_THE_COMMAND = new Set(['PATH', 'PATHEXT', 'HOME', 'USERPROFILE', 'SHELL', 'ENV', 'BASH_ENV', 'IFS', 'NODE_OPTIONS', 'TMPDIR', 'TEMP', 'TMP', 'COMSPEC', 'SYSTEMROOT']);
+
 function checkVariable(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--env ${clip(name, 200)} is no environment variable's name (letters, digits and _, not starting with a digit).`);
   if (name.toUpperCase() === 'SVC_BASE_URL') throw new UsageError("--env SVC_BASE_URL: that variable holds the server's address.");
+  // The secret in one of these would be in every path looked up, every program's loader or shell start-up, and in their errors.
+  if (RUNS_THE_COMMAND.has(name.toUpperCase()) || /^(LD|DYLD)_/i.test(name)) {
+    throw new UsageError(`--env ${name}: the command, or what starts it, reads that variable for itself; give the key another name (default SVC_API_KEY).`);
+  }
   return name;
 }
 
