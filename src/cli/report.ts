@@ -107,13 +107,24 @@ function describeApiError(error: ApiError): Report {
         ],
       };
     }
+    const expiredAt = origin?.keySource === 'profile' ? origin.savedKeyExpiredAt : null;
+    if (expiredAt) {
+      return {
+        exitCode: ExitCode.unauthenticated,
+        lines: [
+          `Authentication failed (401): your saved key expired on ${whenExpired(expiredAt)}.`,
+          ...describeOrigin(origin!),
+          `Next: run \`${loginCommand(origin!.profile)}\` with a working key (create one where you still have access: an expired key cannot make or rotate one).`,
+        ],
+      };
+    }
     return {
       exitCode: ExitCode.unauthenticated,
       lines: [
         `Authentication failed (401): ${visible(serverText)}.`,
         'The key is unknown, disabled, expired or revoked.',
         ...(origin ? describeOrigin(origin) : []),
-        ...(origin && run === 'unknown' && isLoopbackHost(new URL(origin.baseUrl).hostname) ? [FORGETFUL_SERVER] : []),
+        ...(run === 'changed' ? [OTHER_RUN] : []),
         origin?.keySource === 'env'
           ? 'Next: put a working key in SVC_API_KEY, or unset it to use the saved profile.'
           : `Next: run \`${loginCommand(origin?.profile ?? 'default')}\` with a working key (create one where you still have access, or re-enable this one).`,
@@ -185,28 +196,34 @@ function detailLines(details: readonly string[]): string[] {
 const COLLECTIONS = new Set<string>([apiPaths.keys, apiPaths.workspace]);
 
 /**
- * Said of a 401 from this machine, most likely the reference server: one
- * started without --data keeps its keys in memory, so after a restart
- * every key saved before it is unknown, and only the new banner's works.
+ * Said of a 401 for a saved key when another run of the reference server
+ * answered than the one it was saved with, one that keeps its keys in a
+ * --data file: not the file the key was made in.
  */
-const FORGETFUL_SERVER =
-  'If that is `svc serve --local` and it ran without --data, it forgot every key when it stopped: since its restart only the API key its banner printed works.';
+const OTHER_RUN =
+  'The server was restarted since this key was saved, with other state (another --data file, or none before): it does not hold the keys of the run before.';
 
 /**
  * What a 401 says of the server's run (docs/contract.md §B,
  * Svc-Server-Instance): the run the profile's key was saved with answered
  * (`same`: the key was not lost to a restart), a run that keeps its keys in
  * memory replaced it (`restarted-in-memory`: the key is gone with the old
- * run), or svc cannot tell (no run recorded at login, no header in the
- * answer, or a --data server whose file changed), when the loopback
- * heuristic stays.
+ * run), another run replaced it (`changed`), or svc cannot tell (no run
+ * recorded at login, a key from SVC_API_KEY, no header in the answer), when
+ * nothing is said of a restart: a key refused by the run it was made on is
+ * told so plainly, not sent looking for a restart that never happened.
  */
-function serverRun(error: ApiError): 'same' | 'restarted-in-memory' | 'unknown' {
+function serverRun(error: ApiError): 'same' | 'restarted-in-memory' | 'changed' | 'unknown' {
   const saved = error.origin?.keySource === 'profile' ? error.origin.savedInstance : null;
   const answered = error.serverInstance;
   if (!saved || !answered) return 'unknown';
   if (saved === answered) return 'same';
-  return answered.startsWith(IN_MEMORY_INSTANCE) ? 'restarted-in-memory' : 'unknown';
+  return answered.startsWith(IN_MEMORY_INSTANCE) ? 'restarted-in-memory' : 'changed';
+}
+
+/** "2026-11-20 14:05 UTC": an expiry to the minute, in the one zone every reader shares. */
+function whenExpired(iso: string): string {
+  return `${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** The key and server lines of a 401: which key, from where, sent where. */

@@ -275,6 +275,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     profile: profileName,
     profileFile: session.profileSource === 'project' ? session.profileFile : null,
     savedInstance: credentials.source === 'profile' ? (profile.serverInstance ?? null) : null,
+    savedKeyExpiredAt: credentials.source === 'profile' ? expiredAt(profile, credentials.apiKey, deps.now()) : null,
   };
   const base =
     deps.transport ??
@@ -303,6 +304,14 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     origin,
   });
   return Object.freeze({ ...session, credentials, client });
+}
+
+/** The profile's recorded expiry of `apiKey` (the last key list that showed it), when that has passed. */
+function expiredAt(profile: Readonly<Profile>, apiKey: string, nowMs: number): string | null {
+  const recorded = profile.keyExpiry;
+  if (!recorded || recorded.hint !== keyHint(apiKey) || recorded.expiresAt === null) return null;
+  const at = Date.parse(recorded.expiresAt);
+  return Number.isFinite(at) && at <= nowMs ? recorded.expiresAt : null;
 }
 
 function requestLog(session: Session): ((line: string) => void) | undefined {
