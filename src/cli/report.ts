@@ -1,5 +1,5 @@
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
-import { BrokenPipeError, CliError, ExitCode, InterruptedError, loginCommand, PassedOnStatus } from './errors.js';
+import { BrokenPipeError, CliError, ExitCode, InterruptedError, loginCommand, PassedOnStatus, PromptCancelledError } from './errors.js';
 import { isLoopbackHost } from '../client/loopback.js';
 import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
@@ -311,7 +311,8 @@ export interface FailureOutput extends ReportOptions {
  * The one place a failure reaches the person: its lines on stderr, after
  * whatever it carries for stdout (a create's unreadable answer, which may
  * hold the only copy of a secret). An interruption with nothing to say
- * prints nothing. With `--json` and stdout still empty, stdout gets the
+ * prints nothing; a declined confirmation says what was not done, as a
+ * message rather than an error. With `--json` and stdout still empty, stdout gets the
  * failure's document, the answer inside it; a command that printed its
  * document before failing (a list with `incomplete`, a prune's or an
  * audit's report, a rotation's new key) keeps it as the one (docs/contract.md §C3).
@@ -324,6 +325,9 @@ export function reportFailure(error: unknown, options: FailureOutput, render: Re
   const brokenPipe = error instanceof BrokenPipeError;
   if (options.json && !options.json.stdoutUsed && !brokenPipe) render.json(failureDocument(error, report));
   else if (answer !== null) render.lines(answer.replace(/\n$/, '').split('\n'));
-  if (!options.said && !(error instanceof InterruptedError && error.silent) && !brokenPipe) render.failure(report.lines);
+  if (options.said || (error instanceof InterruptedError && error.silent) || brokenPipe) return report.exitCode;
+  // A declined confirmation is the person's choice, told as such: no "error:" before it.
+  if (error instanceof PromptCancelledError) render.info(...report.lines);
+  else render.failure(report.lines);
   return report.exitCode;
 }
