@@ -248,11 +248,13 @@ function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, opt
   if (quiet) return;
   // The next steps are commands that work where they will be typed: from a clone, svc is no command yet.
   const installed = svc === 'svc';
+  // The key goes in on stdin, as svc login takes it: a key typed into a command line stays in the shell's history.
+  const login = `  ${svc} login --with-key${ready.url === DEFAULT_BASE_URL ? '' : ` --base-url ${ready.url}`}`;
   log.info(
     '',
     installed ? 'Next, in another terminal:' : `Next, in another terminal, in ${process.cwd()}:`,
-    ...(ready.url !== DEFAULT_BASE_URL ? [`  export SVC_BASE_URL=${ready.url}`] : []),
-    ...(ready.apiKey ? [`  export SVC_API_KEY=${ready.apiKey}`] : []),
+    ...(ready.apiKey ? [login, tone('    (paste the API key above, then press Ctrl-D: read from stdin, it stays out of your shell history)', 'dim')] : []),
+    ...(ready.url !== DEFAULT_BASE_URL && !ready.apiKey ? [`  export SVC_BASE_URL=${ready.url}`] : []),
     `  ${svc} status`,
     `  ${svc} keys list`,
     `  ${svc} keys create my-first-key`,
