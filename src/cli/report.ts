@@ -16,6 +16,8 @@ const visible = (text: string) => clip(text, 200);
 /** How much of an unexpected error to show; everything else a report says comes with the error itself. */
 export interface ReportOptions {
   verbose: boolean;
+  /** The key and server are on screen already (svc status's block): a 401 leaves out its lines naming them. */
+  originShown?: boolean;
 }
 
 interface Report {
@@ -49,7 +51,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
       ],
     };
   }
-  if (error instanceof ApiError) return describeApiError(error);
+  if (error instanceof ApiError) return describeApiError(error, options.originShown === true);
   if (error instanceof NetworkError) {
     const where = error.origin ? ` ${error.origin.baseUrl}` : '';
     const lines = [`Could not get an answer from${where}: ${error.message}.`, ...addressChosenByFile(error.origin)];
@@ -92,11 +94,12 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
   };
 }
 
-function describeApiError(error: ApiError): Report {
+function describeApiError(error: ApiError, originShown: boolean): Report {
   const serverText = error.body?.error || `HTTP ${error.status}`;
   const { origin } = error;
   if (error.status === 401) {
     const run = serverRun(error);
+    const describeOrigin = originShown ? () => [] : originLines;
     if (run === 'restarted-in-memory') {
       return {
         exitCode: ExitCode.unauthenticated,
@@ -227,7 +230,7 @@ function whenExpired(iso: string): string {
 }
 
 /** The key and server lines of a 401: which key, from where, sent where. */
-function describeOrigin(origin: RequestOrigin): string[] {
+function originLines(origin: RequestOrigin): string[] {
   const source =
     origin.keySource === 'env'
       ? 'from the SVC_API_KEY environment variable'

@@ -52,17 +52,7 @@ export function register(program: Command, app: App): void {
     )
     .addHelpText(
       'after',
-      `
-Faults for single requests (a status, a delay, a hang, a reset, a lost answer)
-are set through POST /_local/faults; see README.md, "Testing your scripts
-against failures".
-
-Examples:
-  $ svc serve --local
-  $ svc serve --local --port 0 --json
-  $ svc serve --local --data ./svc-state.json --plan pro
-  $ svc serve --local --latency 50-400 --fail-rate 0.1
-  $ svc serve --local --page-size 20`,
+      '\nFaults for single requests (a status, a delay, a hang, a reset, a lost answer) are set through POST /_local/faults; see README.md, "Testing your scripts against failures".\n\nExamples:\n  $ svc serve --local\n  $ svc serve --local --port 0 --json\n  $ svc serve --local --data ./svc-state.json --plan pro\n  $ svc serve --local --latency 50-400 --fail-rate 0.1\n  $ svc serve --local --page-size 20',
     )
     .action(app.action('nothing', run));
 }
