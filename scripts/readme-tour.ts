@@ -11,7 +11,10 @@
  * svc …`, `svc … | cut -f…`, `svc … | jq …` (stdout piped to a program the
  * tour does not run: svc's output must be JSON, and none is shown), `svc … |
  * head -N`, `echo WORD > ~/PATH` (the file written, its directories made),
- * `cd ~/PATH && LINE` (LINE run there) and `echo $?`. A block may be preceded by a directive:
+ * `cd ~/PATH && LINE` (LINE run there), `echo $?` and `svc serve --local
+ * [--port N]`, a server of the tour's own at the README's address (a second
+ * one on another port for a second service; $KEY is the key its banner
+ * printed). A block may be preceded by a directive:
  * `<!-- tour: server stopped -->` (nothing listens at the server's address
  * during the block) or `<!-- tour: first: LINE; LINE -->` (lines run,
  * unshown, before the block).
@@ -30,8 +33,6 @@ export const TOUR_COLUMNS = 100;
 
 /** The address svc uses by default, and `svc serve --local` listens on: what the README shows, wherever the tour's server is. */
 const DEFAULT_URL = 'http://127.0.0.1:8787';
-/** The other service address the README names (a profile's). */
-const OTHER_URL = 'https://api.example.com';
 /** Nothing listens on port 9 (discard): the connection is refused at once. */
 const REFUSING_URL = 'http://127.0.0.1:9';
 /**
@@ -202,14 +203,23 @@ const NOBODY: Prompter = new Proxy({} as Prompter, {
   get: (_, method) => () => Promise.reject(new Error(`the README tour asked a question (${String(method)}); its commands must ask none`)),
 });
 
-/** The tour's world: its home, its variables, its server and the last exit status. */
+/** A server the tour started, at a port of its own, that the README shows at `readmeUrl`. */
+interface TourServer {
+  url: string;
+  adminToken: string;
+  stop: () => void;
+  done: Promise<number>;
+}
+
+/** The tour's world: its home, its variables, its servers and the last exit status. */
 class World {
   readonly #home = mkdtempSync(TOUR_HOME);
   /** The working directory of the line being run, when it began with `cd`. */
   #cwd: string | undefined;
   readonly #vars = new Map<string, string>();
   readonly #transport: Transport = createUndiciTransport();
-  #server: { url: string; adminToken: string; stop: () => void; done: Promise<number> } | null = null;
+  /** By the address the README shows for each: the default for `svc serve --local`, `http://127.0.0.1:N` with `--port N`. */
+  readonly #servers = new Map<string, TourServer>();
   #status = 0;
   stopped = false;
 
@@ -236,7 +246,7 @@ class World {
       const result = await this.#svc(match[1]!, { pipeStdout: true });
       return [...result.screen, ...this.#shown(result.stdout).slice(0, Number(match[2]))];
     }
-    if (line === 'svc serve --local') return this.#serve();
+    if ((match = line.match(/^svc serve --local(?: --port (\d+))?$/))) return this.#serve(match[1] === undefined ? DEFAULT_URL : `http://127.0.0.1:${match[1]}`);
     if ((match = line.match(/^(\w+)=\$\((svc .*)\)$/))) {
       const result = await this.#svc(match[2]!, { pipeStdout: true });
       this.#vars.set(match[1]!, result.stdout.trim());
@@ -267,20 +277,23 @@ class World {
    * allows in one minute, and a wait would change what it prints.
    */
   async nextMinute(): Promise<void> {
-    if (!this.#server) return;
-    const answer = await this.#transport({
-      method: 'POST',
-      url: `${this.#server.url}/_local/clock`,
-      headers: { authorization: `Bearer ${this.#server.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ advanceSeconds: 60 }),
-      timeoutMs: 10_000,
-    });
-    if (answer.status !== 200) throw new Error(`the tour's server did not move its clock: ${answer.status} ${answer.text}`);
+    for (const server of this.#servers.values()) {
+      const answer = await this.#transport({
+        method: 'POST',
+        url: `${server.url}/_local/clock`,
+        headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ advanceSeconds: 60 }),
+        timeoutMs: 10_000,
+      });
+      if (answer.status !== 200) throw new Error(`the tour's server did not move its clock: ${answer.status} ${answer.text}`);
+    }
   }
 
   async close(): Promise<void> {
-    this.#server?.stop();
-    await this.#server?.done;
+    for (const server of this.#servers.values()) {
+      server.stop();
+      await server.done;
+    }
     rmSync(this.#home, { recursive: true, force: true });
   }
 
@@ -295,7 +308,7 @@ class World {
   }
 
   /** Started in the background, as a person leaves it running in another terminal; its key is $KEY. */
-  async #serve(): Promise<string[]> {
+  async #serve(readmeUrl: string): Promise<string[]> {
     let stop = () => {};
     const { io, screen } = this.#io({});
     const done = main(['serve', '--local', '--port', '0'], io, {
@@ -311,7 +324,7 @@ class World {
     }
     const url = /listening on (http:\/\/\S+)/.exec(screen())![1]!;
     this.#vars.set('KEY', /API key\s+(sk_\w+)/.exec(screen())![1]!);
-    this.#server = { url, adminToken: /admin\s+(\S+)/.exec(screen())![1]!, stop: () => stop(), done };
+    this.#servers.set(readmeUrl, { url, adminToken: /admin\s+(\S+)/.exec(screen())![1]!, stop: () => stop(), done });
     return this.#shown(screen());
   }
 
@@ -360,20 +373,22 @@ class World {
       random: Math.random,
       onSignal: () => () => {},
       prompter: NOBODY,
-      // The README's addresses lead to the tour's server, or to a port where nothing listens while it is "stopped".
+      // The README's addresses lead to the tour's servers, or to a port where nothing listens while they are "stopped"
+      // (or before the README starts one there).
       transport: (req) => {
-        const to = this.stopped || !this.#server ? REFUSING_URL : this.#server.url;
-        const url = req.url.startsWith(DEFAULT_URL) ? to + req.url.slice(DEFAULT_URL.length) : req.url.startsWith(OTHER_URL) ? to + req.url.slice(OTHER_URL.length) : req.url;
-        return this.#transport({ ...req, url });
+        const origin = new URL(req.url).origin;
+        const server = this.#servers.get(origin);
+        const to = this.stopped || !server ? REFUSING_URL : server.url;
+        return this.#transport({ ...req, url: to + req.url.slice(origin.length) });
       },
     };
   }
 
-  /** What a terminal shows, as the README would: its server at the default address, its home as the README's. */
+  /** What a terminal shows, as the README would: its servers at the README's addresses, its home as the README's. */
   #shown(text: string): string[] {
     if (text === '') return [];
     let shown = text.replaceAll(this.#home, README_HOME);
-    if (this.#server) shown = shown.replaceAll(this.#server.url, DEFAULT_URL);
+    for (const [readmeUrl, server] of this.#servers) shown = shown.replaceAll(server.url, readmeUrl);
     return shown.replace(/\n$/, '').split('\n');
   }
 }

@@ -119,11 +119,12 @@ export class PassedOnStatus extends CliError {
 /**
  * Esc or Ctrl-C in a prompt: the question was withdrawn. A command ends as
  * if interrupted; the interactive session goes back to its menu
- * (docs/contract.md §C7).
+ * (docs/contract.md §C7). `lines`: what was not done, when a confirmation
+ * was declined (dialogs/confirm.ts).
  */
 export class PromptCancelledError extends InterruptedError {
-  constructor() {
-    super();
+  constructor(lines?: readonly string[]) {
+    super(lines);
     this.name = 'PromptCancelledError';
   }
 }

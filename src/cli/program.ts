@@ -51,19 +51,22 @@ export function integerAtLeast(min: number) {
 
 /**
  * Lines longer than `width` broken between words, so that the terminal
- * does not break them inside one: the help's own prose and examples
- * (commander wraps the option and command descriptions itself). A broken
- * line goes on under its own indent, an example's under its command. A
- * word longer than the width stays whole.
+ * does not break them inside one: the help's own prose, each paragraph of
+ * which is one line in the source, fitted here to whatever width the help
+ * is laid out for (commander wraps the option and command descriptions
+ * itself). A broken line goes on under its own indent. An example (`  $
+ * svc …`) stays whole: broken, it would paste as two commands, where the
+ * terminal's own wrapping copies as one line. A word longer than the
+ * width stays whole.
  */
 export function wrapLines(text: string, width: number): string {
   const length = (t: string) => [...t].length;
   return text
     .split('\n')
     .map((line) => {
-      if (length(line) <= width) return line;
+      if (length(line) <= width || /^ *\$ /.test(line)) return line;
       const lead = /^ */.exec(line)![0];
-      const indent = `${lead}${line.startsWith('$ ', lead.length) ? '  ' : ''}`;
+      const indent = lead;
       const out: string[] = [];
       let current = lead;
       // Each word with the spaces before it, so that spacing inside a line is kept.
@@ -92,8 +95,7 @@ export function createProgram(io: IO, deps: Deps): Program {
     .addHelpText(
       'after',
       `
-With no command on a terminal, svc opens an interactive key manager;
-anywhere else it prints this help on stderr and exits 2.
+With no command on a terminal, svc opens an interactive key manager; anywhere else it prints this help on stderr and exits 2.
 
 Examples:
   $ svc serve --local
@@ -134,8 +136,8 @@ svc help environment lists the environment variables svc reads.`,
     .exitOverride()
     .configureOutput({
       // Help is laid out for the terminal's width; piped, for 80 columns.
-      writeOut: (s) => io.stdout.write(io.stdoutIsTTY ? wrapLines(s, io.columns) : s),
-      writeErr: (s) => io.stderr.write(io.stderrIsTTY ? wrapLines(s, io.columns) : s),
+      writeOut: (s) => io.stdout.write(wrapLines(s, io.stdoutIsTTY ? io.columns : 80)),
+      writeErr: (s) => io.stderr.write(wrapLines(s, io.stderrIsTTY ? io.columns : 80)),
       getOutHelpWidth: () => (io.stdoutIsTTY ? io.columns : 80),
       getErrHelpWidth: () => (io.stderrIsTTY ? io.columns : 80),
     });

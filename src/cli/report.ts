@@ -1,5 +1,5 @@
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
-import { BrokenPipeError, CliError, ExitCode, InterruptedError, loginCommand, PassedOnStatus } from './errors.js';
+import { BrokenPipeError, CliError, ExitCode, InterruptedError, loginCommand, PassedOnStatus, PromptCancelledError } from './errors.js';
 import { isLoopbackHost } from '../client/loopback.js';
 import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
@@ -16,6 +16,8 @@ const visible = (text: string) => clip(text, 200);
 /** How much of an unexpected error to show; everything else a report says comes with the error itself. */
 export interface ReportOptions {
   verbose: boolean;
+  /** The key and server are on screen already (svc status's block): a 401 leaves out its lines naming them. */
+  originShown?: boolean;
 }
 
 interface Report {
@@ -49,7 +51,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
       ],
     };
   }
-  if (error instanceof ApiError) return describeApiError(error);
+  if (error instanceof ApiError) return describeApiError(error, options.originShown === true);
   if (error instanceof NetworkError) {
     const where = error.origin ? ` ${error.origin.baseUrl}` : '';
     const lines = [`Could not get an answer from${where}: ${error.message}.`, ...addressChosenByFile(error.origin)];
@@ -92,11 +94,12 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
   };
 }
 
-function describeApiError(error: ApiError): Report {
+function describeApiError(error: ApiError, originShown: boolean): Report {
   const serverText = error.body?.error || `HTTP ${error.status}`;
   const { origin } = error;
   if (error.status === 401) {
     const run = serverRun(error);
+    const describeOrigin = originShown ? () => [] : originLines;
     if (run === 'restarted-in-memory') {
       return {
         exitCode: ExitCode.unauthenticated,
@@ -107,13 +110,24 @@ function describeApiError(error: ApiError): Report {
         ],
       };
     }
+    const expiredAt = origin?.keySource === 'profile' ? origin.savedKeyExpiredAt : null;
+    if (expiredAt) {
+      return {
+        exitCode: ExitCode.unauthenticated,
+        lines: [
+          `Authentication failed (401): your saved key expired on ${whenExpired(expiredAt)}.`,
+          ...describeOrigin(origin!),
+          `Next: run \`${loginCommand(origin!.profile)}\` with a working key (create one where you still have access: an expired key cannot make or rotate one).`,
+        ],
+      };
+    }
     return {
       exitCode: ExitCode.unauthenticated,
       lines: [
         `Authentication failed (401): ${visible(serverText)}.`,
         'The key is unknown, disabled, expired or revoked.',
         ...(origin ? describeOrigin(origin) : []),
-        ...(origin && run === 'unknown' && isLoopbackHost(new URL(origin.baseUrl).hostname) ? [FORGETFUL_SERVER] : []),
+        ...(run === 'changed' ? [OTHER_RUN] : []),
         origin?.keySource === 'env'
           ? 'Next: put a working key in SVC_API_KEY, or unset it to use the saved profile.'
           : `Next: run \`${loginCommand(origin?.profile ?? 'default')}\` with a working key (create one where you still have access, or re-enable this one).`,
@@ -185,32 +199,38 @@ function detailLines(details: readonly string[]): string[] {
 const COLLECTIONS = new Set<string>([apiPaths.keys, apiPaths.workspace]);
 
 /**
- * Said of a 401 from this machine, most likely the reference server: one
- * started without --data keeps its keys in memory, so after a restart
- * every key saved before it is unknown, and only the new banner's works.
+ * Said of a 401 for a saved key when another run of the reference server
+ * answered than the one it was saved with, one that keeps its keys in a
+ * --data file: not the file the key was made in.
  */
-const FORGETFUL_SERVER =
-  'If that is `svc serve --local` and it ran without --data, it forgot every key when it stopped: since its restart only the API key its banner printed works.';
+const OTHER_RUN =
+  'The server was restarted since this key was saved, with other state (another --data file, or none before): it does not hold the keys of the run before.';
 
 /**
  * What a 401 says of the server's run (docs/contract.md §B,
  * Svc-Server-Instance): the run the profile's key was saved with answered
  * (`same`: the key was not lost to a restart), a run that keeps its keys in
  * memory replaced it (`restarted-in-memory`: the key is gone with the old
- * run), or svc cannot tell (no run recorded at login, no header in the
- * answer, or a --data server whose file changed), when the loopback
- * heuristic stays.
+ * run), another run replaced it (`changed`), or svc cannot tell (no run
+ * recorded at login, a key from SVC_API_KEY, no header in the answer), when
+ * nothing is said of a restart: a key refused by the run it was made on is
+ * told so plainly, not sent looking for a restart that never happened.
  */
-function serverRun(error: ApiError): 'same' | 'restarted-in-memory' | 'unknown' {
+function serverRun(error: ApiError): 'same' | 'restarted-in-memory' | 'changed' | 'unknown' {
   const saved = error.origin?.keySource === 'profile' ? error.origin.savedInstance : null;
   const answered = error.serverInstance;
   if (!saved || !answered) return 'unknown';
   if (saved === answered) return 'same';
-  return answered.startsWith(IN_MEMORY_INSTANCE) ? 'restarted-in-memory' : 'unknown';
+  return answered.startsWith(IN_MEMORY_INSTANCE) ? 'restarted-in-memory' : 'changed';
+}
+
+/** "2026-11-20 14:05 UTC": an expiry to the minute, in the one zone every reader shares. */
+function whenExpired(iso: string): string {
+  return `${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** The key and server lines of a 401: which key, from where, sent where. */
-function describeOrigin(origin: RequestOrigin): string[] {
+function originLines(origin: RequestOrigin): string[] {
   const source =
     origin.keySource === 'env'
       ? 'from the SVC_API_KEY environment variable'
@@ -294,7 +314,8 @@ export interface FailureOutput extends ReportOptions {
  * The one place a failure reaches the person: its lines on stderr, after
  * whatever it carries for stdout (a create's unreadable answer, which may
  * hold the only copy of a secret). An interruption with nothing to say
- * prints nothing. With `--json` and stdout still empty, stdout gets the
+ * prints nothing; a declined confirmation says what was not done, as a
+ * message rather than an error. With `--json` and stdout still empty, stdout gets the
  * failure's document, the answer inside it; a command that printed its
  * document before failing (a list with `incomplete`, a prune's or an
  * audit's report, a rotation's new key) keeps it as the one (docs/contract.md §C3).
@@ -307,6 +328,9 @@ export function reportFailure(error: unknown, options: FailureOutput, render: Re
   const brokenPipe = error instanceof BrokenPipeError;
   if (options.json && !options.json.stdoutUsed && !brokenPipe) render.json(failureDocument(error, report));
   else if (answer !== null) render.lines(answer.replace(/\n$/, '').split('\n'));
-  if (!options.said && !(error instanceof InterruptedError && error.silent) && !brokenPipe) render.failure(report.lines);
+  if (options.said || (error instanceof InterruptedError && error.silent) || brokenPipe) return report.exitCode;
+  // A declined confirmation is the person's choice, told as such: no "error:" before it.
+  if (error instanceof PromptCancelledError) render.info(...report.lines);
+  else render.failure(report.lines);
   return report.exitCode;
 }

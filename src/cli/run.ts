@@ -2,7 +2,7 @@ import { CommanderError, type Command, type Option } from 'commander';
 import { ExitCode, OutputError, UsageError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
-import { createProgram, wrapLines, type Program } from './program.js';
+import { createProgram, type Program } from './program.js';
 import { unknownHelpTopic } from './suggest.js';
 import { commandWords, declareBranches, takesNextWord, type Branch } from './branches.js';
 import { reportFailure } from './report.js';
@@ -113,7 +113,7 @@ export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): 
     if (!Array.isArray(expanded)) {
       const { environmentHelp } = await import('./docs/environment-help.js');
       // Help's own writer, laid out as the rest of help is: for the terminal, or piped for 80 columns.
-      program.configureOutput().writeOut!(wrapLines(environmentHelp(), 80));
+      program.configureOutput().writeOut!(environmentHelp());
       return ExitCode.ok;
     }
     await program.parseAsync(expanded, { from: 'user' });

@@ -18,7 +18,8 @@ import { CliError, loginCommand, NotAuthenticatedError, UnknownProfileError, Usa
 import type { IO } from './io.js';
 import type { Prompter } from './prompt.js';
 import { createRenderer, type Renderer } from './render/renderer.js';
-import { clip } from './render/text.js';
+import { clip, shellWord } from './render/text.js';
+import { nearProfile } from './suggest.js';
 import { readEnv } from './environment.js';
 import { findProjectProfile } from './project-profile.js';
 import type { KeyStore } from './secret-store/saved-key.js';
@@ -183,7 +184,7 @@ export function noKeyError(session: ProfileSession): CliError {
   return new UnknownProfileError([noSuchProfile(session), `Run \`${loginCommand(profileName)}\` to create it with a key, or set SVC_API_KEY.`]);
 }
 
-/** "Profile 'nosuch' does not exist; the profiles are: default, work." */
+/** "Profile 'wrok' does not exist; the profiles are: default, work. Did you mean `--profile work`?" */
 export function noSuchProfile(session: ProfileSession): string {
   const { profileName, profileSource, config } = session;
   const named = {
@@ -193,7 +194,15 @@ export function noSuchProfile(session: ProfileSession): string {
     config: ` (the default profile in ${config.path})`,
     default: '',
   }[profileSource];
-  return `Profile '${clip(profileName, 200)}' does not exist${named}; ${knownProfiles(config)}.`;
+  // Said the way the name was given, so that the fix is to retype that.
+  const spell = {
+    flag: (name: string) => `\`--profile ${shellWord(name)}\``,
+    env: (name: string) => `SVC_PROFILE=${shellWord(name)}`,
+    project: (name: string) => `'${clip(name, 200)}'`,
+    config: (name: string) => `'${clip(name, 200)}'`,
+    default: (name: string) => `'${clip(name, 200)}'`,
+  }[profileSource];
+  return `Profile '${clip(profileName, 200)}' does not exist${named}; ${knownProfiles(config)}.${nearProfile(profileName, profilesOf(config), spell)}`;
 }
 
 /** "the profiles are: default, work", for messages about a profile that does not exist. */
@@ -275,6 +284,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     profile: profileName,
     profileFile: session.profileSource === 'project' ? session.profileFile : null,
     savedInstance: credentials.source === 'profile' ? (profile.serverInstance ?? null) : null,
+    savedKeyExpiredAt: credentials.source === 'profile' ? expiredAt(profile, credentials.apiKey, deps.now()) : null,
   };
   const base =
     deps.transport ??
@@ -303,6 +313,14 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     origin,
   });
   return Object.freeze({ ...session, credentials, client });
+}
+
+/** The profile's recorded expiry of `apiKey` (the last key list that showed it), when that has passed. */
+function expiredAt(profile: Readonly<Profile>, apiKey: string, nowMs: number): string | null {
+  const recorded = profile.keyExpiry;
+  if (!recorded || recorded.hint !== keyHint(apiKey) || recorded.expiresAt === null) return null;
+  const at = Date.parse(recorded.expiresAt);
+  return Number.isFinite(at) && at <= nowMs ? recorded.expiresAt : null;
 }
 
 function requestLog(session: Session): ((line: string) => void) | undefined {

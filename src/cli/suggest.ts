@@ -53,6 +53,12 @@ function commandPath(command: Command): string {
   return names.join(' ');
 }
 
+/** "Did you mean 'work'?" for a profile name that names none, when one is near it (a typo); '' when none is. */
+export function nearProfile(name: string, profiles: readonly string[], spell: (profile: string) => string = (profile) => `'${profile}'`): string {
+  const near = nearest(name, profiles.map((profile) => [profile]));
+  return near.length === 0 ? '' : ` Did you mean ${near.map(spell).join(' or ')}?`;
+}
+
 /**
  * The commands `word` most likely meant, each by its first spelling (its
  * name; an alias only leads to it): the nearest within a small edit

@@ -22,6 +22,8 @@ export interface RequestOrigin {
   profileFile?: string | null;
   /** The Svc-Server-Instance the profile recorded when its key was saved (docs/contract.md §B); null when none was, or the key is not the profile's. */
   savedInstance?: string | null;
+  /** When the profile's key expired, by the expiry its profile recorded (keyExpiry), if that had passed as the command started: a 401 names it. */
+  savedKeyExpiredAt?: string | null;
 }
 
 /** What an answer said beyond its status and error body. */

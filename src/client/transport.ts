@@ -233,9 +233,51 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
       const bytes = await readCapped(res.body);
       return { status: res.statusCode, headers: res.headers, text: decode(bytes, res.headers['content-encoding']) };
     } catch (error) {
+      const url = new URL(req.url);
+      if (mayBeTlsPort(url, error, Boolean(proxied)) && (await speaksTls(url, req.timeoutMs))) {
+        const secure = url.origin.replace(/^http:/, 'https:');
+        throw new TransportError(`the server speaks TLS, not plain http: try ${secure} as the base URL`, false, true);
+      }
       throw classifyTransportError(error, req.timeoutMs, req.url);
     }
   };
+}
+
+/**
+ * A plain-http request that a TLS server ends: Node's closes the connection
+ * without a byte, others answer with a TLS alert undici cannot parse as
+ * HTTP. Either looks like a dropped connection, retried four times over
+ * seconds, unless svc asks the port itself (speaksTls). Not through a
+ * proxy: the connection there is the proxy's.
+ */
+function mayBeTlsPort(url: URL, error: unknown, proxied: boolean): boolean {
+  if (url.protocol !== 'http:' || (proxied && !isLoopbackHost(url.hostname))) return false;
+  const code = (error as { code?: unknown }).code;
+  const inner = errorCode(error);
+  return code === 'UND_ERR_SOCKET' || inner === 'ECONNRESET' || inner === 'EPIPE' || (typeof inner === 'string' && inner.startsWith('HPE_'));
+}
+
+/**
+ * Whether the port completes a TLS handshake: nothing of the request is
+ * sent, and the certificate is not judged (a TLS server with an untrusted
+ * one still wants https://, where svc then says what is wrong with it).
+ * Decided by the handshake or its failure, within the request's timeout.
+ */
+function speaksTls(url: URL, timeoutMs: number): Promise<boolean> {
+  const tls = process.getBuiltinModule('node:tls');
+  const net = process.getBuiltinModule('node:net');
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host, port: Number(url.port || 80), rejectUnauthorized: false, ...(net.isIP(host) ? {} : { servername: host }) });
+    const settle = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.once('secureConnect', () => settle(true));
+    socket.once('error', () => settle(false));
+    socket.once('close', () => settle(false));
+    socket.setTimeout(timeoutMs, () => settle(false));
+  });
 }
 
 function lazy<T>(make: () => T): () => T {

@@ -3,12 +3,13 @@
  * The key-health step remembers the profile key's expiry from a key list
  * (docs/contract.md §C8). That is a cache written after the command did its
  * work: it is written only when the expiry changed, and a failure to write
- * it is a warning on stderr, never a failed command.
+ * it is a warning on stderr, never a failed command. A 401 for a saved key
+ * whose remembered expiry has passed says so, and when (issue 39, 6).
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
+import { call, startLocalServer, svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
 
 const local = useLocalServer({ plan: 'pro' });
 let config: ReturnType<typeof tempConfigDir>;
@@ -58,5 +59,28 @@ describe("remembering the key's expiry", () => {
     const again = await svc(['keys', 'list', '--json'], env());
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toBe('');
+  });
+});
+
+describe('a saved key past the expiry its profile remembered', () => {
+  it('a 401 says the saved key expired, and when, instead of the generic 401', async () => {
+    const server = await startLocalServer();
+    try {
+      const saved = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url };
+      const made = await svc(['keys', 'create', 'short-lived', '--expires-in', '1h', '--json'], { ...saved, SVC_API_KEY: server.apiKey! });
+      const { secret, expiresAt } = JSON.parse(made.stdout);
+      expect((await svc(['login', '--with-key'], saved, { input: secret })).exitCode).toBe(0);
+      expect((await svc(['keys', 'list', '--json'], saved)).exitCode).toBe(0);
+      expect(JSON.parse(readFileSync(file(), 'utf8')).profiles.default.keyExpiry.expiresAt).toBe(new Date(expiresAt).toISOString());
+      await call(server.url, 'POST', '/_local/clock', server.adminToken, { advanceSeconds: 7_200 });
+      const result = await svc(['keys', 'list'], saved, { deps: { now: () => Date.now() + 7_200_000 } });
+      expect(result.exitCode).toBe(3);
+      const lines = result.stderr.split('\n');
+      expect(lines[0]).toBe(`error: Authentication failed (401): your saved key expired on ${new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
+      expect(result.stderr).not.toContain('unknown, disabled, expired or revoked');
+      expect(lines.at(-1)).toMatch(/^Next: run `svc login` with a working key/);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -65,7 +65,7 @@ describe('a command given no key id', () => {
     const result = await onTerminal(['keys', 'rotate'], [{ search: 'pick-rotate' }, { confirm: false }]);
     expect(result.asked[0]!.split('\n')[0]).toBe('Key to rotate:');
     expect(result.asked[1]).toContain(`Rotate 'pick-rotate' (${key.id})?`);
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(130);
     expect(await statusOf(key.id)).toBe('enabled');
   });
 });
@@ -142,7 +142,7 @@ describe('what is given for an id', () => {
   it('a confirmation names the key a name resolved to, by its id', async () => {
     const key = await create('confirm-me');
     const revoke = await onTerminal(['keys', 'revoke', 'confirm-me'], [{ confirm: false }]);
-    expect(revoke.exitCode).toBe(1);
+    expect(revoke.exitCode).toBe(130);
     expect(revoke.stderr).toContain(key.id);
     expect(revoke.asked).toEqual([`Revoke ${key.id}? This cannot be undone.`]);
     const rotate = await onTerminal(['keys', 'rotate', 'confirm-me'], [{ confirm: false }]);

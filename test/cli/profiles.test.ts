@@ -105,7 +105,7 @@ describe('svc profile use', () => {
     const before = readFileSync(file(), 'utf8');
     const result = await svc(['profile', 'use', 'wrok'], env());
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toBe(["error: Profile 'wrok' does not exist; the profiles are: default, work.", '`svc login --profile wrok` creates it with a key.'].join('\n'));
+    expect(result.stderr).toBe(["error: Profile 'wrok' does not exist; the profiles are: default, work. Did you mean 'work'?", '`svc login --profile wrok` creates it with a key.'].join('\n'));
     expect(readFileSync(file(), 'utf8')).toBe(before);
   });
 
@@ -140,6 +140,17 @@ describe('a profile that does not exist', () => {
         'Run `svc login --profile nosuch` to create it with a key, or set SVC_API_KEY.',
       ].join('\n'),
     );
+  });
+
+  it('a typo of a profile that exists gets a did-you-mean, spelled the way the name was given (issue 39, 6)', async () => {
+    const flag = await svc(['--profile', 'wrok', 'keys', 'list'], env());
+    expect(flag.exitCode).toBe(3);
+    expect(flag.stderr.split('\n')[0]).toBe("error: Profile 'wrok' does not exist; the profiles are: default, work. Did you mean `--profile work`?");
+    const fromEnv = await svc(['keys', 'list'], env({ SVC_PROFILE: 'Wrok' }));
+    expect(fromEnv.stderr).toContain('Did you mean SVC_PROFILE=work?');
+    const logout = await svc(['logout', '--profile', 'defualt'], env());
+    expect(logout.stderr).toContain('Did you mean `--profile default`?');
+    expect((await svc(['--profile', 'nosuch', 'keys', 'list'], env())).stderr).not.toContain('Did you mean');
   });
 
   it('named by SVC_PROFILE or the default in the config: says which named it', async () => {

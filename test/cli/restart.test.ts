@@ -4,7 +4,8 @@
  * stops (issue 25, 5 and 9): it names each run in Svc-Server-Instance,
  * `svc login` records the run, and a 401 from another in-memory run says
  * the server was restarted and its keys are gone. Without a recorded run
- * (an older profile, SVC_API_KEY), the loopback heuristic stays.
+ * (an older profile, SVC_API_KEY) svc cannot tell a restart from a key
+ * disabled on the same run, and says nothing of one (issue 39, 6).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +14,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startLocalServer, svc, tempConfigDir, type LocalServer } from '../helpers/in-process.js';
 
 const RESTARTED = 'The local server was restarted without --data; its keys are gone: `svc login` with the API key its banner printed.';
-const HEURISTIC =
-  'If that is `svc serve --local` and it ran without --data, it forgot every key when it stopped: since its restart only the API key its banner printed works.';
+/** What svc said of every 401 from a loopback address before it could tell runs apart: a disabled key was told to look for a restart. */
+const HEURISTIC = /forgot every key|restarted/;
+const OTHER_RUN =
+  'The server was restarted since this key was saved, with other state (another --data file, or none before): it does not hold the keys of the run before.';
 
 const config = tempConfigDir();
 const dir = mkdtempSync(join(tmpdir(), 'svc-restart-'));
@@ -51,12 +54,12 @@ describe('after an in-memory reference server restarts', () => {
     const lines = result.stderr.split('\n');
     expect(lines[0]).toMatch(/^error: Authentication failed \(401\): /);
     expect(lines[1]).toBe(RESTARTED);
-    expect(result.stderr).not.toContain(HEURISTIC);
+    expect(result.stderr).not.toMatch(/forgot every key/);
     expect((await svc(['login', '--with-key'], env(), { input: server.apiKey! })).exitCode).toBe(0);
     expect((await svc(['keys', 'list'], env())).exitCode).toBe(0);
   });
 
-  it('a profile saved without a run (an older svc) keeps the loopback heuristic', async () => {
+  it('a profile saved without a run (an older svc) is told nothing of a restart svc cannot see', async () => {
     server = await startLocalServer();
     expect((await svc(['login', '--with-key'], env(), { input: server.apiKey! })).exitCode).toBe(0);
     const file = JSON.parse(readFileSync(join(config.dir, 'config.json'), 'utf8'));
@@ -65,17 +68,41 @@ describe('after an in-memory reference server restarts', () => {
     await restart();
     const result = await svc(['keys', 'list'], env());
     expect(result.exitCode).toBe(3);
-    expect(result.stderr).toContain(HEURISTIC);
-    expect(result.stderr).not.toContain(RESTARTED);
+    expect(result.stderr).toContain('The key is unknown, disabled, expired or revoked.');
+    expect(result.stderr).not.toMatch(HEURISTIC);
   });
 
-  it('a key from SVC_API_KEY, which no login recorded, keeps the loopback heuristic', async () => {
+  it('a key from SVC_API_KEY, which no login recorded, is told nothing of a restart', async () => {
     server = await startLocalServer();
     const key = server.apiKey!;
     await restart();
     const result = await svc(['keys', 'list'], { ...env(), SVC_API_KEY: key });
     expect(result.exitCode).toBe(3);
-    expect(result.stderr).toContain(HEURISTIC);
+    expect(result.stderr).not.toMatch(HEURISTIC);
+  });
+});
+
+describe('a disabled SVC_API_KEY on a server that never restarted', () => {
+  it('is told the key was refused, not that the server may have restarted', async () => {
+    server = await startLocalServer();
+    const { id, secret } = JSON.parse((await svc(['keys', 'create', 'ci', '--json'], { ...env(), SVC_API_KEY: server.apiKey! })).stdout);
+    expect((await svc(['keys', 'disable', id], { ...env(), SVC_API_KEY: server.apiKey! })).exitCode).toBe(0);
+    const result = await svc(['keys', 'list'], { ...env(), SVC_API_KEY: secret });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('The key is unknown, disabled, expired or revoked.');
+    expect(result.stderr).not.toMatch(HEURISTIC);
+  });
+});
+
+describe('a saved key answered by a --data server of other state', () => {
+  it('says the server was restarted with other state', async () => {
+    server = await startLocalServer();
+    expect((await svc(['login', '--with-key'], env(), { input: server.apiKey! })).exitCode).toBe(0);
+    await restart({ dataFile: join(dir, 'other.json') });
+    const result = await svc(['keys', 'list'], env());
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain(OTHER_RUN);
+    expect(result.stderr).not.toContain(RESTARTED);
   });
 });
 
@@ -88,7 +115,7 @@ describe('a 401 from the run the key was saved with', () => {
     const result = await svc(['keys', 'list'], env());
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('The key is unknown, disabled, expired or revoked.');
-    expect(result.stderr).not.toContain(HEURISTIC);
+    expect(result.stderr).not.toMatch(HEURISTIC);
     expect(result.stderr).not.toContain(RESTARTED);
   });
 
@@ -108,7 +135,7 @@ describe('a 401 from the run the key was saved with', () => {
     const result = await svc(['keys', 'list'], env());
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('The key is unknown, disabled, expired or revoked.');
-    expect(result.stderr).not.toContain(HEURISTIC);
+    expect(result.stderr).not.toMatch(HEURISTIC);
     expect(result.stderr).not.toContain(RESTARTED);
   });
 });

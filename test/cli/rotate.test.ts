@@ -117,12 +117,14 @@ describe('svc keys rotate', () => {
       expect(named[0].id).not.toBe(old.id);
     });
 
-    it('on no, or Esc, makes nothing and revokes nothing', async () => {
+    it('on no, or Esc, makes nothing and revokes nothing: the same outcome, exit 130', async () => {
       const no = await rotateOnTerminal('ask-no', [{ confirm: false }]);
-      expect(no.result.exitCode).toBe(1);
+      expect(no.result.exitCode).toBe(130);
+      expect(no.result.stderr.split('\n').at(-1)).toBe('Cancelled; nothing was changed.');
       expect(no.named.map((k: { id: string }) => k.id)).toEqual([no.old.id]);
       const esc = await rotateOnTerminal('ask-esc', [{ cancel: true }]);
       expect(esc.result.exitCode).toBe(130);
+      expect(esc.result.stderr.split('\n').at(-1)).toBe('Cancelled; nothing was changed.');
       expect(esc.named.map((k: { id: string }) => k.id)).toEqual([esc.old.id]);
     });
 

@@ -73,6 +73,16 @@ describe('svc serve --local in-process', () => {
     expect(result.stderr).toContain('SIGINT: finishing in-flight requests…');
   });
 
+  it("gives the next steps with the key read by login from stdin, never an export of the key into the shell's history (issue 39, 6)", async () => {
+    let url = '';
+    const result = await serveWhile([], async (at) => void (url = at), 'SIGINT');
+    const key = /API key +(sk_\S+)/.exec(result.stderr)![1]!;
+    expect(result.stderr).toMatch(new RegExp(`^ {2}\\S.* login --with-key --base-url ${url}$`, 'm'));
+    expect(result.stderr).toContain('paste the API key above, then press Ctrl-D');
+    expect(result.stderr.split(key)).toHaveLength(2);
+    expect(result.stderr).not.toMatch(/export SVC_API_KEY|export SVC_BASE_URL/);
+  });
+
   it('stops as on a signal when the reader of its output goes away, saving its state and freeing its lock, and exits 141', async () => {
     const file = join(dir, 'reader-gone.json');
     const port = await freePort();

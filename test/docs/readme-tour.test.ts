@@ -41,6 +41,12 @@ describe("README.md's console examples", () => {
     );
   });
 
+  it('can be followed offline: every login succeeds against a server the tour itself started (issue 39, 3)', () => {
+    const logins = run.lines.flatMap((lines, b) => lines.map((line, c) => ({ line, output: run.outputs[b]![c]! }))).filter(({ line }) => / svc login /.test(` ${line}`));
+    expect(logins.map(({ line }) => line)).toContain('echo "$KEY" | svc login --with-key --profile work --base-url http://127.0.0.1:8788');
+    for (const { line, output } of logins) expect(output[0], line).toMatch(/^✓ Logged in to http:\/\/127\.0\.0\.1:878[78] /);
+  });
+
   it('show a key list with the columns a terminal of that width shows', () => {
     const at = blocks.flatMap((block, b) => block.commands.map((command, c) => ({ command, output: run.outputs[b]![c]! })));
     const list = at.find(({ command }) => command.line === 'svc keys list' && command.output[0]?.startsWith('ID'))!;

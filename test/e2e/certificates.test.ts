@@ -42,3 +42,17 @@ describe('a CA from NODE_EXTRA_CA_CERTS', () => {
     expect(result.exitCode, result.stderr).toBe(0);
   });
 });
+
+describe('plain http spoken to a TLS port', () => {
+  it('says at once that the server speaks TLS and gives the https:// address, sending nothing and retrying nothing', async () => {
+    const before = secure.seen.length;
+    for (const args of [['keys', 'list'], ['keys', 'create', 'ci']]) {
+      const result = await svc(args, { ...base(secure), SVC_BASE_URL: `http://127.0.0.1:${secure.port}` });
+      expect(result.exitCode, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain(`the server speaks TLS, not plain http: try https://127.0.0.1:${secure.port} as the base URL`);
+      expect(result.stderr).toContain('Not retried');
+      expect(result.stderr).not.toMatch(/may have reached|closed before an answer|Retrying/);
+    }
+    expect(secure.seen.slice(before)).toEqual([]);
+  });
+});

@@ -45,13 +45,17 @@ describe("npm start's next steps", () => {
     expect(text).toContain('  node bin/svc.js status\n');
     expect(text).toContain('svc is not installed as a command; README.md, "Install", says how.');
     expect(text).not.toMatch(/^ {2}svc /m);
-    // Each line runs as printed, in the directory named, against a server such as the banner's.
+    // Each line runs as printed, in the directory named, against a server such as the banner's (this one, its key pasted into login).
+    const bannerUrl = /listening on (\S+)/.exec(text)![1]!;
     const config = tempConfigDir();
     try {
-      const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, SVC_API_KEY: local.server.apiKey! };
-      for (const line of text.split('\n').filter((l) => l.startsWith('  node bin/svc.js'))) {
-        const words = line.trim().split(' ');
-        const result = await execa(words[0]!, words.slice(1), { cwd: repo, env: cleanEnv(env), extendEnv: false, reject: false });
+      const env = { SVC_CONFIG_DIR: config.dir };
+      const lines = text.split('\n').filter((l) => l.startsWith('  node bin/svc.js'));
+      expect(lines[0]).toBe(`  node bin/svc.js login --with-key --base-url ${bannerUrl}`);
+      for (const line of lines) {
+        const words = line.trim().replace(bannerUrl, local.server.url).split(' ');
+        const input = words.includes('login') ? local.server.apiKey! : '';
+        const result = await execa(words[0]!, words.slice(1), { cwd: repo, env: cleanEnv(env), extendEnv: false, reject: false, input });
         expect(result.exitCode, `${line}: ${result.stderr}`).toBe(0);
       }
     } finally {

@@ -155,6 +155,9 @@ describe('a locked keyring', () => {
     const status = await run(['status'], bus);
     expect(status.exitCode).toBe(3);
     expect(keyLine(status.stdout)).toMatch(new RegExp(`^Key: +${keyHint(key())} \\(from the profile, in the OS keyring\\)  ✗ Profile 'default' keeps its key`));
+    // Said once (issue 39, 4): the block has the first line, stderr the rest.
+    expect(status.stderr).not.toContain('keeps its key in the OS keyring');
+    expect(status.stderr).toMatch(/^error: The OS keyring is locked \(.*\)\.\nUnlock it/);
     const json = JSON.parse((await run(['status', '--json'], bus)).stdout);
     expect(json.key).toEqual({ hint: keyHint(key()), source: 'profile', store: 'keyring', valid: null });
     expect(json.error).toMatchObject({ exitCode: 3, status: null });

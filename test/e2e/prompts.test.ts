@@ -58,7 +58,7 @@ describe('prompts on a real terminal', () => {
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', created.id], keyEnv());
     await term.waitFor(`Revoke ${created.id}?`);
     await term.send('n', 'Enter');
-    expect(await term.exitCode()).toBe(1);
+    expect(await term.exitCode()).toBe(130);
     await term.close();
 
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', created.id], keyEnv());

@@ -32,9 +32,24 @@ async function logged(server: ServeProcess): Promise<{ path: string; status: num
   return (await call(server.url, 'GET', '/_local/requests', ADMIN_TOKEN)).json.requests;
 }
 
-/** Stderr is a pipe of its own: a line written before the ready line may be read after it. */
+/**
+ * Stderr is a pipe of its own: a line written before the ready line may be
+ * read after it. Waits for the chunk that brings `text` (or the server's
+ * end), not for a number of polls: on a loaded machine the line comes when
+ * it comes, and the test's own timeout is the only limit.
+ */
 async function stderrOnceIn(server: ServeProcess, text: string): Promise<string> {
-  for (let i = 0; i < 100 && !server.stderr().includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  const stream = server.child.stderr!;
+  await new Promise<void>((resolve) => {
+    const look = () => {
+      if (!server.stderr().includes(text)) return;
+      stream.off('data', look);
+      resolve();
+    };
+    stream.on('data', look);
+    stream.once('close', resolve);
+    look();
+  });
   return server.stderr();
 }
 

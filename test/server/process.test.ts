@@ -119,8 +119,8 @@ describe('svc serve --local', () => {
     const banner = child.stderr();
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
     const key = /(sk_[A-Za-z0-9]{64})/.exec(banner)![1];
-    expect(banner).toContain(`export SVC_BASE_URL=${url}`);
-    expect(banner).toContain(`export SVC_API_KEY=${key}`);
+    expect(banner).toMatch(new RegExp(`^ {2}node \\S*bin/svc\\.js login --with-key --base-url ${url}$`, 'm'));
+    expect(banner.split(key!)).toHaveLength(2);
     // Run as `node …/bin/svc.js`, svc is no command on the PATH: the next steps say how it was run.
     expect(banner).toMatch(/^ {2}node \S*bin\/svc\.js keys list$/m);
     expect(banner).toMatch(/^ {2}node \S*bin\/svc\.js status$/m);

@@ -18,7 +18,7 @@ export function register(program: Command, app: App): void {
     .argument('[shell]', 'bash, zsh or fish')
     .addHelpText(
       'after',
-      '\nThe script completes commands, subcommands and options, and is generated from this version of svc:\nregenerate it after an upgrade. Key ids and profile names are asked of svc as you type (one quick\nrequest with the --profile and --base-url typed so far; nothing is offered when the server does not answer).\n\nExamples:\n  $ eval "$(svc completion bash)"\n  $ svc completion zsh > ~/.zfunc/_svc   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc\n  $ svc completion fish > ~/.config/fish/completions/svc.fish',
+      '\nThe script completes commands, subcommands and options, and is generated from this version of svc: regenerate it after an upgrade. Key ids and profile names are asked of svc as you type (one quick request with the --profile and --base-url typed so far; nothing is offered when the server does not answer).\n\nExamples:\n  $ eval "$(svc completion bash)"\n  $ svc completion zsh > ~/.zfunc/_svc   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc\n  $ svc completion fish > ~/.config/fish/completions/svc.fish',
     )
     // The script describes the whole program, not just this command.
     .action(app.action('nothing', (session: Session, shell: string | undefined) => run(session, program, shell)));

@@ -40,21 +40,7 @@ export function register(program: Command, app: App): void {
     .option('--no-masking', "pass the command's output on as it is, secret included, where svc would mask it")
     .addHelpText(
       'after',
-      [
-        '',
-        "The command runs without a shell, in a process group of its own, with svc's environment less",
-        "SVC_API_KEY, plus the key in SVC_API_KEY (or --env) and the server's address in SVC_BASE_URL.",
-        'Where svc\'s stdout or stderr is no terminal (a CI log), the command\'s output on it passes',
-        "through svc with the secret replaced by its hint; on a terminal the command writes to it itself.",
-        'SIGINT, SIGTERM and SIGHUP go on to the command\'s process group. With --ephemeral the key is',
-        'revoked when the command ends, however it ends; if svc is killed, it expires.',
-        "svc exits with the command's status (128 + the signal's number when a signal ended it).",
-        '',
-        'Examples:',
-        '  $ svc run -- ./deploy.sh production',
-        '  $ svc run --ephemeral 30m -- npm test',
-        "  $ svc run --ephemeral --env MEDIA_API_KEY -- python upload.py",
-      ].join('\n'),
+      '\nThe command runs without a shell, in a process group of its own, with svc\'s environment less SVC_API_KEY, plus the key in SVC_API_KEY (or --env) and the server\'s address in SVC_BASE_URL. Where svc\'s stdout or stderr is no terminal (a CI log), the command\'s output on it passes through svc with the secret replaced by its hint; on a terminal the command writes to it itself. SIGINT, SIGTERM and SIGHUP go on to the command\'s process group. With --ephemeral the key is revoked when the command ends, however it ends; if svc is killed, it expires. svc exits with the command\'s status (128 + the signal\'s number when a signal ended it).\n\nExamples:\n  $ svc run -- ./deploy.sh production\n  $ svc run --ephemeral 30m -- npm test\n  $ svc run --ephemeral --env MEDIA_API_KEY -- python upload.py',
     )
     .action(app.action('key', run));
 }

@@ -52,17 +52,7 @@ export function register(program: Command, app: App): void {
     )
     .addHelpText(
       'after',
-      `
-Faults for single requests (a status, a delay, a hang, a reset, a lost answer)
-are set through POST /_local/faults; see README.md, "Testing your scripts
-against failures".
-
-Examples:
-  $ svc serve --local
-  $ svc serve --local --port 0 --json
-  $ svc serve --local --data ./svc-state.json --plan pro
-  $ svc serve --local --latency 50-400 --fail-rate 0.1
-  $ svc serve --local --page-size 20`,
+      '\nFaults for single requests (a status, a delay, a hang, a reset, a lost answer) are set through POST /_local/faults; see README.md, "Testing your scripts against failures".\n\nExamples:\n  $ svc serve --local\n  $ svc serve --local --port 0 --json\n  $ svc serve --local --data ./svc-state.json --plan pro\n  $ svc serve --local --latency 50-400 --fail-rate 0.1\n  $ svc serve --local --page-size 20',
     )
     .action(app.action('nothing', run));
 }
@@ -248,11 +238,13 @@ function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, opt
   if (quiet) return;
   // The next steps are commands that work where they will be typed: from a clone, svc is no command yet.
   const installed = svc === 'svc';
+  // The key goes in on stdin, as svc login takes it: a key typed into a command line stays in the shell's history.
+  const login = `  ${svc} login --with-key${ready.url === DEFAULT_BASE_URL ? '' : ` --base-url ${ready.url}`}`;
   log.info(
     '',
     installed ? 'Next, in another terminal:' : `Next, in another terminal, in ${process.cwd()}:`,
-    ...(ready.url !== DEFAULT_BASE_URL ? [`  export SVC_BASE_URL=${ready.url}`] : []),
-    ...(ready.apiKey ? [`  export SVC_API_KEY=${ready.apiKey}`] : []),
+    ...(ready.apiKey ? [login, tone('    (paste the API key above, then press Ctrl-D: read from stdin, it stays out of your shell history)', 'dim')] : []),
+    ...(ready.url !== DEFAULT_BASE_URL && !ready.apiKey ? [`  export SVC_BASE_URL=${ready.url}`] : []),
     `  ${svc} status`,
     `  ${svc} keys list`,
     `  ${svc} keys create my-first-key`,

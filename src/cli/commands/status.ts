@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { readWorkspace } from '../../client/key-view.js';
 import type { Outcome } from '../after-command.js';
-import { NotAuthenticatedError, notLoggedIn, UnknownProfileError } from '../errors.js';
+import { CliError, NotAuthenticatedError, notLoggedIn, PassedOnStatus, UnknownProfileError } from '../errors.js';
+import { describeFailure } from '../report.js';
 import { readStatus, type StatusReport } from '../operations/status.js';
 import type { App } from '../program.js';
 import { describeRateLimit } from '../rate-limit.js';
@@ -17,11 +18,7 @@ export function register(program: Command, app: App): void {
     .description('show the server, profile, key, workspace, plan and rate limit in use')
     .addHelpText(
       'after',
-      '\nEach request once, never retried or delayed: the block is printed whatever the state, with ✗ where something failed.\n' +
-        'The Key line says where the key came from: SVC_API_KEY, or the profile, in the config file or the OS keyring.\n' +
-        'Exit 0 when the key works (rate limited included), 3 without a working key (a keyring that is locked\n' +
-        'or cannot be reached too), 1 when the server cannot be reached.\n\n' +
-        'Examples:\n  $ svc status\n  $ svc status --json | jq .workspace.plan',
+      '\nEach request once, never retried or delayed: the block is printed whatever the state, with ✗ where something failed. The Key line says where the key came from: SVC_API_KEY, or the profile, in the config file or the OS keyring. Exit 0 when the key works (rate limited included), 3 without a working key (a keyring that is locked or cannot be reached too), 1 when the server cannot be reached.\n\nExamples:\n  $ svc status\n  $ svc status --json | jq .workspace.plan',
     )
     .action(app.action('credentials', run));
 }
@@ -33,13 +30,29 @@ const SOURCE_TEXT = {
   default: 'default: the local reference server',
 } as const;
 
+/** Where a field's value starts: a value broken at the terminal's width goes on under it. */
+const LABEL_WIDTH = 12;
+
 export async function run(session: ProfileSession): Promise<Outcome> {
   const { report, failure, workspaceOffered, credentials, list } = await readStatus(session);
   if (session.options.json) session.render.json(report);
   // The same block on a terminal and in a pipe: people and scripts read it alike (`grep '^Key:'`).
-  else session.render.lines(statusFields(report, failure, workspaceOffered).map(({ label, human }) => [label.padEnd(12), ...[human].flat()]));
-  if (failure !== undefined) throw failure;
+  else session.render.text(statusFields(report, failure, workspaceOffered).map(({ label, human }) => [label.padEnd(LABEL_WIDTH), ...[human].flat()]), LABEL_WIDTH);
+  if (failure !== undefined) throw beyondBlock(failure, session.options.verbose === true);
   return { list, keyInUse: credentials ?? undefined };
+}
+
+/**
+ * The failure as stderr tells it after the block, without what the block
+ * already said: its first line (the ✗ on the Key or Server line). An
+ * answer the block says only in a word (`rejected (401)`, `answered 503`)
+ * is told whole, but for a 401's key and server, which the block names.
+ * Nothing left, the exit code alone.
+ */
+function beyondBlock(failure: unknown, verbose: boolean): CliError {
+  const { exitCode, lines } = describeFailure(failure, { verbose, originShown: true });
+  const rest = failure instanceof ApiError ? lines : lines.slice(1);
+  return rest.length === 0 ? new PassedOnStatus(exitCode) : new CliError(rest, exitCode, failure);
 }
 
 function statusFields(report: StatusReport, failure: unknown, workspaceOffered: boolean): { label: string; human: Line }[] {
@@ -70,7 +83,7 @@ function statusFields(report: StatusReport, failure: unknown, workspaceOffered: 
     key.valid === true
       ? [tone('✓', 'green'), ' valid']
       : key.valid === false
-        ? bad('rejected (401): unknown, disabled, expired or revoked')
+        ? bad('rejected (401)')
         : failure instanceof NetworkError || failure instanceof ApiError
           ? tone('not checked', 'dim')
           : bad(firstLine(report));

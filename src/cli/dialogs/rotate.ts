@@ -1,3 +1,4 @@
+import { confirmChange } from './confirm.js';
 import { deliveredDocument, handOverNewKey } from '../delivery/hand-over.js';
 import { DeliveryFailedError, type Delivered } from '../delivery/failure.js';
 import type { DeliveryPlan } from '../delivery/plan.js';
@@ -30,10 +31,10 @@ export async function rotate(
       watch: createWatch(session),
       // A rotation asks first, as a revoke does. Where nobody can be asked, `keys rotate` went on only with --yes or --overlap.
       async proceed(old) {
-        if (opts.yes || !session.canPrompt) return true;
+        if (opts.yes || !session.canPrompt) return;
         const retire = opts.overlap ? 'the old one keeps working until --finish' : opts.disableOld ? 'the old one is disabled' : 'the old one is revoked; this cannot be undone';
         const label = old.id === null ? shown(id) : keyLabel({ ...old, id: old.id });
-        return (await session.prompts()).confirm(`Rotate ${label}? A new key replaces it and ${retire}.`);
+        await confirmChange(session, `Rotate ${label}? A new key replaces it and ${retire}.`, 'nothing was changed');
       },
       async show(key) {
         created = key;

@@ -1,3 +1,4 @@
+import { confirmChange } from '../dialogs/confirm.js';
 import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
 import { askKey, logInWith } from '../dialogs/login.js';
 import { finishRotation, rotate } from '../dialogs/rotate.js';
@@ -82,7 +83,7 @@ export const ACTIONS = {
         ]));
       if (enabled) {
         warnLockOut(session, view, key, 'Disabling');
-        if (!(await prompts.confirm(`Disable ${keyLabel(key)}?`))) return;
+        await confirmChange(session, `Disable ${keyLabel(key)}?`, 'nothing was changed');
       }
       showSwitched(session, key.id, !enabled, await setEnabled(session.client, key.id, !enabled));
     },
@@ -95,7 +96,7 @@ export const ACTIONS = {
       const { view } = context;
       const key = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to revoke:');
       warnLockOut(session, view, key, 'Revoking');
-      if (!(await (await session.prompts()).confirm(`Revoke ${keyLabel(key)}? This cannot be undone.`))) return;
+      await confirmChange(session, `Revoke ${keyLabel(key)}? This cannot be undone.`, 'nothing was revoked');
       const [outcome] = (await revokeKeys(session.client, [key.id], false)).outcomes;
       if (outcome!.state === 'failed') throw outcome!.error;
       if (outcome!.state === 'gone') throw keyNotFound(key.id);
@@ -121,7 +122,7 @@ export const ACTIONS = {
       }
       // Rotating revokes: it asks first, as revoking does.
       const question = `Rotate ${keyLabel(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`;
-      if (!(await (await session.prompts()).confirm(question))) return;
+      await confirmChange(session, question, 'nothing was changed');
       await rotate(session, key.id, { yes: true });
     },
   },
@@ -133,7 +134,7 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { pending } = context.view;
       const question = `Revoke the old key ${shown(pending!.oldId)}? Everything should use ${shown(pending!.newId)} by now.`;
-      if (!(await (await session.prompts()).confirm(question))) return;
+      await confirmChange(session, question, 'nothing was revoked');
       await finishRotation(session, 'finish');
     },
   },

@@ -7,6 +7,7 @@ import type { KeyringError } from '../secret-store/keyring.js';
 import type { KeyStore, KeyStoreContext, Moved } from '../secret-store/saved-key.js';
 import { InterruptedError, loginCommand, UsageError } from '../errors.js';
 import { clip } from '../render/text.js';
+import { nearProfile } from '../suggest.js';
 import type { ProfileSession } from '../session.js';
 import { knownProfiles, profilesOf, withKey } from '../session.js';
 
@@ -129,7 +130,8 @@ function checkExists(session: ProfileSession, name: string): void {
 }
 
 function noSuchProfile(session: ProfileSession, name: string): UsageError {
-  return new UsageError([`Profile '${clip(name, 200)}' does not exist; ${knownProfiles(session.config)}.`, `\`${loginCommand(name)}\` creates it with a key.`]);
+  const near = nearProfile(name, profilesOf(session.config), (profile) => `'${clip(profile, 200)}'`);
+  return new UsageError([`Profile '${clip(name, 200)}' does not exist; ${knownProfiles(session.config)}.${near}`, `\`${loginCommand(name)}\` creates it with a key.`]);
 }
 
 /** The profile was removed by another svc between the check and the locked change. */

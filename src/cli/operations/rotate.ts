@@ -9,7 +9,7 @@ import type { KeyView } from '../../client/key-view.js';
 import { savedKeyHint } from '../config/file.js';
 import type { PendingRotation, Profile } from '../config/store.js';
 import type { Deps } from '../deps.js';
-import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, SecretNotWrittenError, UsageError } from '../errors.js';
+import { CliError, InterruptedError, loginCommand, PromptCancelledError, SecretNotWrittenError, UsageError } from '../errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
@@ -27,8 +27,8 @@ export interface RotateOptions {
 export interface RotateHooks {
   /** What the create watches while its request is out (Ctrl-C). */
   watch: CreateWatch;
-  /** Asked once the old key is read, before anything is made: go ahead? */
-  proceed(old: KeyView): Promise<boolean>;
+  /** Asked once the old key is read, before anything is made: resolves to go ahead, throws (PromptCancelledError) to stop. */
+  proceed(old: KeyView): Promise<void>;
   /**
    * Shows the new key, its secret above all; called before the old key is
    * touched, which waits until the secret was written. Throws
@@ -76,7 +76,7 @@ export async function rotateKey(session: KeySession, arg: string, opts: RotateOp
     );
   }
   const { view: old, id } = await viewKeyOrNamed(client, arg, 'rotate');
-  if (!(await hooks.proceed(old))) throw new CliError('Cancelled; nothing was changed.', ExitCode.failure);
+  await hooks.proceed(old);
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow());
   const name = old.name ?? id;

@@ -181,6 +181,18 @@ export class Renderer {
     this.#io.stdout.write(`${jsonDocument(value)}\n`);
   }
 
+  /**
+   * Text for a person on stdout (a status block, a ping's answer): on a
+   * terminal each line broken between words at its width, as messages are,
+   * later parts indented by `indent` (under a label's value); piped, each
+   * line whole, as a script reads it (`grep '^Key:'`).
+   */
+  text(lines: readonly Line[], indent = 2): void {
+    if (lines.length === 0) return;
+    const parts = lines.flatMap((line) => (this.#io.stdoutIsTTY ? wrap(runsOf(line), this.columns, indent) : [runsOf(line)]));
+    this.#io.stdout.write(`${parts.map((part) => paint(part, this.#out)).join('\n')}\n`);
+  }
+
   /** Data lines (a secret, a raw answer): never wrapped, so what is copied is what was sent. */
   lines(lines: readonly Line[]): void {
     if (lines.length === 0) return;
@@ -419,11 +431,11 @@ function spacesInCommands(text: string): Set<number> {
 
 /**
  * A line longer than `width` broken at spaces, each later part indented by
- * two; a word longer than a line stays whole, and so does a command (the
+ * `indent` (two by default); a word longer than a line stays whole, and so does a command (the
  * terminal wraps a command longer than a line itself, which copies as one
  * line). Widths are of the text alone, so colour takes no room.
  */
-function wrap(runs: readonly Run[], width: number): Run[][] {
+function wrap(runs: readonly Run[], width: number, indent = 2): Run[][] {
   if (widthOf(runs) <= width) return [[...runs]];
   const glued = spacesInCommands(runs.map((r) => r.text).join(''));
   // Words: the spaces before them, then what runs up to the next space, across segments.
@@ -457,8 +469,8 @@ function wrap(runs: readonly Run[], width: number): Run[][] {
     const bodyWidth = widthOf(body);
     if (current.length > 0 && used + spaceWidth + bodyWidth > width) {
       lines.push(current);
-      current = [run('  '), ...body];
-      used = 2 + bodyWidth;
+      current = [run(' '.repeat(indent)), ...body];
+      used = indent + bodyWidth;
     } else {
       current.push(...space, ...body);
       used += spaceWidth + bodyWidth;

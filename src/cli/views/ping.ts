@@ -18,5 +18,5 @@ export function showPing(session: KeySession, res: ApiResponse<unknown>): void {
     return;
   }
   if (options.quiet) return;
-  render.lines([`Key ${client.keyHint} works: ${res.status} from ${client.baseUrl} in ${res.latencyMs} ms; ${describeRateLimit(rateLimit)}.`]);
+  render.text([`Key ${client.keyHint} works: ${res.status} from ${client.baseUrl} in ${res.latencyMs} ms; ${describeRateLimit(rateLimit)}.`]);
 }

@@ -31,10 +31,7 @@ export function register(keys: Command, app: App): void {
     .option('--strict', 'a key a rule could not judge (the server shows no value for its field) fails the audit too')
     .addHelpText(
       'after',
-      '\nRead-only. Expired (and revoked) keys are left out: they cannot authenticate again.\n' +
-        'Exit 0 when every key passes, 1 when a key breaks the policy (with --strict, or cannot be judged),\n' +
-        '6 when the audit could not finish (server, network, a list that may be incomplete); 2, 3 and 5 as for every command.\n\n' +
-        'Examples:\n  $ svc keys audit --max-age 90d --require-expiry\n  $ svc keys audit --max-age 90d --expiring-within 14d --unused-for 30d --strict\n  $ svc keys audit --unused-for 30d --json | jq -r \'.keys[].id\'',
+      '\nRead-only. Expired (and revoked) keys are left out: they cannot authenticate again. Exit 0 when every key passes, 1 when a key breaks the policy (with --strict, or cannot be judged), 6 when the audit could not finish (server, network, a list that may be incomplete); 2, 3 and 5 as for every command.\n\nExamples:\n  $ svc keys audit --max-age 90d --require-expiry\n  $ svc keys audit --max-age 90d --expiring-within 14d --unused-for 30d --strict\n  $ svc keys audit --unused-for 30d --json | jq -r \'.keys[].id\'',
     )
     // A failure that is exit 1 elsewhere must not read as "policy broken" here.
     .action(async (...args: unknown[]) => {

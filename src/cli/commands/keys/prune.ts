@@ -1,3 +1,4 @@
+import { confirmChange } from '../../dialogs/confirm.js';
 import type { Command } from 'commander';
 import type { Outcome } from '../../after-command.js';
 import { parseDuration } from '../../duration.js';
@@ -103,7 +104,5 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
 async function confirm(session: KeySession, count: number, yes: boolean): Promise<void> {
   if (yes) return;
   if (!session.canPrompt) throw new UsageError('Refusing to revoke without confirmation: pass --yes (or --dry-run to only list them).');
-  if (!(await (await session.prompts()).confirm(`Revoke ${count === 1 ? 'this key' : `these ${count} keys`}? This cannot be undone.`))) {
-    throw new CliError('Cancelled; nothing was revoked.', ExitCode.failure);
-  }
+  await confirmChange(session, `Revoke ${count === 1 ? 'this key' : `these ${count} keys`}? This cannot be undone.`, 'nothing was revoked');
 }

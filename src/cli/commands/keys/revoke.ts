@@ -1,3 +1,4 @@
+import { confirmChange } from '../../dialogs/confirm.js';
 import type { Command } from 'commander';
 import type { KeyView } from '../../../client/key-view.js';
 import type { Outcome } from '../../after-command.js';
@@ -191,7 +192,5 @@ async function confirm(session: KeySession, ids: string[], keys: readonly KeyVie
     render.warn(`svc cannot tell whether ${untold.map(shown).join(', ')} is the key it is using from the hints this server shows.`);
   }
   const what = ids.length === 1 ? shown(ids[0]!) : `these ${ids.length} keys`;
-  if (!(await (await session.prompts()).confirm(`Revoke ${what}? This cannot be undone.`))) {
-    throw new CliError('Cancelled; nothing was revoked.', ExitCode.failure);
-  }
+  await confirmChange(session, `Revoke ${what}? This cannot be undone.`, 'nothing was revoked');
 }

@@ -21,10 +21,7 @@ export function register(program: Command, app: App, words?: readonly string[]):
     .description('list the saved profiles, choose the default one, remove one, move its key into the OS keyring')
     .addHelpText(
       'after',
-      '\nA profile is a saved key and the address it was saved for; `svc login --profile NAME` makes one.\n' +
-        'Its key is kept in the config file, or in the OS keyring after `svc login --keyring` or `svc profile move-key NAME --to keyring`.\n' +
-        'The profile svc uses: --profile, else SVC_PROFILE, else the default one (`svc profile use`), else `default`.\n\n' +
-        'Examples:\n  $ svc profile list\n  $ svc profile use work\n  $ svc profile move-key work --to keyring\n  $ svc profile remove old-laptop',
+      '\nA profile is a saved key and the address it was saved for; `svc login --profile NAME` makes one. Its key is kept in the config file, or in the OS keyring after `svc login --keyring` or `svc profile move-key NAME --to keyring`. The profile svc uses: --profile, else SVC_PROFILE, else the default one (`svc profile use`), else `default`.\n\nExamples:\n  $ svc profile list\n  $ svc profile use work\n  $ svc profile move-key work --to keyring\n  $ svc profile remove old-laptop',
     );
   declareBranches(profile, app, SUBCOMMANDS, words);
   return profile;

@@ -13,9 +13,7 @@ export function register(profile: Command, app: App): void {
     .addOption(new Option('--to <store>', 'where the key goes').choices(['keyring', 'file']).makeOptionMandatory())
     .addHelpText(
       'after',
-      '\nThe key is written to its new place before the old one is removed, so a failure loses\n' +
-        'nothing: a keyring that is locked or cannot be reached changes nothing (exit 3).\nNo request is made.\n\n' +
-        'Examples:\n  $ svc profile move-key default --to keyring\n  $ svc profile move-key work --to file',
+      '\nThe key is written to its new place before the old one is removed, so a failure loses nothing: a keyring that is locked or cannot be reached changes nothing (exit 3). No request is made.\n\nExamples:\n  $ svc profile move-key default --to keyring\n  $ svc profile move-key work --to file',
     )
     .action(app.action('profile', run));
 }
