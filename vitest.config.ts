@@ -51,7 +51,20 @@ export default defineConfig({
         extends: true,
         test: { name: 'in-process', include: inTier('in-process'), setupFiles: ['test/setup/in-process.ts'], sequence: { groupOrder: 0 } },
       },
-      { extends: true, test: { name: 'process', include: inTier('process'), setupFiles: ['test/setup/process.ts'], sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'process',
+          include: inTier('process'),
+          setupFiles: ['test/setup/process.ts'],
+          sequence: { groupOrder: 1 },
+          // Children, terminals and shells on two cores another test run shares: a watchdog, not a measure, so
+          // long enough that a loaded machine (two npm test side by side) never meets it. Tests wait on events.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          expect: { poll: { timeout: 30_000 } },
+        },
+      },
     ],
     coverage: {
       provider: 'v8',

@@ -1,7 +1,7 @@
 // tier: process
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SVC_BIN, call, startLocalServer, svc, tempConfigDir, useLocalServer, windowEndsIn, type LocalServer } from '../helpers/cli.js';
-import { Terminal } from '../helpers/terminal.js';
+import { SCREEN_WAIT_MS, Terminal } from '../helpers/terminal.js';
 
 const local = useLocalServer(['--plan', 'pro']);
 let term: Terminal | undefined;
@@ -596,7 +596,7 @@ describe('the screen laid out for the terminal, at any size and across resizes',
 
   /** The screen once drawn for `size`: its table's header fits the width, and it fits the rows. */
   async function drawnFor(t: Terminal, size: (typeof SIZES)[number]): Promise<string> {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + SCREEN_WAIT_MS;
     let screen = '';
     while (Date.now() < deadline) {
       screen = await t.screen();
@@ -626,7 +626,7 @@ describe('the screen laid out for the terminal, at any size and across resizes',
         // On a short terminal the screen drawn again pushes what the action said into the scrollback.
         await t.send('Down', 'Down', 'Down', 'Down', 'Enter');
         let history = '';
-        const deadline = Date.now() + 10_000;
+        const deadline = Date.now() + SCREEN_WAIT_MS;
         // The history is read once the menu is back, so that it holds the screen drawn before the menu, not one half drawn.
         while (!(MENU.test(await t.screen()) && count((history = await t.history()), 'works: 200') === i + 1) && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 50));

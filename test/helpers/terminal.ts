@@ -8,6 +8,12 @@ import { homeEnv } from './home.js';
 const run = promisify(execFile);
 
 /**
+ * How long a wait for the screen may last before the test fails: the wait ends as soon as the screen shows
+ * what it waits for, so this is a watchdog, long enough for two test runs sharing two cores.
+ */
+export const SCREEN_WAIT_MS = 30_000;
+
+/**
  * A real pseudo-terminal: the command runs in a private tmux server, keys are
  * typed with send-keys and the screen is read with capture-pane.
  */
@@ -94,7 +100,7 @@ export class Terminal {
     await this.tmux('resize-window', '-x', String(columns), '-y', String(rows));
   }
 
-  async waitFor(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
+  async waitFor(pattern: string | RegExp, timeoutMs = SCREEN_WAIT_MS): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let screen = '';
     while (Date.now() < deadline) {
@@ -108,7 +114,7 @@ export class Terminal {
   }
 
   /** The command's exit status once it has ended. */
-  async exitCode(timeoutMs = 10_000): Promise<number> {
+  async exitCode(timeoutMs = SCREEN_WAIT_MS): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (existsSync(this.exitFile)) {
