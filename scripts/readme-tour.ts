@@ -10,8 +10,9 @@
  * `VAR=$(svc …)` (stdout captured, stderr on the terminal), `echo "$VAR" |
  * svc …`, `svc … | cut -f…`, `svc … | jq …` (stdout piped to a program the
  * tour does not run: svc's output must be JSON, and none is shown), `svc … |
- * head -N`, `echo WORD > ~/PATH` (the file written, its directories made),
- * `cd ~/PATH && LINE` (LINE run there), `echo $?` and `svc serve --local
+ * head -N`, `mkdir -p ~/PATH`, `echo WORD > ~/PATH` (the file written; its
+ * directory must be there, as in a shell), `cd ~/PATH && LINE` (LINE run
+ * there, in a directory that must be there), `echo $?` and `svc serve --local
  * [--port N]`, a server of the tour's own at the README's address (a second
  * one on another port for a second service; $KEY is the key its banner
  * printed). A block may be preceded by a directive:
@@ -19,7 +20,7 @@
  * during the block) or `<!-- tour: first: LINE; LINE -->` (lines run,
  * unshown, before the block).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { createUndiciTransport, type Transport } from '../src/client/transport.js';
@@ -228,7 +229,7 @@ class World {
     if (line === 'echo $?') return [String(this.#status)];
     if ((match = line.match(/^cd ~\/(\S+) && (.*)$/))) {
       const dir = join(this.#home, match[1]!);
-      mkdirSync(dir, { recursive: true });
+      if (!existsSync(dir)) throw new Error(`${line}: no such directory ${dir} (the README must make it first)`);
       this.#cwd = dir;
       try {
         return await this.run(match[2]!);
@@ -236,9 +237,14 @@ class World {
         this.#cwd = undefined;
       }
     }
+    if ((match = line.match(/^mkdir -p ~\/(\S+)$/))) {
+      mkdirSync(join(this.#home, match[1]!), { recursive: true });
+      return [];
+    }
     if ((match = line.match(/^echo (\w+) > ~\/(\S+)$/))) {
       const file = join(this.#home, match[2]!);
-      mkdirSync(dirname(file), { recursive: true });
+      // As the shell does: the directory must be there (the README makes it first).
+      if (!existsSync(dirname(file))) throw new Error(`${line}: no such directory ${dirname(file)} (the README must make it first)`);
       writeFileSync(file, `${match[1]}\n`);
       return [];
     }

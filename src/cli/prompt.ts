@@ -16,6 +16,8 @@ export interface Choice<T> {
   value: T;
   description?: string;
   disabled?: boolean | string;
+  /** Words that, typed whole into a search list, put this row before the rows they are only part of (a key's name and id). */
+  exact?: readonly string[];
 }
 
 /**

@@ -54,7 +54,8 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
   if (error instanceof ApiError) return describeApiError(error, options.originShown === true);
   if (error instanceof NetworkError) {
     const where = error.origin ? ` ${error.origin.baseUrl}` : '';
-    const lines = [`Could not get an answer from${where}: ${error.message}.`, ...addressChosenByFile(error.origin)];
+    // A message may end in a sentence of its own (the certificate's hint): one full stop.
+    const lines = [`Could not get an answer from${where}: ${error.message.replace(/\.$/, '')}.`, ...addressChosenByFile(error.origin)];
     const here = error.origin ? new URL(error.origin.baseUrl) : null;
     if (!error.mayHaveReachedServer && error.refused && here && isLoopbackHost(here.hostname)) {
       const port = here.port || (here.protocol === 'https:' ? '443' : '80');

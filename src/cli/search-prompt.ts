@@ -7,6 +7,7 @@ interface Row<T> {
   value: T;
   description?: string;
   disabled?: boolean | string;
+  exact?: readonly string[];
 }
 
 export interface SearchConfig<T> {
@@ -15,10 +16,18 @@ export interface SearchConfig<T> {
   pageSize: number;
 }
 
-/** The rows whose name or description holds `term`, case aside. */
+/**
+ * The rows whose name or description holds `term`, case aside; first those
+ * of which it is a whole word (`exact`): a key's name typed whole and Enter
+ * pick that key, not a newer one whose name merely begins with it.
+ */
 export function matching<T>(choices: readonly Row<T>[], term: string): Row<T>[] {
   const needle = term.toLowerCase();
-  return choices.filter((c) => `${c.name} ${c.description ?? ''}`.toLowerCase().includes(needle));
+  const found = choices.filter((c) => `${c.name} ${c.description ?? ''}`.toLowerCase().includes(needle));
+  const whole = needle.trim();
+  if (whole === '') return found;
+  const isWhole = (c: Row<T>) => c.exact?.some((word) => word.toLowerCase() === whole) === true;
+  return [...found.filter(isWhole), ...found.filter((c) => !isWhole(c))];
 }
 
 const selectable = <T>(row: Row<T> | undefined): boolean => row !== undefined && !row.disabled;

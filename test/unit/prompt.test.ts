@@ -110,6 +110,18 @@ describe('the search list, fed keys in one write', () => {
     expect(await answer).toBe(1);
     expect(screen().split('\n').at(-1)).toBe('✔ Key: deliv3');
   });
+  it('puts the row whose name is the filter, whole, before rows whose names only hold it', async () => {
+    // Newest first, as pick-lists show keys: the one named exactly what was typed is the oldest.
+    const choices = ['bulk-199', 'bulk-19', 'bulk-1', 'bulk-10'].map((name, i) => ({ name: `${name}  sk_ab…cd`, value: i, description: `key_${i}9`, exact: [name, `key_${i}9`] }));
+    for (const [typed, meant] of [['bulk-1', 2], ['KEY_19', 1]] as const) {
+      const { prompter, write, drawn } = terminal();
+      const answer = prompter.search('Key:', choices);
+      await drawn((s) => s.includes('bulk-10'));
+      write(`${typed}\r`);
+      expect(await answer, typed).toBe(meant);
+    }
+  });
+
   it("leaves the filter as typed on Up, Down and Tab, whatever readline's history holds", async () => {
     const { prompter, write, drawn, screen } = terminal();
     const answer = prompter.search('Key:', choicesOf(['laptop', 'deliv3', 'deliv4', 'bootstrap']));

@@ -25,6 +25,7 @@ function keyChoices(keys: readonly PickedKey[], nowMs: number, inUse: string | u
     name: `${rows[i]!.map((cell, column) => cell + ' '.repeat(widths[column]! - [...cell].length)).join('  ').trimEnd()}${isKeyInUse(k, inUse) ? '  ← in use' : ''}`,
     value: k,
     description: clip(k.id, 200),
+    exact: k.name === null ? [k.id] : [k.name.trim(), k.id],
   }));
 }
 
