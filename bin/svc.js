@@ -33,18 +33,33 @@ const bundle = join(__dirname, '..', 'dist', 'main.js');
 const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
 const cacheDir = process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache');
 
-// Ctrl-C exits 130 at once, unless a command (svc serve) installed its own
-// handler to shut down cleanly.
-process.on('SIGINT', () => {
-  if (process.listenerCount('SIGINT') === 1) process.exit(130);
-});
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP end svc at once with 128 + the
+// signal's number, unless a command installed its own handler (to shut down
+// cleanly, or to wait for an answer that holds a secret). Under --json the
+// document stdout owes is printed first (signalDocument), written at once:
+// the process ends before an asynchronous write to a pipe would be done.
+let svc;
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+  process.on(signal, () => {
+    if (process.listenerCount(signal) !== 1) return;
+    const document = svc?.signalDocument(signal);
+    if (document) {
+      try {
+        writeSync(1, document);
+      } catch {
+        // stdout gone: the exit code says it.
+      }
+    }
+    process.exit(code);
+  });
+}
 
 // Loaded only past the --version answer above: parsing the bundle is most of
 // what that answer would otherwise cost.
 const { loadBundle, commandKey } = require('./load-bundle.js');
-const { exports: svc, keepCompiledCode } = process.env.NODE_DISABLE_COMPILE_CACHE
-  ? { exports: require(bundle), keepCompiledCode: () => {} }
-  : loadBundle(bundle, cacheDir, commandKey(argv));
+const loaded = process.env.NODE_DISABLE_COMPILE_CACHE ? { exports: require(bundle), keepCompiledCode: () => {} } : loadBundle(bundle, cacheDir, commandKey(argv));
+svc = loaded.exports;
+const { keepCompiledCode } = loaded;
 const { ExitCode, main, processIO, restoreV8Flags } = svc;
 
 (async () => {

@@ -24,7 +24,8 @@ export async function answerThroughInterrupt<T>(
   let signals = 0;
   let stopNow!: (error: Error) => void;
   const stopped = new Promise<never>((_, reject) => (stopNow = reject));
-  const off = onSignal(['SIGINT', 'SIGTERM'], (signal) => {
+  // SIGHUP too: a closed terminal or a cancelled job must not end svc before a secret it holds is seen or its key revoked.
+  const off = onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], (signal) => {
     const now = ++signals === 1 ? first(signal) : second(signal);
     if (now) stopNow(now);
   });

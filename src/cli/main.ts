@@ -16,6 +16,17 @@ export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Pr
     io.stdout.write(argv.includes('--json') ? `${JSON.stringify({ version: SVC_VERSION })}\n` : `${SVC_VERSION}\n`);
     return 0;
   }
-  const { run } = await import('./run.js');
-  return run(argv, io, deps);
+  runModule = await import('./run.js');
+  return runModule.run(argv, io, deps);
+}
+
+let runModule: typeof import('./run.js') | undefined;
+
+/**
+ * For bin/svc.js, when a signal no command waits through ends svc: under
+ * --json, the one document stdout owes (docs/contract.md §C3), unless the
+ * command already printed there. Null when there is nothing to print.
+ */
+export function signalDocument(signal: NodeJS.Signals): string | null {
+  return runModule?.signalDocument(signal) ?? null;
 }

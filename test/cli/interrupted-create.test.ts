@@ -152,6 +152,13 @@ describe('SIGTERM while a create is out: 143, as for SIGTERM anywhere', () => {
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
   });
 
+  it('SIGHUP (a closed terminal) is waited through the same way, then 129: the answer is never dropped unseen', async () => {
+    await holdCreate();
+    const result = await svc(['keys', 'create', 'held-hup'], local.env, { deps: ctrlC(1, 'SIGHUP') });
+    expect(result.exitCode).toBe(129);
+    expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
+  });
+
   it('twice: stops at once, 143', async () => {
     await holdCreate();
     const result = await svc(['keys', 'create', 'given-up-term'], local.env, { deps: ctrlC(2, 'SIGTERM') });

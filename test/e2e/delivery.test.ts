@@ -199,12 +199,22 @@ describe('a failed delivery where nobody sees the terminal (docs/contract.md §C
     const result = await svc(['keys', 'create', 'unseen-json', '--json', '--to-command', `cat > ${at('got')}; exit 7`], local.env);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).not.toContain(readFileSync(at('got'), 'utf8'));
-    expect(JSON.parse(result.stdout)).toMatchObject({ key: { name: 'unseen-json' }, delivered: [] });
+    // The record is the create's answer; beside it, what became of the key since.
+    expect(JSON.parse(result.stdout)).toMatchObject({ key: { name: 'unseen-json' }, delivered: [], revoked: true });
     const old = await createKey('unseen-json-rotate');
     const rotated = await svc(['keys', 'rotate', old.id, '--yes', '--json', '--to-command', `cat > ${at('got')}; exit 7`], local.env);
     expect(rotated.exitCode).toBe(1);
     expect(rotated.stdout).not.toContain(readFileSync(at('got'), 'utf8'));
-    expect(JSON.parse(rotated.stdout)).toMatchObject({ key: { name: 'unseen-json-rotate' }, delivered: [], previous: null });
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ key: { name: 'unseen-json-rotate' }, delivered: [], previous: null, revoked: true });
+  });
+
+  it("what the command prints goes to svc's stderr with the secret, and any piece of it, masked: `cat` puts nothing secret in a log", async () => {
+    for (const command of ['cat', 'cat >&2', 'fold -w 40']) {
+      const result = await svc(['keys', 'create', `echoed-${command.length}`, '--to-command', command], { ...local.env, CI: 'true' });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/sk_[A-Za-z0-9]{12}/);
+      expect(result.stderr).toMatch(/sk_[A-Za-z0-9]{4}…[A-Za-z0-9]{4}/);
+    }
   });
 
   it('on a terminal the secret is printed as before; with CI set, or --on-delivery-failure revoke, it is not', async () => {

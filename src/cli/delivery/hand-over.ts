@@ -6,6 +6,7 @@
  * still store it; `revoke`, the default where nobody watches, keeps it out
  * of the output (a log) and revokes the key, whose secret is then nowhere.
  */
+import { readEnv } from '../environment.js';
 import { SecretNotWrittenError } from '../errors.js';
 import type { NewKey } from '../operations/create.js';
 import type { KeySession } from '../session.js';
@@ -31,11 +32,15 @@ export async function handOverNewKey(session: KeySession, key: NewKey, plan: Del
   }
   let delivered: Delivered[];
   try {
-    delivered = await deliver(plan, secret, { env: session.io.env, output: session.io.stderr, onSignal: session.deps.onSignal });
+    // What the command prints goes where svc's stderr goes: where nobody watches (a log), with the secret masked.
+    const watched = session.io.stderrIsTTY && !readEnv(session.io.env, 'CI');
+    delivered = await deliver(plan, secret, { env: session.io.env, output: session.io.stderr, onSignal: session.deps.onSignal, mask: !watched });
   } catch (error) {
     if (plan.onFailure === 'revoke' && error instanceof DeliveryFailedError) {
-      if (session.options.json && printDocument) session.render.json(deliveredDocument(key, error.delivered));
-      throw error.instead(await revokeUnseen(session, key));
+      const fallback = await revokeUnseen(session, key);
+      // The record is the one the create answered; what became of the key since is said beside it.
+      if (session.options.json && printDocument) session.render.json({ ...deliveredDocument(key, error.delivered), revoked: 'revoked' in fallback });
+      throw error.instead(fallback);
     }
     try {
       await showNewKey(session, key, printDocument);

@@ -5,7 +5,9 @@
  * arguments or environment. It delivered the secret when it read all of it
  * and exited 0. What it prints goes to svc's stderr as it comes, unescaped:
  * it is the user's program talking to the user, as it would from their
- * shell, and svc's stdout stays data. No deadline: a command may rightly
+ * shell, and svc's stdout stays data; where nobody watches that stderr (a
+ * CI log), with the secret masked as `svc run` masks it (`cat` would print
+ * it whole). No deadline: a command may rightly
  * take its time (a login, a slow secret store); Ctrl-C or SIGTERM stops it
  * (a second one kills it).
  *
@@ -29,6 +31,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keyHint } from '../../contract/key-format.js';
+import { masking } from '../child/mask.js';
 import type { Deps } from '../deps.js';
 import { clip } from '../render/text.js';
 import { DeliveryStepError } from './failure.js';
@@ -38,6 +42,8 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** Where the command's stdout and stderr go: svc's stderr. */
   output: NodeJS.WritableStream;
+  /** Nobody watches that output (a CI log): the secret, and any piece of it, is replaced by its hint there, as `svc run` does. */
+  mask: boolean;
   onSignal: Deps['onSignal'];
 }
 
@@ -87,13 +93,14 @@ function run(command: string, shown: string, secret: string, input: Input, ctx: 
       if (error === null) resolve();
       else reject(error);
     };
-    const off = ctx.onSignal(['SIGINT', 'SIGTERM'], (received) => {
+    const off = ctx.onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], (received) => {
       signal ??= received;
       child.kill(++signals === 1 ? 'SIGTERM' : 'SIGKILL');
     });
     const stopped = () => new DeliveryStepError(`${shown} was stopped (interrupted)`, signal);
-    child.stdout!.pipe(ctx.output, { end: false });
-    child.stderr!.pipe(ctx.output, { end: false });
+    for (const stream of [child.stdout!, child.stderr!]) {
+      (ctx.mask ? stream.pipe(masking(secret, keyHint(secret))) : stream).pipe(ctx.output, { end: false });
+    }
     // Only once the whole secret was taken does the command's exit status decide.
     const written = input.write(child.stdin, secret).then(
       () => null,

@@ -24,8 +24,9 @@ export async function rotate(
 ): Promise<{ rotation: Rotation; delivered: readonly Delivered[] | null }> {
   let created: NewKey | undefined;
   let delivered: Delivered[] | null = null;
-  // The delivery failed and its secret was kept out of the output (--on-delivery-failure revoke): so it stays.
-  let withheld = false;
+  // Set when a failed delivery kept the secret out of the output (--on-delivery-failure revoke), so it stays out:
+  // whether its key was then revoked.
+  let withheld = null as { revoked: boolean } | null;
   try {
     const rotation = await rotateKey(session, id, opts, {
       watch: createWatch(session),
@@ -48,7 +49,7 @@ export async function rotate(
               try {
                 delivered = await handOverNewKey(session, key, plan, false);
               } catch (error) {
-                withheld = error instanceof DeliveryFailedError && !('printed' in error.fallback);
+                if (error instanceof DeliveryFailedError && !('printed' in error.fallback)) withheld = { revoked: 'revoked' in error.fallback };
                 throw error;
               }
             },
@@ -63,7 +64,7 @@ export async function rotate(
     return { rotation, delivered };
   } catch (error) {
     if (session.options.json && created) {
-      const document = withheld ? deliveredDocument(created, []) : delivered === null ? { key: created.document } : deliveredDocument(created, delivered);
+      const document = withheld !== null ? { ...deliveredDocument(created, []), ...withheld } : delivered === null ? { key: created.document } : deliveredDocument(created, delivered);
       session.render.json({ ...document, previous: null });
     }
     throw error;

@@ -219,7 +219,7 @@ async function retireOldKey(
   // Ctrl-C here stops at once, but not in silence: the new key exists, and the old one's fate is unknown.
   let interrupt!: (error: Error) => void;
   const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
-  const off = onSignal(['SIGINT', 'SIGTERM'], (signal) =>
+  const off = onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], (signal) =>
     interrupt(
       new InterruptedError(
         [
