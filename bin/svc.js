@@ -36,13 +36,15 @@ const cacheDir = process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compi
 // Ctrl-C (SIGINT), SIGTERM and SIGHUP end svc at once with 128 + the
 // signal's number, unless a command installed its own handler (to shut down
 // cleanly, or to wait for an answer that holds a secret). Under --json the
-// document stdout owes is printed first (signalDocument), written at once:
-// the process ends before an asynchronous write to a pipe would be done.
+// document stdout owes is printed first (signalDocument) when nothing was
+// printed there yet, written at once: the process ends before an
+// asynchronous write to a pipe would be done.
 let svc;
+let stdoutUsed = false;
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
   process.on(signal, () => {
     if (process.listenerCount(signal) !== 1) return;
-    const document = svc?.signalDocument(signal);
+    const document = stdoutUsed ? null : svc?.signalDocument(argv, signal);
     if (document) {
       try {
         writeSync(1, document);
@@ -72,6 +74,11 @@ const { ExitCode, main, processIO, restoreV8Flags } = svc;
   const { io, flushed } = processIO((error) => {
     if (error.code === 'EPIPE') process.exit(ExitCode.brokenPipe);
   });
+  const write = io.stdout.write.bind(io.stdout);
+  io.stdout.write = (...args) => {
+    stdoutUsed = true;
+    return write(...args);
+  };
   process.exitCode = await main(argv, io);
   // Writes to a pipe are asynchronous: exiting now would cut off what the
   // reader has not taken yet (everything past the pipe's 64 KiB buffer).

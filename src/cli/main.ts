@@ -2,6 +2,8 @@ import type { Deps } from './deps.js';
 import type { IO } from './io.js';
 
 export { processIO } from './io.js';
+import { signalExitCode } from './errors.js';
+
 export { ExitCode } from './errors.js';
 export { restoreV8Flags } from '../client/wasm-tiering.js';
 
@@ -16,17 +18,18 @@ export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Pr
     io.stdout.write(argv.includes('--json') ? `${JSON.stringify({ version: SVC_VERSION })}\n` : `${SVC_VERSION}\n`);
     return 0;
   }
-  runModule = await import('./run.js');
-  return runModule.run(argv, io, deps);
+  const { run } = await import('./run.js');
+  return run(argv, io, deps);
 }
 
-let runModule: typeof import('./run.js') | undefined;
-
 /**
- * For bin/svc.js, when a signal no command waits through ends svc: under
- * --json, the one document stdout owes (docs/contract.md §C3), unless the
- * command already printed there. Null when there is nothing to print.
+ * For bin/svc.js, when a signal no command waits through ends svc with
+ * nothing printed on stdout yet: under --json (given before `--`), the one
+ * document stdout owes (docs/contract.md §C3), in the form of every other
+ * failure's (docs/cli-error.schema.json); null otherwise.
  */
-export function signalDocument(signal: NodeJS.Signals): string | null {
-  return runModule?.signalDocument(signal) ?? null;
+export function signalDocument(argv: readonly string[], signal: NodeJS.Signals): string | null {
+  const end = argv.indexOf('--');
+  if (!(end === -1 ? argv : argv.slice(0, end)).includes('--json')) return null;
+  return `${JSON.stringify({ error: { message: `Stopped by ${signal} before the command was done.`, exitCode: signalExitCode(signal) } }, null, 2)}\n`;
 }

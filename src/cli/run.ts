@@ -1,11 +1,11 @@
 import { CommanderError, type Command, type Option } from 'commander';
-import { ExitCode, InterruptedError, OutputError, UsageError } from './errors.js';
+import { ExitCode, OutputError, UsageError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
 import { createProgram, type Program } from './program.js';
 import { unknownHelpTopic } from './suggest.js';
 import { commandWords, declareBranches, takesNextWord, type Branch } from './branches.js';
-import { describeFailure, failureDocument, reportFailure } from './report.js';
+import { reportFailure } from './report.js';
 import { createRenderer } from './render/renderer.js';
 import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
@@ -104,20 +104,9 @@ function helpTarget(program: Command, command: Command, path: readonly string[])
   return null;
 }
 
-/** The invocation under way under --json, for a signal that ends it (signalDocument); one at a time, as bin/svc.js runs one. */
-let underJson: { stdoutUsed: () => boolean } | null = null;
-
-/** The --json document of a failure by `signal`, while stdout is still empty; else null. */
-export function signalDocument(signal: NodeJS.Signals): string | null {
-  if (underJson === null || underJson.stdoutUsed()) return null;
-  const error = new InterruptedError([`Stopped by ${signal} before the command was done.`], signal);
-  return `${JSON.stringify(failureDocument(error, describeFailure(error, { verbose: false })), null, 2)}\n`;
-}
-
 /** Parses and runs one `svc` invocation; returns its exit code. */
 export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): Promise<number> {
   const { io, stdoutUsed } = watchStdout(given);
-  underJson = optionWords(argv).includes('--json') ? { stdoutUsed } : null;
   const { program } = buildProgram(io, { ...realDeps, ...deps }, argv);
   try {
     const expanded = expandHelp(program, argv);
