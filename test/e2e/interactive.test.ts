@@ -240,7 +240,10 @@ describe('svc with no command on a terminal', () => {
       await t.send('Down', 'Down', 'Enter');
       await t.waitFor('Key to revoke:');
       await t.send('bulk-1');
-      const picker = await t.waitFor(/❯ bulk-19 /);
+      // The key named exactly what was typed first, then the others that hold it, newest first.
+      const picker = await t.waitFor(/❯ bulk-1 /);
+      expect(picker.indexOf(' bulk-19 ')).toBeGreaterThan(picker.indexOf('❯ bulk-1 '));
+      expect(picker.indexOf(' bulk-18 ')).toBeGreaterThan(picker.indexOf(' bulk-19 '));
       const choices = picker.split('\n').filter((line) => /^[❯ ] (bulk|a-much)/.test(line));
       expect(choices.length).toBeGreaterThan(1);
       const hintColumn = new Set(choices.map((line) => line.indexOf(' sk_')));
