@@ -2,6 +2,7 @@ import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import { PromptCancelledError } from './errors.js';
 import type { IO } from './io.js';
 import { sanitize } from './render/text.js';
+import { displayWidth } from './render/width.js';
 import { searchPrompt } from './search-prompt.js';
 
 /**
@@ -105,9 +106,9 @@ function inquirerPrompter(io: IO): Prompter {
     text: (message, validate) => ask((c) => input({ message, validate }, c)),
     secret: (message, validate) => ask((c) => password({ message, mask: '*', validate }, c)),
     confirm: (message, defaultValue = false) => ask((c) => confirm({ message, default: defaultValue }, c)),
-    select: (message, choices) => ask((c) => select({ message, choices, pageSize: 12, loop: false }, c)),
-    search: (message, choices) => ask((c) => searchPrompt({ message, choices, pageSize: 12 }, c)),
-    pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: 12, loop: false, shortcuts: NO_SHORTCUTS }, c)),
+    select: (message, choices) => ask((c) => select({ message, choices, pageSize: pageFor(io, choices), loop: false }, c)),
+    search: (message, choices) => ask((c) => searchPrompt({ message, choices, pageSize: pageFor(io, choices) }, c)),
+    pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: pageFor(io, choices), loop: false, shortcuts: NO_SHORTCUTS }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
@@ -123,6 +124,21 @@ function inquirerPrompter(io: IO): Prompter {
       }
     },
   };
+}
+
+/** Lines a list takes besides its rows: the question, a blank, the row's description, the keys' help, and the line below. */
+const AROUND_ROWS = 5;
+
+/**
+ * How many rows of a list are shown at once (at most 12): as many as fit
+ * the terminal with the lines around them, each row counted as the lines
+ * it wraps to at the terminal's width. A list taller than the terminal
+ * scrolls it, and each key pressed then leaves a copy in the scrollback.
+ */
+function pageFor<T>(io: IO, choices: readonly Choice<T>[]): number {
+  const widest = Math.max(1, ...choices.map((choice) => displayWidth(choice.name) + 2));
+  const linesPerRow = Math.ceil(widest / Math.max(1, io.columns));
+  return Math.max(1, Math.min(12, Math.floor((io.rows - AROUND_ROWS) / linesPerRow)));
 }
 
 /**

@@ -143,10 +143,10 @@ function optionWords(argv: readonly string[]): readonly string[] {
   return end === -1 ? argv : argv.slice(0, end);
 }
 
-/** Commander's message without its `error: ` prefix; the help it printed instead of one, named. */
-function commanderMessage(error: CommanderError): string {
-  if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return 'No command given: see the help on stderr.';
-  return error.message.replace(/^error: /, '');
+/** Commander's message without its `error: ` prefix, a line each (its did-you-mean is a line of its own); the help it printed instead of one, named. */
+function commanderMessage(error: CommanderError): string[] {
+  if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return ['No command given: see the help on stderr.'];
+  return error.message.replace(/^error: /, '').split('\n');
 }
 
 /**

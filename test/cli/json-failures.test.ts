@@ -90,6 +90,14 @@ describe('--json failures: one document on stdout, per exit code', () => {
     expect(result.stderr).toContain(said);
   });
 
+  it("2: commander's did-you-mean is a line of the message, not an escaped line break", async () => {
+    for (const args of [['--json', 'keys', 'lst'], ['--json', 'help', 'kyes']]) {
+      const { message } = failureOf(await svc(args, server.env));
+      expect(message.split('\n').length, message).toBeGreaterThan(1);
+      expect(message).not.toContain('\\n');
+    }
+  });
+
   it('2: a 400 from the server (it refused what svc sent), with its status and code', async () => {
     const result = await svc(['keys', 'create', 'x'.repeat(200), '--json'], server.env);
     expect(result.exitCode).toBe(2);

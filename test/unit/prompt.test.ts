@@ -24,8 +24,8 @@ const BACKSPACE = '\x7f';
 const shown = (text: string) => shownText(text.replace(/\x1b\[[\d;?]*[mlh]/g, '').replace(/\x1b\[\d*G/g, '\r'));
 
 /** A prompter over a stdin that says it is a terminal, and a way to wait for what it draws. */
-function terminal() {
-  const mem = memoryIO({ stdinIsTTY: true, stderrIsTTY: true });
+function terminal(size: { columns?: number; rows?: number } = {}) {
+  const mem = memoryIO({ stdinIsTTY: true, stderrIsTTY: true, ...size });
   Object.assign(mem.io.stdin, { isTTY: true, setRawMode: () => mem.io.stdin });
   const stdin = mem.io.stdin as PassThrough;
   const stderr = mem.io.stderr as PassThrough;
@@ -119,6 +119,22 @@ describe('the search list, fed keys in one write', () => {
       await drawn((s) => s.includes('bulk-10'));
       write(`${typed}\r`);
       expect(await answer, typed).toBe(meant);
+    }
+  });
+
+  it('shows no more rows than fit the terminal with the lines around them, a row that wraps counted as the lines it takes', async () => {
+    for (const [size, rowsShown] of [
+      [{ columns: 80, rows: 10 }, 5],
+      [{ columns: 20, rows: 15 }, 5],
+      [{ columns: 80, rows: 40 }, 12],
+    ] as const) {
+      const { prompter, drawn, screen, write } = terminal(size);
+      const answer = prompter.search('Key:', choicesOf(Array.from({ length: 30 }, (_, i) => `key-number-${String(i).padStart(2, '0')}-of-thirty`)));
+      await drawn((s) => s.includes('key-number-00'));
+      const rows = screen().split('\n').filter((line) => /^[❯ ] key-number/.test(line));
+      expect(rows, JSON.stringify(size)).toHaveLength(rowsShown);
+      write('\r');
+      await answer;
     }
   });
 
