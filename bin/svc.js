@@ -40,11 +40,11 @@ const cacheDir = process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compi
 // printed there yet, written at once: the process ends before an
 // asynchronous write to a pipe would be done.
 let svc;
-let stdoutUsed = false;
+let stdoutTouched = () => false;
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
   process.on(signal, () => {
     if (process.listenerCount(signal) !== 1) return;
-    const document = stdoutUsed ? null : svc?.signalDocument(argv, signal);
+    const document = stdoutTouched() ? null : svc?.signalDocument(argv, signal);
     if (document) {
       try {
         writeSync(1, document);
@@ -71,14 +71,11 @@ const { ExitCode, main, processIO, restoreV8Flags } = svc;
   // Any other failed write (ENOSPC, EIO) stays on its stream, where svc looks
   // before it counts stdout's data as written (io.stdoutWritten): reported,
   // never thrown. A failed stderr has no one left to tell: the exit code says it.
-  const { io, flushed } = processIO((error) => {
+  const processed = processIO((error) => {
     if (error.code === 'EPIPE') process.exit(ExitCode.brokenPipe);
   });
-  const write = io.stdout.write.bind(io.stdout);
-  io.stdout.write = (...args) => {
-    stdoutUsed = true;
-    return write(...args);
-  };
+  const { io, flushed } = processed;
+  stdoutTouched = processed.stdoutTouched;
   process.exitCode = await main(argv, io);
   // Writes to a pipe are asynchronous: exiting now would cut off what the
   // reader has not taken yet (everything past the pipe's 64 KiB buffer).

@@ -93,6 +93,8 @@ export interface ProcessIO {
   io: IO;
   /** Resolves once everything written so far to stdout and stderr has been handed to the system. */
   flushed(): Promise<void>;
+  /** Whether anything touched stdout yet (it is built for its first write): what bin/svc.js asks before it prints a signal's --json document. */
+  stdoutTouched(): boolean;
 }
 
 /**
@@ -126,7 +128,11 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
       return built;
     };
   };
-  const stdout = open(() => process.stdout);
+  let stdoutBuilt = false;
+  const stdout = open(() => {
+    stdoutBuilt = true;
+    return process.stdout;
+  });
   const stderr = open(() => process.stderr);
   const io: IO = {
     get stdout() {
@@ -176,7 +182,7 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
   };
   // An empty write's callback runs once everything queued before it is flushed.
   const flushed = () => Promise.all(opened.map((s) => new Promise<void>((resolve) => s.write('', () => resolve())))).then(() => {});
-  return { io, flushed };
+  return { io, flushed, stdoutTouched: () => stdoutBuilt };
 }
 
 /**
