@@ -30,6 +30,7 @@ describe.each([60, 120])('at %i columns', (columns) => {
       if (i > 0 && !/^\S/.test(line) && (args[0] !== 'status' || !/^[A-Z][a-z ]+: /.test(line))) expect(line.startsWith(' '.repeat(indent)), line).toBe(true);
     }
     if (columns === 60) expect(lines.length).toBeGreaterThan(piped.stdout.split('\n').length);
-    else expect(lines).toHaveLength(piped.stdout.split('\n').length);
+    // At 120 the lines that fit stay whole; ping's line holds times (ms, s) that a loaded machine makes longer.
+    else if (piped.stdout.split('\n').every((line) => width(line) <= columns)) expect(lines).toHaveLength(piped.stdout.split('\n').length);
   });
 });
