@@ -75,7 +75,7 @@ describe('the search list, fed keys in one write', () => {
           write(`${filter}\r`);
           const expected = choices.find((c) => matches(c, filter))!;
           expect(await answer).toBe(expected.value);
-          expect(screen().split('\n').at(-1)).toBe(`✔ Key: ${expected.name}`.trimEnd());
+          expect(screen().split('\n').at(-1)!.trimEnd()).toBe(`✔ Key: ${expected.name}`.trimEnd());
         },
       ),
       { numRuns: 60 },
@@ -97,7 +97,7 @@ describe('the search list, fed keys in one write', () => {
         write(`${BACKSPACE}\r`);
         const expected = choices.find((c) => matches(c, nothing.slice(0, -1)))!;
         expect(await answer).toBe(expected.value);
-        expect(screen().split('\n').at(-1)).toBe(`✔ Key: ${expected.name}`.trimEnd());
+        expect(screen().split('\n').at(-1)!.trimEnd()).toBe(`✔ Key: ${expected.name}`.trimEnd());
       }),
       { numRuns: 40 },
     );
