@@ -131,10 +131,15 @@ function cannotAuthenticate(key: KeyView, nowMs: number): boolean {
 /** A hint as svc writes one (docs/contract.md §A4): `sk_`, four characters, `…`, the last four. */
 const OWN_HINT = /^sk_[A-Za-z0-9]{4}\u2026[A-Za-z0-9]{4}$/;
 
-/** Where a record was read: a list the key in use read at `atMs` (on the server's clock), and every key of that list. */
+/** Where a record was read: a list the key in use read at `atMs` (on the server's clock), and whether any key of it has that key's hint. */
 export interface Listed {
   atMs: number;
-  keys: readonly KeyView[];
+  showsInUse: boolean;
+}
+
+/** `keys`, read at `atMs` by the key whose hint is `inUse`, as isKeyInUse weighs each of them: looked through once, not once a key. */
+export function listedFor(keys: readonly KeyView[], atMs: number, inUse: string | undefined): Listed {
+  return { atMs, showsInUse: inUse !== undefined && keys.some((k) => k.hint === inUse) };
 }
 
 /**
@@ -152,7 +157,7 @@ export function isKeyInUse(key: KeyView, inUse: string | undefined, listed?: Lis
   if (inUse !== undefined && key.hint === inUse) return true;
   if (listed !== undefined && cannotAuthenticate(key, listed.atMs)) return false;
   if (inUse === undefined || key.hint === null) return null;
-  if (listed !== undefined && !listed.keys.some((k) => k.hint === inUse)) return null;
+  if (listed !== undefined && !listed.showsInUse) return null;
   return OWN_HINT.test(key.hint) ? false : null;
 }
 

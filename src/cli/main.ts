@@ -1,9 +1,9 @@
+import { jsonAsked } from './argv.js';
 import type { Deps } from './deps.js';
+import { signalExitCode } from './errors.js';
 import type { IO } from './io.js';
 
 export { processIO } from './io.js';
-import { signalExitCode } from './errors.js';
-
 export { ExitCode } from './errors.js';
 export { restoreV8Flags } from '../client/wasm-tiering.js';
 
@@ -29,7 +29,6 @@ export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Pr
  * failure's (docs/cli-error.schema.json); null otherwise.
  */
 export function signalDocument(argv: readonly string[], signal: NodeJS.Signals): string | null {
-  const end = argv.indexOf('--');
-  if (!(end === -1 ? argv : argv.slice(0, end)).includes('--json')) return null;
+  if (!jsonAsked(argv)) return null;
   return `${JSON.stringify({ error: { message: `Stopped by ${signal} before the command was done.`, exitCode: signalExitCode(signal) } }, null, 2)}\n`;
 }

@@ -1,4 +1,5 @@
 import { CommanderError, type Command, type Option } from 'commander';
+import { jsonAsked } from './argv.js';
 import { ExitCode, OutputError, UsageError } from './errors.js';
 import { realDeps, type Deps } from './deps.js';
 import type { IO } from './io.js';
@@ -125,7 +126,7 @@ export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): 
     const options = {
       verbose: program.opts().verbose === true || argv.includes('--verbose'),
       // As typed, not as parsed: a usage error may stop commander before it has read --json.
-      json: program.opts().json === true || optionWords(argv).includes('--json') ? { stdoutUsed: stdoutUsed() } : undefined,
+      json: program.opts().json === true || jsonAsked(argv) ? { stdoutUsed: stdoutUsed() } : undefined,
     };
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return ExitCode.ok;
@@ -135,12 +136,6 @@ export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): 
     }
     return reportFailure(error, options, await createRenderer(io, { quiet: false }));
   }
-}
-
-/** The words before `--`, where options are. */
-function optionWords(argv: readonly string[]): readonly string[] {
-  const end = argv.indexOf('--');
-  return end === -1 ? argv : argv.slice(0, end);
 }
 
 /** Commander's message without its `error: ` prefix, a line each (its did-you-mean is a line of its own); the help it printed instead of one, named. */

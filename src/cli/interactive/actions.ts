@@ -4,7 +4,7 @@ import { askKey, logInWith } from '../dialogs/login.js';
 import { finishRotation, rotate } from '../dialogs/rotate.js';
 import { parseDuration } from '../duration.js';
 import { notLoggedIn, UsageError } from '../errors.js';
-import { isKeyInUse, keyNotFound, validateKeyName } from '../keys.js';
+import { isKeyInUse, keyNotFound, listedFor, validateKeyName } from '../keys.js';
 import { createExpiringKey } from '../operations/create.js';
 import { revokeKeys, setEnabled } from '../operations/keys.js';
 import { profilesOf, type KeySession, type ProfileSession } from '../session.js';
@@ -82,7 +82,7 @@ export const ACTIONS = {
           { name: 'off (disable)', value: true },
         ]));
       if (enabled) {
-        warnLockOut(session, view, key, 'Disabling');
+        warnInUse(session, view, key, lockOut(view, 'disabling'));
         await confirmChange(session, `Disable ${keyLabel(key)}?`, 'nothing was changed');
       }
       showSwitched(session, key.id, !enabled, await setEnabled(session.client, key.id, !enabled));
@@ -95,7 +95,7 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { view } = context;
       const key = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to revoke:');
-      warnLockOut(session, view, key, 'Revoking');
+      warnInUse(session, view, key, lockOut(view, 'revoking'));
       await confirmChange(session, `Revoke ${keyLabel(key)}? This cannot be undone.`, 'nothing was revoked');
       const [outcome] = (await revokeKeys(session.client, [key.id], false)).outcomes;
       if (outcome!.state === 'failed') throw outcome!.error;
@@ -112,14 +112,12 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { view } = context;
       const key: PickedKey = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to rotate:');
-      const inUse = isKeyInUse(key, view.inUse, { atMs: view.nowMs, keys: view.keys });
-      if (inUse === true) {
-        session.render.warn(
-          `This is the key this session uses (${view.inUse}): after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`,
-        );
-      } else if (inUse === null) {
-        session.render.warn(cannotTell(key, view));
-      }
+      warnInUse(
+        session,
+        view,
+        key,
+        `This is the key this session uses (${view.inUse}): after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`,
+      );
       // Rotating revokes: it asks first, as revoking does.
       const question = `Rotate ${keyLabel(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`;
       await confirmChange(session, question, 'nothing was changed');
@@ -199,18 +197,21 @@ export function labelOf(name: ActionName, view: View): string {
   return typeof label === 'function' ? label(view) : label;
 }
 
-/** Said before the question, so that the person knows what the yes means before giving it; "cannot tell" is said too. */
-function warnLockOut(session: KeySession, view: View, key: PickedKey, doing: string): void {
-  const inUse = isKeyInUse(key, view.inUse, { atMs: view.nowMs, keys: view.keys });
-  if (inUse === true) {
+/**
+ * Said before the question, so that the person knows what the yes means
+ * before giving it: `whenInUse` for the key this session uses, and that
+ * svc cannot tell, where it cannot.
+ */
+function warnInUse(session: KeySession, view: View, key: PickedKey, whenInUse: string): void {
+  const inUse = isKeyInUse(key, view.inUse, listedFor(view.keys, view.nowMs, view.inUse));
+  if (inUse === true) session.render.warn(whenInUse);
+  else if (inUse === null) {
     session.render.warn(
-      `This is the key this session uses (${view.inUse}): ${doing.toLowerCase()} it locks the session out until you switch profile or log in with another key.`,
+      `svc cannot tell whether ${keyLabel(key)} is the key this session uses (${view.inUse}) from the hints this server shows (its own: ${key.hint === null ? 'none' : shown(key.hint)}).`,
     );
-  } else if (inUse === null) {
-    session.render.warn(cannotTell(key, view));
   }
 }
 
-function cannotTell(key: PickedKey, view: View): string {
-  return `svc cannot tell whether ${keyLabel(key)} is the key this session uses (${view.inUse}) from the hints this server shows (its own: ${key.hint === null ? 'none' : shown(key.hint)}).`;
+function lockOut(view: View, doing: string): string {
+  return `This is the key this session uses (${view.inUse}): ${doing} it locks the session out until you switch profile or log in with another key.`;
 }

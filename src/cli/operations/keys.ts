@@ -8,7 +8,7 @@ import { ApiError } from '../../client/errors.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../key-filters.js';
-import { isKeyInUse, isNotFound, keyNotFound, namedExactly, resolveKeyArgument, sharedName } from '../keys.js';
+import { isKeyInUse, isNotFound, keyNotFound, listedFor, namedExactly, resolveKeyArgument, sharedName } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
 import { nearest } from '../suggest.js';
 
@@ -251,13 +251,13 @@ export function switchKeys(client: ApiClient, ids: readonly string[], enabled: b
   return eachKey(ids, (id) => switchOne(client, id, enabled), false);
 }
 
-/** Revokes each id; the value of each done one is the server's answer. */
 /**
  * A revoke's answer; `goneOnRetry` when the first attempt's answer was lost and the retry found no key (see
  * ApiClient.revokeKey). Such an outcome is done, never read as a name: the first attempt may have revoked the key.
  */
 export type Revoked = Awaited<ReturnType<ApiClient['revokeKey']>>;
 
+/** Revokes each id; the value of each done one is the server's answer. */
 export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing: boolean): Promise<{ outcomes: KeyOutcome<Revoked>[]; notTried: string[] }> {
   return eachKey(ids, (id) => revokeOne(client, id), keepGoing);
 }
@@ -309,10 +309,11 @@ export interface PrunePlan {
 export async function planPrune(client: ApiClient, criteria: PruneCriteria): Promise<PrunePlan> {
   const list = await client.listAllKeys();
   const plan: PrunePlan = { list, targets: [], spared: [], unjudged: unjudgedByPrune(list.keys, criteria) };
+  const listed = listedFor(list.keys, list.nowMs, client.keyHint);
   list.documents.forEach((document, i) => {
     const view = list.keys[i]!;
     if (view.id === null || !matchesPrune(view, criteria, list.nowMs)) return;
-    const used = isKeyInUse(view, client.keyHint, { atMs: list.nowMs, keys: list.keys });
+    const used = isKeyInUse(view, client.keyHint, listed);
     if (used === false) plan.targets.push({ document, view });
     else plan.spared.push({ record: { document, view }, reason: used ? 'in-use' : 'unknowable' });
   });

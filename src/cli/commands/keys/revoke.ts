@@ -4,7 +4,7 @@ import type { KeyView } from '../../../client/key-view.js';
 import type { Outcome } from '../../after-command.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
-import { isKeyInUse, sharedName } from '../../keys.js';
+import { isKeyInUse, listedFor, sharedName } from '../../keys.js';
 import { keysByName, keysNamed, namedIn, revokeKeys, revokeNamedKeys, unresolved, type KeyOutcome, type Revoked } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
@@ -86,8 +86,8 @@ async function lostAndNamed(client: KeySession['client'], args: readonly string[
     return doubts;
   }
   for (const arg of args) {
-    const named = byName.ids.get(arg) ?? byName.shared.get(arg)?.map((k) => k.id);
-    const namedIds = typeof named === 'string' ? [named] : named;
+    const named = byName.ids.get(arg);
+    const namedIds = named === undefined ? byName.shared.get(arg)?.map((k) => k.id) : [named];
     if (namedIds !== undefined) {
       doubts.set(arg, [lost(arg), `A key named '${shown(arg)}' still exists (${namedIds.map(shown).join(', ')}): if you meant it, revoke it by its id.`]);
     } else if (byName.unsure.includes(arg)) {
@@ -184,7 +184,8 @@ async function confirm(session: KeySession, ids: string[], keys: readonly KeyVie
     const key = known.get(id);
     render.info(`  ${key ? describeKey(key, client.keyHint, nowMs) : `${shown(id)}  (not found)`}`);
   }
-  const inUse = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, client.keyHint, { atMs: nowMs, keys }) : false));
+  const listed = listedFor(keys, nowMs, client.keyHint);
+  const inUse = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, client.keyHint, listed) : false));
   const untold = ids.filter((_, i) => inUse[i] === null);
   if (inUse.includes(true)) {
     render.warn(`${ids.length === 1 ? 'This' : 'One of these'} is the key svc is using: once revoked, svc will answer 401 until you log in with another key.`);
