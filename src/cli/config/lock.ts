@@ -22,8 +22,6 @@ const LOCK_CONTENT = /^(\d+) [0-9a-f]{32}(?: (\d+))?\n$/;
 const FOREIGN_WAIT_MS = 1_000;
 /** A lock is one short line; anything longer is not svc's. */
 const MAX_LOCK_BYTES = 256;
-/** This process's start time: what tells it from a later process given its pid. */
-const START = processStartTime(process.pid);
 
 /**
  * Takes `lockPath`, a file naming this process and a token of its own, and
@@ -40,7 +38,9 @@ const START = processStartTime(process.pid);
  */
 export function acquireLock(lockPath: string, waitMs: number): () => void {
   const token = randomBytes(16).toString('hex');
-  const mine = `${process.pid} ${token}${START === null ? '' : ` ${START}`}\n`;
+  // This process's start time tells it from a later process given its pid; read only here, by a change.
+  const start = processStartTime(process.pid);
+  const mine = `${process.pid} ${token}${start === null ? '' : ` ${start}`}\n`;
   const started = performance.now();
   const deadline = started + waitMs;
   const nap = new Int32Array(new SharedArrayBuffer(4));
