@@ -4,35 +4,21 @@
  * written: its shell block, with bash, curl and jq, and the built svc first
  * on PATH, in an empty directory.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, expect, it } from 'vitest';
-import { cleanEnv, SVC_BIN } from '../helpers/cli.js';
+import { cleanEnv } from '../helpers/cli.js';
+import { readmeExample, svcOnPath } from './helpers.js';
 
-const README = resolve(import.meta.dirname, '../../README.md');
 const dir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The first ```sh block of a README section. */
-function example(heading: string): string {
-  const text = readFileSync(README, 'utf8');
-  const start = text.indexOf(`\n## ${heading}\n`);
-  if (start === -1) throw new Error(`README.md has no section "${heading}"`);
-  const section = text.slice(start + 1, text.indexOf('\n## ', start + 1));
-  const block = /```sh\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error(`the section "${heading}" has no sh example`);
-  return block[1]!;
-}
 
 it('proves a script survives failures and stops on a lost answer', async () => {
-  const bin = join(dir, 'bin');
-  const work = join(dir, 'work');
-  for (const d of [bin, work]) mkdirSync(d);
-  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${SVC_BIN}" "$@"\n`);
-  chmodSync(join(bin, 'svc'), 0o755);
-  writeFileSync(join(work, 'example.sh'), example('Testing your scripts against failures'));
+  const { bin, work } = svcOnPath(dir);
+  writeFileSync(join(work, 'example.sh'), readmeExample('## Testing your scripts against failures'));
 
   const result = await execa('bash', ['example.sh'], {
     cwd: work,
