@@ -84,6 +84,11 @@ export function wrapLines(text: string, width: number): string {
     .join('\n');
 }
 
+/** A path as one shell word: left bare when it holds only characters no shell treats specially. */
+function shellWord(path: string): string {
+  return /^[\w./+@:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+}
+
 export interface Program {
   program: Command;
   app: App;
@@ -107,7 +112,8 @@ Examples:
 svc help environment lists the environment variables svc reads.`,
     )
     // Where the manual is, for a svc that man does not know of (npx): named always, since asking man costs a process.
-    .addHelpText('after', () => (io.manPage ? `The manual: man svc, or where man finds none (npx): man ${io.manPage}` : ''))
+    // The command on a line of its own, as an example, so that no width breaks the path; quoted when a shell would split it.
+    .addHelpText('after', () => (io.manPage ? `The manual: man svc, or where man finds none (npx):\n  $ man ${shellWord(io.manPage)}` : ''))
     .version(SVC_VERSION, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show help for a command')
     .addHelpCommand('help [command...]', 'show help for a command: svc help keys list')

@@ -48,6 +48,8 @@ export interface MenuShape<T> {
   help?: boolean;
   /** Withdraws the menu, which then answers null as Esc does: the screen is to be drawn again (a resize). */
   until?: AbortSignal;
+  /** Told of the choice under the cursor each time it moves, so that a menu drawn again can start where the person left it. */
+  onMove?: (value: T) => void;
 }
 
 type Context = { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; clearPromptOnDone: boolean; signal?: AbortSignal };
@@ -113,11 +115,21 @@ function inquirerPrompter(io: IO): Prompter {
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
     },
-    async menu(message, choices, { defaultValue, pageSize = 12, help = true, until } = {}) {
+    async menu(message, choices, { defaultValue, pageSize = 12, help = true, until, onMove } = {}) {
+      // select tells nobody where its cursor is, but draws the description of the row under it at every move: each
+      // choice's description is its index, read back here and drawn as nothing (menu choices carry no description).
+      const tracked = choices.map((choice, index) => ({ ...choice, description: String(index) }));
+      const description = (index: string) => {
+        onMove?.(choices[Number(index)]!.value);
+        return '';
+      };
       // An empty tip leaves out its line and the blank row above it.
-      const theme = help ? {} : { style: { keysHelpTip: () => '' } };
+      const style = help ? { description } : { description, keysHelpTip: () => '' };
       try {
-        return await ask((c) => select({ message, choices, default: defaultValue, pageSize, loop: true, theme }, { ...c, clearPromptOnDone: true }), until);
+        return await ask(
+          (c) => select({ message, choices: tracked, default: defaultValue, pageSize, loop: true, theme: { style } }, { ...c, clearPromptOnDone: true }),
+          until,
+        );
       } catch (error) {
         if (error instanceof PromptCancelledError) return null;
         throw error;

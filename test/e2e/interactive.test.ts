@@ -533,32 +533,35 @@ describe('the session under pressure', () => {
     expect(screen).toContain('SVC_BASE_URL');
   });
 
-  it('redraws the table to fit after the terminal shrinks or grows, in place of the old one', async () => {
+  it('redraws the screen to fit when the terminal shrinks or grows, in place of the old one, its cursor where it was', async () => {
     const t = await startSession();
-    // The size reaches svc by SIGWINCH, which a loaded machine may deliver after the keys that
-    // follow the resize: Refresh is chosen again until the screen shows the new width.
-    const refreshUntil = async (fits: (history: string) => boolean) => {
-      for (let tries = 0; tries < 5; tries++) {
-        await t.send('Down', 'Down', 'Down', 'Down', 'Down', 'Enter');
-        await t.waitFor(MENU);
-        const history = await t.history();
-        if (fits(history)) return history;
-      }
-      throw new Error(`the table never fitted the new size:\n${await t.history()}`);
-    };
-    const keyRows = (history: string) => history.split('\n').filter((line) => /^(ID|\*? *key_)/.test(line.trim()));
+    const keyRows = (screen: string) => screen.split('\n').filter((line) => /^(ID|\*? *key_)/.test(line.trim()));
+    const onRevoke = /\? What next\? \(Esc to quit\)\n(.*\n)*?❯ Revoke a key/;
+    await t.send('Down', 'Down');
+    await t.waitFor(onRevoke);
 
-    // The terminal rewraps the table drawn for 80 columns; the refresh clears all of it.
+    // No key is pressed: the size change alone draws the screen again. capture-pane joins what the terminal
+    // itself rewrapped, so a row wider than 60 columns is one of the old screen's.
     await t.resize(60, 50);
-    let history = await refreshUntil((h) => keyRows(h).every((row) => [...row].length <= 60));
+    await t.waitFor((screen) => keyRows(screen).length > 1 && keyRows(screen).every((row) => [...row].length <= 60) && onRevoke.test(screen));
+    let history = await t.history();
     expect(count(history, 'What next?')).toBe(1);
     expect(history.match(/^ID /gm)).toHaveLength(1);
-    expect(keyRows(history).length).toBeGreaterThan(1);
 
     await t.resize(120, 50);
-    history = await refreshUntil((h) => /^ID .*WORKSPACE/m.test(h));
+    await t.waitFor((screen) => /^ID .*WORKSPACE/m.test(screen) && onRevoke.test(screen));
+    history = await t.history();
     expect(count(history, 'What next?')).toBe(1);
     expect(history.match(/^ID /gm)).toHaveLength(1);
+
+    // The cursor went on from where it was: three more rows down is Refresh, which draws one screen again.
+    await t.send('Down', 'Down', 'Down');
+    await t.waitFor(/❯ Refresh/);
+    await t.send('Enter');
+    await t.waitFor(MENU);
+    expect(count(await t.history(), 'What next?')).toBe(1);
+    await t.send('Escape');
+    expect(await t.exitCode()).toBe(0);
   });
 });
 

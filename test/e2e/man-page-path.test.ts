@@ -5,7 +5,7 @@
  * script that runs, through npm's .bin link too.
  */
 import { execa } from 'execa';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,14 +19,23 @@ describe('the top-level help names the shipped man page', () => {
   it('run as bin/svc.js', async () => {
     const result = await svc(['--help'], {});
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain(`The manual: man svc, or where man finds none (npx): man ${page}`);
+    expect(result.stdout.split('\n').slice(-2)).toEqual(['The manual: man svc, or where man finds none (npx):', `  $ man ${page}`]);
   });
 
   it('run through a link, as npx runs node_modules/.bin/svc', async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-bin-'));
     symlinkSync(SVC_BIN, join(dir, 'svc'));
     const result = await execa('node', [join(dir, 'svc'), '--help'], { env: cleanEnv({}), extendEnv: false, reject: false, stdin: 'ignore' });
-    expect(result.stdout).toContain(`man ${page}`);
+    expect(result.stdout.split('\n')).toContain(`  $ man ${page}`);
+  });
+
+  it('stays one pastable command however long the path, quoted where it holds a space', async () => {
+    // A checkout deep enough that "man <path>" is wider than the 80 columns piped help is laid out for.
+    dir = mkdtempSync(join(tmpdir(), 'svc-bin-'));
+    const root = join(dir, 'a folder with spaces', 'x'.repeat(60));
+    for (const part of ['bin', 'dist', 'man', 'package.json']) cpSync(join(dirname(dirname(SVC_BIN)), part), join(root, part), { recursive: true });
+    const result = await execa('node', [join(root, 'bin', 'svc.js'), '--help'], { env: cleanEnv({}), extendEnv: false, reject: false, stdin: 'ignore' });
+    expect(result.stdout.split('\n')).toContain(`  $ man '${join(root, 'man', 'svc.1')}'`);
   });
 
   it('is not in a command\'s help, which stays about that command', async () => {

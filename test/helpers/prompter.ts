@@ -77,7 +77,7 @@ export function scriptedPrompter(script: Step[]): Prompter & { asked: string[]; 
       next('pause', message);
     },
     async menu(message, choices, shape = {}) {
-      menus.push(shape);
+      menus.push(shape as MenuShape<unknown>);
       const label = next('menu', message, choices).menu as string | null;
       return label === null ? null : pick(choices, label, message);
     },

@@ -100,13 +100,15 @@ export class Terminal {
     await this.tmux('resize-window', '-x', String(columns), '-y', String(rows));
   }
 
-  async waitFor(pattern: string | RegExp, timeoutMs = SCREEN_WAIT_MS): Promise<string> {
+  /** The screen once it shows `pattern` (a text, a pattern, or a test of the whole screen). */
+  async waitFor(pattern: string | RegExp | ((screen: string) => boolean), timeoutMs = SCREEN_WAIT_MS): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let screen = '';
     while (Date.now() < deadline) {
       screen = await this.screen();
       // Prompts break long lines themselves, so text is matched with its white space folded.
-      const found = typeof pattern === 'string' ? fold(screen).includes(fold(pattern)) : pattern.test(screen);
+      const found =
+        typeof pattern === 'string' ? fold(screen).includes(fold(pattern)) : pattern instanceof RegExp ? pattern.test(screen) : pattern(screen);
       if (found) return screen;
       await new Promise((r) => setTimeout(r, 50));
     }

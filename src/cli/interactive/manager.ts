@@ -71,15 +71,19 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
  */
 async function ask(region: Region, screen: ProfileSession, view: View, health: readonly Line[]): Promise<ActionName | null> {
   const choices = menuFor(view);
+  // Drawn again after a resize, the menu starts on the choice the person had moved to: keys pressed as the size
+  // changed go on from there, not from the top.
+  let current = defaultChoice(view);
   for (;;) {
     const shape = draw(screen, view, health, choices.length);
     const resized = new AbortController();
     const unsubscribe = screen.io.onResize?.(() => resized.abort());
     try {
       const choice = await (await screen.prompts()).menu<ActionName>('What next? (Esc to quit)', choices, {
-        defaultValue: defaultChoice(view),
+        defaultValue: current,
         ...shape,
         until: resized.signal,
+        onMove: (value) => (current = value),
       });
       if (!resized.signal.aborted) return choice;
     } finally {
