@@ -162,7 +162,11 @@ export class NotAuthenticatedError extends CliError {
  * without a key.
  */
 export class UnknownProfileError extends CliError {
-  constructor(lines: readonly string[]) {
+  /** @param others what there is instead ("the profiles are: …. Did you mean …?"), for where the message is told in parts (status). */
+  constructor(
+    lines: readonly string[],
+    readonly others?: string,
+  ) {
     super(lines, ExitCode.unauthenticated);
     this.name = 'UnknownProfileError';
   }

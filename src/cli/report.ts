@@ -26,6 +26,8 @@ interface Report {
 }
 
 /** Said after a create that may have reached the server, unless svc has looked itself (MaybeCreatedError). */
+/** Said of a failure that no retry could mend (a certificate, TLS to a plain port). */
+export const NOT_RETRIED = 'Not retried: trying again would fail the same way.';
 const LOOK_AT_LIST = 'Run `svc keys list` to see whether it took effect before trying again.';
 
 /** The one place an error becomes an operator message and an exit code. */
@@ -66,7 +68,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
           : `\`svc serve --local --port ${port}\` starts the reference server there; or give the server's address to --base-url or SVC_BASE_URL.`,
       );
     } else if (error.final && !error.mayHaveReachedServer) {
-      lines.push('Not retried: trying again would fail the same way.');
+      lines.push(NOT_RETRIED);
     } else if (error.method === 'POST' && error.mayHaveReachedServer) {
       lines.push(
         'The request may have reached the server, so it was not retried (a repeated create could leave a second live key).',
@@ -95,6 +97,18 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
   };
 }
 
+/**
+ * The saved key's recorded expiry, when the 401 came after it on the
+ * server's clock (a server whose clock is ahead of ours expires keys
+ * earlier; one behind, later); null otherwise.
+ */
+function savedKeyExpired({ origin, serverNowMs }: ApiError): string | null {
+  const expiresAt = origin?.keySource === 'profile' ? origin.savedKeyExpiresAt : null;
+  if (!expiresAt || serverNowMs === null) return null;
+  const at = Date.parse(expiresAt);
+  return Number.isFinite(at) && at <= serverNowMs ? expiresAt : null;
+}
+
 function describeApiError(error: ApiError, originShown: boolean): Report {
   const serverText = error.body?.error || `HTTP ${error.status}`;
   const { origin } = error;
@@ -111,7 +125,7 @@ function describeApiError(error: ApiError, originShown: boolean): Report {
         ],
       };
     }
-    const expiredAt = origin?.keySource === 'profile' ? origin.savedKeyExpiredAt : null;
+    const expiredAt = savedKeyExpired(error);
     if (expiredAt) {
       return {
         exitCode: ExitCode.unauthenticated,

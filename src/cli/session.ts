@@ -181,7 +181,10 @@ export function noKeyError(session: ProfileSession): CliError {
   const { profileName, profileExists, keyFailure } = session;
   if (keyFailure) return keyFailure;
   if (profileExists) return new NotAuthenticatedError(profileName, readEnv(session.io.env, 'SVC_API_KEY')?.trim() === '');
-  return new UnknownProfileError([noSuchProfile(session), `Run \`${loginCommand(profileName)}\` to create it with a key, or set SVC_API_KEY.`]);
+  return new UnknownProfileError(
+    [noSuchProfile(session), `Run \`${loginCommand(profileName)}\` to create it with a key, or set SVC_API_KEY.`],
+    otherProfiles(session),
+  );
 }
 
 /** "Profile 'wrok' does not exist; the profiles are: default, work. Did you mean `--profile work`?" */
@@ -194,6 +197,12 @@ export function noSuchProfile(session: ProfileSession): string {
     config: ` (the default profile in ${config.path})`,
     default: '',
   }[profileSource];
+  return `Profile '${clip(profileName, 200)}' does not exist${named}; ${otherProfiles(session)}`;
+}
+
+/** "the profiles are: default, work. Did you mean `--profile work`?": what there is instead of a profile that does not exist. */
+export function otherProfiles(session: ProfileSession): string {
+  const { profileName, profileSource, config } = session;
   // Said the way the name was given, so that the fix is to retype that.
   const spell = {
     flag: (name: string) => `\`--profile ${shellWord(name)}\``,
@@ -202,7 +211,7 @@ export function noSuchProfile(session: ProfileSession): string {
     config: (name: string) => `'${clip(name, 200)}'`,
     default: (name: string) => `'${clip(name, 200)}'`,
   }[profileSource];
-  return `Profile '${clip(profileName, 200)}' does not exist${named}; ${knownProfiles(config)}.${nearProfile(profileName, profilesOf(config), spell)}`;
+  return `${knownProfiles(config)}.${nearProfile(profileName, profilesOf(config), spell)}`;
 }
 
 /** "the profiles are: default, work", for messages about a profile that does not exist. */
@@ -284,7 +293,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     profile: profileName,
     profileFile: session.profileSource === 'project' ? session.profileFile : null,
     savedInstance: credentials.source === 'profile' ? (profile.serverInstance ?? null) : null,
-    savedKeyExpiredAt: credentials.source === 'profile' ? expiredAt(profile, credentials.apiKey, deps.now()) : null,
+    savedKeyExpiresAt: credentials.source === 'profile' ? recordedExpiry(profile, credentials.apiKey) : null,
   };
   const base =
     deps.transport ??
@@ -316,11 +325,10 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
 }
 
 /** The profile's recorded expiry of `apiKey` (the last key list that showed it), when that has passed. */
-function expiredAt(profile: Readonly<Profile>, apiKey: string, nowMs: number): string | null {
+/** The expiry the profile recorded for this key, when it recorded one for this key. */
+function recordedExpiry(profile: Readonly<Profile>, apiKey: string): string | null {
   const recorded = profile.keyExpiry;
-  if (!recorded || recorded.hint !== keyHint(apiKey) || recorded.expiresAt === null) return null;
-  const at = Date.parse(recorded.expiresAt);
-  return Number.isFinite(at) && at <= nowMs ? recorded.expiresAt : null;
+  return recorded && recorded.hint === keyHint(apiKey) ? recorded.expiresAt : null;
 }
 
 function requestLog(session: Session): ((line: string) => void) | undefined {

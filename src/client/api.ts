@@ -406,7 +406,7 @@ export class ApiClient {
               this.origin,
             );
           }
-          if (res) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin);
+          if (res) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin, this.serverNow());
           throw new NetworkError(failure!.message, failure!.reachedServerMaybe, method, path, attempt, failure!.final, this.origin, failure!.refused);
       }
     }
@@ -427,7 +427,7 @@ export class ApiClient {
     latencyMs: number,
     afterLostAnswer: boolean,
   ): ApiResponse<T> {
-    if (res.status < 200 || res.status >= 300) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin);
+    if (res.status < 200 || res.status >= 300) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin, this.serverNow());
     if (res.status !== 204 && parsed === undefined) {
       throw new UnexpectedResponseError(`${method} ${path} answered ${res.status} without a JSON body`, method, path, res.text, this.origin);
     }
@@ -454,12 +454,13 @@ function apiError(
   path: string,
   afterLostAnswer: boolean,
   origin: RequestOrigin,
+  serverNowMs: number,
 ): ApiError {
   const foreignBody = res.text.trim() !== '' && parsed === undefined ? (header(res, 'content-type') ?? 'no Content-Type') : null;
   const location = res.status >= 300 && res.status < 400 ? header(res, 'location') : null;
   const { body, details } = readErrorBody(parsed);
   const serverInstance = header(res, SERVER_INSTANCE_HEADER);
-  return new ApiError(res.status, body, method, path, { afterLostAnswer, foreignBody, location, origin, details, serverInstance });
+  return new ApiError(res.status, body, method, path, { afterLostAnswer, foreignBody, location, origin, details, serverInstance, serverNowMs });
 }
 
 /**

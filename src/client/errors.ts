@@ -22,8 +22,8 @@ export interface RequestOrigin {
   profileFile?: string | null;
   /** The Svc-Server-Instance the profile recorded when its key was saved (docs/contract.md §B); null when none was, or the key is not the profile's. */
   savedInstance?: string | null;
-  /** When the profile's key expired, by the expiry its profile recorded (keyExpiry), if that had passed as the command started: a 401 names it. */
-  savedKeyExpiredAt?: string | null;
+  /** When the profile's key expires, by the expiry its profile recorded (keyExpiry): a 401 that comes after it, on the server's clock, names it. */
+  savedKeyExpiresAt?: string | null;
 }
 
 /** What an answer said beyond its status and error body. */
@@ -39,6 +39,8 @@ export interface ApiErrorDetails {
   details?: readonly string[];
   /** The answer's Svc-Server-Instance: which run of a reference server answered. */
   serverInstance?: string | null;
+  /** Now on the server's clock as the answer came (its Date header; ours where it had none). */
+  serverNowMs?: number | null;
 }
 
 /** The server answered with a status the caller did not ask to handle. */
@@ -49,6 +51,7 @@ export class ApiError extends Error {
   readonly origin: RequestOrigin | null;
   readonly details: readonly string[];
   readonly serverInstance: string | null;
+  readonly serverNowMs: number | null;
 
   constructor(
     readonly status: number,
@@ -65,6 +68,7 @@ export class ApiError extends Error {
     this.origin = details.origin ?? null;
     this.details = details.details ?? [];
     this.serverInstance = details.serverInstance ?? null;
+    this.serverNowMs = details.serverNowMs ?? null;
   }
 
   get code(): string | undefined {

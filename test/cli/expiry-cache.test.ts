@@ -4,7 +4,8 @@
  * (docs/contract.md §C8). That is a cache written after the command did its
  * work: it is written only when the expiry changed, and a failure to write
  * it is a warning on stderr, never a failed command. A 401 for a saved key
- * whose remembered expiry has passed says so, and when (issue 39, 6).
+ * whose remembered expiry has passed on the server's clock says so, and
+ * when (issue 39, 6).
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -72,13 +73,32 @@ describe('a saved key past the expiry its profile remembered', () => {
       expect((await svc(['login', '--with-key'], saved, { input: secret })).exitCode).toBe(0);
       expect((await svc(['keys', 'list', '--json'], saved)).exitCode).toBe(0);
       expect(JSON.parse(readFileSync(file(), 'utf8')).profiles.default.keyExpiry.expiresAt).toBe(new Date(expiresAt).toISOString());
+      // Only the server's clock moves: expiry is told by the clock of the server that refused the key.
       await call(server.url, 'POST', '/_local/clock', server.adminToken, { advanceSeconds: 7_200 });
-      const result = await svc(['keys', 'list'], saved, { deps: { now: () => Date.now() + 7_200_000 } });
+      const result = await svc(['keys', 'list'], saved);
       expect(result.exitCode).toBe(3);
       const lines = result.stderr.split('\n');
       expect(lines[0]).toBe(`error: Authentication failed (401): your saved key expired on ${new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
       expect(result.stderr).not.toContain('unknown, disabled, expired or revoked');
       expect(lines.at(-1)).toMatch(/^Next: run `svc login` with a working key/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a key refused before its expiry on the server\'s clock gets the generic 401, whatever our clock says', async () => {
+    const server = await startLocalServer();
+    try {
+      const saved = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url };
+      const made = await svc(['keys', 'create', 'short-lived', '--expires-in', '1h', '--json'], { ...saved, SVC_API_KEY: server.apiKey! });
+      const { id, secret } = JSON.parse(made.stdout);
+      expect((await svc(['login', '--with-key'], saved, { input: secret })).exitCode).toBe(0);
+      expect((await svc(['keys', 'list', '--json'], saved)).exitCode).toBe(0);
+      expect((await svc(['keys', 'revoke', id, '--yes'], { ...saved, SVC_API_KEY: server.apiKey! })).exitCode).toBe(0);
+      const result = await svc(['keys', 'list'], saved, { deps: { now: () => Date.now() + 7_200_000 } });
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).not.toContain('your saved key expired');
+      expect(result.stderr).toContain('The key is unknown, disabled, expired or revoked.');
     } finally {
       await server.stop();
     }

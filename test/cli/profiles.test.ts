@@ -151,6 +151,11 @@ describe('a profile that does not exist', () => {
     const logout = await svc(['logout', '--profile', 'defualt'], env());
     expect(logout.stderr).toContain('Did you mean `--profile default`?');
     expect((await svc(['--profile', 'nosuch', 'keys', 'list'], env())).stderr).not.toContain('Did you mean');
+    // status says in its block that the profile does not exist, and below it what there is instead.
+    const status = await svc(['--profile', 'wrok', 'status'], env());
+    expect(status.exitCode).toBe(3);
+    expect(status.stdout).toContain("✗ none: profile 'wrok' does not exist");
+    expect(status.stderr.split('\n')[0]).toBe('error: The profiles are: default, work. Did you mean `--profile work`?');
   });
 
   it('named by SVC_PROFILE or the default in the config: says which named it', async () => {

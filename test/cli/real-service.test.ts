@@ -396,6 +396,11 @@ describe('TLS spoken to a plain-http port', () => {
       expect(result.stderr).not.toMatch(/may have reached|wrong version number|ssl3_get_record/);
       expect(result.slept).toEqual([]);
     }
+    // status says it on its Server line, and nothing after the block: it never retries anyway.
+    const status = await svc(['status', '--base-url', https], env);
+    expect(status.exitCode).toBe(1);
+    expect(status.stdout).toContain(`✗ no answer: the server speaks plain http, not TLS: try http://127.0.0.1:${spec.server.port} as the base URL`);
+    expect(status.stderr).toBe('');
     expect(spec.server.seen).toEqual([]);
   });
 });

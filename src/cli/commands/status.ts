@@ -3,7 +3,7 @@ import { ApiError, NetworkError } from '../../client/errors.js';
 import { readWorkspace } from '../../client/key-view.js';
 import type { Outcome } from '../after-command.js';
 import { CliError, NotAuthenticatedError, notLoggedIn, PassedOnStatus, UnknownProfileError } from '../errors.js';
-import { describeFailure } from '../report.js';
+import { describeFailure, NOT_RETRIED } from '../report.js';
 import { readStatus, type StatusReport } from '../operations/status.js';
 import type { App } from '../program.js';
 import { describeRateLimit } from '../rate-limit.js';
@@ -51,7 +51,10 @@ export async function run(session: ProfileSession): Promise<Outcome> {
  */
 function beyondBlock(failure: unknown, verbose: boolean): CliError {
   const { exitCode, lines } = describeFailure(failure, { verbose, originShown: true });
-  const rest = failure instanceof ApiError ? lines : lines.slice(1);
+  // status asks once and never retries: that it did not is no news.
+  const rest = (failure instanceof ApiError ? lines : lines.slice(1)).filter((line) => line !== NOT_RETRIED);
+  // The block says only that the profile does not exist: which ones do, and the one probably meant, come here.
+  if (failure instanceof UnknownProfileError && failure.others) rest.unshift(`${failure.others[0]!.toUpperCase()}${failure.others.slice(1)}`);
   return rest.length === 0 ? new PassedOnStatus(exitCode) : new CliError(rest, exitCode, failure);
 }
 
