@@ -1,8 +1,7 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
-import { createUndiciTransport, type Transport } from '../../src/client/transport.js';
-import type { Deps } from '../../src/cli/deps.js';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
+import { signalsAt } from '../helpers/signals.js';
 
 // svc run where its command is never started (docs/contract.md §C10): what
 // it refuses, a create whose answer is lost, signals before the command.
@@ -19,26 +18,9 @@ const requests = async (limit: number) =>
     .reverse()
     .map((r) => `${r.method} ${r.status}`);
 
-/**
- * svc's signals, faked: each of `signals` is delivered as the request
- * with that method goes out (to the server, for real).
- */
-function signalsAt(signals: { method: string; signal: NodeJS.Signals }[]): Pick<Deps, 'onSignal' | 'transport'> {
-  const listeners = new Set<(signal: NodeJS.Signals) => void>();
-  const real = createUndiciTransport();
-  const transport: Transport = (req) => {
-    const answer = real(req);
-    for (const { signal } of signals.filter((s) => s.method === req.method)) for (const listener of [...listeners]) listener(signal);
-    return answer;
-  };
-  return {
-    transport,
-    onSignal(_signals, listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-}
+/** Each of `signals` delivered as a request with its method goes out. */
+const signalsOn = (signals: { method: string; signal: NodeJS.Signals }[]) =>
+  signalsAt((req) => signals.filter((s) => s.method === req.method).map((s) => s.signal));
 
 describe('svc run refuses, before any request', () => {
   it.each([
@@ -80,7 +62,7 @@ describe('signals to svc run --ephemeral before the command', () => {
     ['SIGTERM', 143],
     ['SIGHUP', 129],
   ] as const)('%s during the clock read: nothing is made, exit %i', async (signal, status) => {
-    const result = await svc(['run', '--ephemeral', '--name', `early ${signal}`, '--', 'true'], local.env, { deps: signalsAt([{ method: 'GET', signal }]) });
+    const result = await svc(['run', '--ephemeral', '--name', `early ${signal}`, '--', 'true'], local.env, { deps: signalsOn([{ method: 'GET', signal }]) });
     expect(result.exitCode).toBe(status);
     expect(result.stderr).toBe('');
     expect(await named(`early ${signal}`)).toEqual([]);
@@ -88,7 +70,7 @@ describe('signals to svc run --ephemeral before the command', () => {
 
   it('one during the create: its answer is waited for, the key revoked, the command not run', async () => {
     const result = await svc(['run', '--ephemeral', '--name', 'one signal', '--', 'no-such-command-anywhere'], local.env, {
-      deps: signalsAt([{ method: 'POST', signal: 'SIGTERM' }]),
+      deps: signalsOn([{ method: 'POST', signal: 'SIGTERM' }]),
     });
     expect(result.exitCode).toBe(143);
     expect(result.stderr).toContain("SIGTERM: waiting for the create's answer");
@@ -100,7 +82,7 @@ describe('signals to svc run --ephemeral before the command', () => {
   it('a second during the create: svc stops at once, naming the key that may be made and its expiry', async () => {
     await fault({ method: 'POST', path: '/user/api-keys', delayMs: 300 });
     const result = await svc(['run', '--ephemeral', '--name', 'two signals', '--', 'true'], local.env, {
-      deps: signalsAt([
+      deps: signalsOn([
         { method: 'POST', signal: 'SIGINT' },
         { method: 'POST', signal: 'SIGINT' },
       ]),

@@ -1,6 +1,13 @@
 // tier: in-process
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
+
+/** status's `error` is a failed command's `--json` document's `error` member, by the same schema. */
+const validFailure = new Ajv2020({ strict: true }).compile(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../docs/cli-error.schema.json'), 'utf8')));
+const expectFailureShape = (error: unknown) => expect(validFailure({ error }), JSON.stringify(validFailure.errors)).toBe(true);
 
 const local = useLocalServer({ plan: 'free' });
 const UNKNOWN_KEY = `sk_${'a'.repeat(64)}`;
@@ -50,8 +57,9 @@ describe('svc status prints its block in every state', () => {
     expect(json.exitCode).toBe(3);
     const doc = JSON.parse(json.stdout);
     expect(doc.key).toEqual({ hint: 'sk_aaaa…aaaa', source: 'env', store: 'env', valid: false });
-    expect(doc.error).toMatchObject({ exitCode: 3, status: 401 });
+    expect(doc.error).toMatchObject({ exitCode: 3, status: 401, code: 'UNAUTHORIZED' });
     expect(doc.error.message).toContain('unknown, disabled, expired or revoked');
+    expectFailureShape(doc.error);
   });
 
   it('a server that is down: one attempt, ✗ on the server with its address, exit 1', async () => {
@@ -73,8 +81,10 @@ describe('svc status prints its block in every state', () => {
     expect(json.exitCode).toBe(1);
     const doc = JSON.parse(json.stdout);
     expect(doc.key.valid).toBeNull();
-    expect(doc.error).toMatchObject({ exitCode: 1, status: null });
+    expect(doc.error).toMatchObject({ exitCode: 1 });
+    expect(doc.error).not.toHaveProperty('status');
     expect(doc.error.message).toContain('connection refused');
+    expectFailureShape(doc.error);
   });
 
   it('no key: the block says so, exit 3', async () => {
@@ -86,6 +96,7 @@ describe('svc status prints its block in every state', () => {
     const json = await status({ SVC_API_KEY: undefined }, true);
     expect(json.exitCode).toBe(3);
     expect(JSON.parse(json.stdout)).toMatchObject({ key: null, workspace: null, error: { exitCode: 3 } });
+    expectFailureShape(JSON.parse(json.stdout).error);
   });
 
   it('a spent rate limit: says how many are left and when it resets, without waiting, exit 0', async () => {

@@ -197,35 +197,64 @@ async function switchOne(client: ApiClient, id: string, enabled: boolean): Promi
 export type KeyOutcome<T> = { id: string; state: 'done'; value: T } | { id: string; state: 'gone' } | { id: string; state: 'failed'; error: unknown };
 
 /**
+ * How a run over several keys is watched from outside (a command's signal
+ * handling, its progress lines): told of each key as it is tried and as it
+ * lands, and asked between two keys whether to stop.
+ */
+export interface KeyRunWatch<T> {
+  /** The signal that asked the run to stop, asked before each key but the first; null to go on. */
+  stopRequested?: () => NodeJS.Signals | null;
+  /** The key about to be tried. */
+  onStart?: (id: string) => void;
+  /** Each key's outcome as it comes, before the next is tried; `name` when the argument that found it was its name. */
+  onOutcome?: (outcome: KeyOutcome<T>, name: string | null) => void;
+}
+
+export interface KeysRun<T> {
+  outcomes: KeyOutcome<T>[];
+  notTried: string[];
+  /** The signal the run stopped for, leaving `notTried`; null when nothing stopped it. */
+  stoppedBy: NodeJS.Signals | null;
+}
+
+/**
  * Acts on each id in turn. A key that is not there is `gone` and the others
  * are still tried; any other failure is `failed` and, unless `keepGoing`,
  * ends the run: the ids after it come back as not tried, so nothing is
- * reported done that was not.
+ * reported done that was not. A stop asked for between two keys ends it the
+ * same way.
  */
 async function eachKey<T>(
   ids: readonly string[],
   act: (id: string) => Promise<T>,
   keepGoing: boolean,
-): Promise<{ outcomes: KeyOutcome<T>[]; notTried: string[] }> {
+  watch: KeyRunWatch<T> = {},
+  nameOf: (id: string) => string | null = () => null,
+): Promise<KeysRun<T>> {
   const outcomes: KeyOutcome<T>[] = [];
+  const settle = (outcome: KeyOutcome<T>) => {
+    outcomes.push(outcome);
+    watch.onOutcome?.(outcome, nameOf(outcome.id));
+  };
   for (const [index, id] of ids.entries()) {
+    const stoppedBy = index > 0 ? (watch.stopRequested?.() ?? null) : null;
+    if (stoppedBy) return { outcomes, notTried: ids.slice(index), stoppedBy };
+    watch.onStart?.(id);
     try {
-      outcomes.push({ id, state: 'done', value: await act(id) });
+      settle({ id, state: 'done', value: await act(id) });
     } catch (error) {
       if (isNotFound(error)) {
-        outcomes.push({ id, state: 'gone' });
+        settle({ id, state: 'gone' });
         continue;
       }
-      outcomes.push({ id, state: 'failed', error });
-      if (!keepGoing) return { outcomes, notTried: ids.slice(index + 1) };
+      settle({ id, state: 'failed', error });
+      if (!keepGoing) return { outcomes, notTried: ids.slice(index + 1), stoppedBy: null };
     }
   }
-  return { outcomes, notTried: [] };
+  return { outcomes, notTried: [], stoppedBy: null };
 }
 
-export interface KeysActedOn<T> {
-  outcomes: KeyOutcome<T>[];
-  notTried: string[];
+export interface KeysActedOn<T> extends KeysRun<T> {
   /** What the arguments the server did not know as ids name, when there were any and svc got as far as asking. */
   byName: ByName | null;
 }
@@ -234,21 +263,32 @@ export interface KeysActedOn<T> {
  * eachKey on the arguments as ids, stopping at a failure; then, unless one stopped it, those
  * the server did not know are read as names (keysByName) and the keys that
  * each names alone are acted on in turn. A name several keys share is left
- * in `byName.shared`, neither done nor gone.
+ * in `byName.shared`, neither done nor gone. A stop before the names were
+ * read leaves them not tried.
  */
-async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act: (id: string) => Promise<T>): Promise<KeysActedOn<T>> {
-  const first = await eachKey(args, act, false);
+async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act: (id: string) => Promise<T>, watch: KeyRunWatch<T> = {}): Promise<KeysActedOn<T>> {
+  // A gone id is told only once it is known not to be a name either.
+  const first = await eachKey(args, act, false, { ...watch, onOutcome: (o, name) => o.state !== 'gone' && watch.onOutcome?.(o, name) });
   const gone = first.outcomes.flatMap((o) => (o.state === 'gone' ? [o.id] : []));
   if (gone.length === 0 || first.outcomes.some((o) => o.state === 'failed')) return { ...first, byName: null };
+  const stoppedBy = first.stoppedBy ?? watch.stopRequested?.() ?? null;
+  if (stoppedBy) return { outcomes: first.outcomes.filter((o) => o.state !== 'gone'), notTried: [...gone, ...first.notTried], stoppedBy, byName: null };
   const byName = await keysByName(client, gone);
-  const second = await eachKey([...byName.ids.values()], act, false);
   const named = (id: string) => byName.ids.has(id) || byName.shared.has(id) || byName.unsure.includes(id);
-  return { outcomes: [...first.outcomes.filter((o) => o.state !== 'gone' || !named(o.id)), ...second.outcomes], notTried: second.notTried, byName };
+  for (const o of first.outcomes) if (o.state === 'gone' && !named(o.id)) watch.onOutcome?.(o, null);
+  const argOf = new Map([...byName.ids].map(([arg, id]) => [id, arg]));
+  const second = await eachKey([...byName.ids.values()], act, false, watch, (id) => argOf.get(id) ?? null);
+  return {
+    outcomes: [...first.outcomes.filter((o) => o.state !== 'gone' || !named(o.id)), ...second.outcomes],
+    notTried: second.notTried,
+    stoppedBy: second.stoppedBy,
+    byName,
+  };
 }
 
 /** Switches each id on or off, as revokeKeys revokes. */
-export function switchKeys(client: ApiClient, ids: readonly string[], enabled: boolean): Promise<{ outcomes: KeyOutcome<Switched>[]; notTried: string[] }> {
-  return eachKey(ids, (id) => switchOne(client, id, enabled), false);
+export function switchKeys(client: ApiClient, ids: readonly string[], enabled: boolean, watch?: KeyRunWatch<Switched>): Promise<KeysRun<Switched>> {
+  return eachKey(ids, (id) => switchOne(client, id, enabled), false, watch);
 }
 
 /**
@@ -258,8 +298,8 @@ export function switchKeys(client: ApiClient, ids: readonly string[], enabled: b
 export type Revoked = Awaited<ReturnType<ApiClient['revokeKey']>>;
 
 /** Revokes each id; the value of each done one is the server's answer. */
-export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing: boolean): Promise<{ outcomes: KeyOutcome<Revoked>[]; notTried: string[] }> {
-  return eachKey(ids, (id) => revokeOne(client, id), keepGoing);
+export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing: boolean, watch?: KeyRunWatch<Revoked>): Promise<KeysRun<Revoked>> {
+  return eachKey(ids, (id) => revokeOne(client, id), keepGoing, watch);
 }
 
 /**
@@ -288,12 +328,12 @@ async function revokeOne(client: ApiClient, id: string): Promise<Revoked> {
  * or revokeKeys, names resolved as eachKeyOrName says. Ids that come from a
  * list (prune, the manager, orphans) never go through names.
  */
-export function switchNamedKeys(client: ApiClient, args: readonly string[], enabled: boolean): Promise<KeysActedOn<Switched>> {
-  return eachKeyOrName(client, args, (id) => switchOne(client, id, enabled));
+export function switchNamedKeys(client: ApiClient, args: readonly string[], enabled: boolean, watch?: KeyRunWatch<Switched>): Promise<KeysActedOn<Switched>> {
+  return eachKeyOrName(client, args, (id) => switchOne(client, id, enabled), watch);
 }
 
-export function revokeNamedKeys(client: ApiClient, args: readonly string[]): Promise<KeysActedOn<Revoked>> {
-  return eachKeyOrName(client, args, (id) => revokeOne(client, id));
+export function revokeNamedKeys(client: ApiClient, args: readonly string[], watch?: KeyRunWatch<Revoked>): Promise<KeysActedOn<Revoked>> {
+  return eachKeyOrName(client, args, (id) => revokeOne(client, id), watch);
 }
 
 export interface PrunePlan {

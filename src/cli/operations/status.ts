@@ -2,7 +2,7 @@ import { PROBE, type ApiClient, type ApiResponse, type KeyList } from '../../cli
 import { ApiError, RateLimitedError } from '../../client/errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { readRateLimit } from '../rate-limit.js';
-import { describeFailure } from '../report.js';
+import { describeFailure, failureDocument, type FailureDocument } from '../report.js';
 import type { KeyStore } from '../secret-store/saved-key.js';
 import { noKeyError, withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession, type ProfileSource } from '../session.js';
 
@@ -25,8 +25,8 @@ export interface StatusReport {
   /** `limited`: the key has no requests left until the reset; `limit` null when the 429 did not say. */
   rateLimit: { limit: number | null; remaining: number; resetSeconds: number; limited: boolean } | null;
   latencyMs: number | null;
-  /** What failed, as the error message on stderr says it; null when the key works. */
-  error: { message: string; exitCode: number; status: number | null } | null;
+  /** What failed, as a failed command's `--json` document tells it (docs/cli-error.schema.json); null when the key works. */
+  error: FailureDocument['error'] | null;
 }
 
 export interface Status {
@@ -94,8 +94,7 @@ export async function readStatus(session: ProfileSession): Promise<Status> {
   } catch (error) {
     if (error instanceof ApiError && error.status === 401 && report.key) report.key.valid = false;
     failure = error;
-    const { exitCode, lines } = describeFailure(error, { verbose: session.options.verbose === true });
-    report.error = { message: lines.join('\n'), exitCode, status: error instanceof ApiError ? error.status : null };
+    report.error = failureDocument(error, describeFailure(error, { verbose: session.options.verbose === true })).error;
   }
   return { report, failure, workspaceOffered, credentials, list };
 }

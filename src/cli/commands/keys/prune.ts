@@ -4,7 +4,8 @@ import type { Outcome } from '../../after-command.js';
 import { parseDuration } from '../../duration.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import type { PruneCriteria } from '../../key-filters.js';
-import { planPrune, revokeKeys } from '../../operations/keys.js';
+import { planPrune, revokeKeys, type KeyOutcome, type Revoked } from '../../operations/keys.js';
+import { stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { keyColumns, listCaveats, shown } from '../../views/keys.js';
@@ -77,20 +78,23 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
   }
   await confirm(session, targets.length, opts.yes === true);
 
-  const { outcomes } = await revokeKeys(client, targets.map((t) => t.view.id!), true);
+  // Each revoke is told as it lands, so that a run stopped partway has told every key it revoked.
+  const tell = (outcome: KeyOutcome<Revoked>) => {
+    if (outcome.state === 'done') render.success(`Revoked ${shown(outcome.id)}.`);
+    else if (outcome.state === 'gone') render.info(`${shown(outcome.id)} was already gone.`);
+  };
+  const { outcomes, notTried, stoppedBy } = await stoppableBetweenKeys(session.deps, render, 'revoked', (watch) =>
+    revokeKeys(client, targets.map((t) => t.view.id!), true, { ...watch, onOutcome: tell }),
+  );
   const revoked: string[] = [];
   const failed: { id: string; error: string }[] = [];
   for (const outcome of outcomes) {
-    if (outcome.state === 'failed') {
-      failed.push({ id: outcome.id, error: (outcome.error as Error).message });
-      continue;
-    }
+    if (outcome.state === 'failed') failed.push({ id: outcome.id, error: (outcome.error as Error).message });
     // Gone already is what prune wanted.
-    revoked.push(outcome.id);
-    if (outcome.state === 'done') render.success(`Revoked ${shown(outcome.id)}.`);
-    else render.info(`${shown(outcome.id)} was already gone.`);
+    else revoked.push(outcome.id);
   }
   report(revoked, failed);
+  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried);
   if (failed.length > 0) {
     throw new CliError(
       [`${failed.length} of ${targets.length} keys could not be revoked:`, ...failed.map((f) => `  ${shown(f.id)}: ${shown(f.error)}`)],

@@ -9,6 +9,7 @@ import { keysByName, keysNamed, namedIn, revokeKeys, revokeNamedKeys, unresolved
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { clip, shellWord } from '../../render/text.js';
+import { stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
 import { describeKey, shown } from '../../views/keys.js';
 
 export interface RevokeOptions {
@@ -53,12 +54,17 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
     ids = ids.map((id) => byName.ids.get(id) ?? id);
     await confirm(session, ids, list.keys, list.nowMs);
   }
-  const { outcomes, notTried, byName } = await revokeNamedKeys(client, ids);
+  const known = new Map((list?.keys ?? []).map((k) => [k.id, k.name]));
+  const told = new Set<string>();
+  const { outcomes, notTried, byName, stoppedBy } = await stoppableBetweenKeys(session.deps, session.render, 'revoked', (watch) =>
+    revokeNamedKeys(client, ids, { ...watch, onOutcome: (o, name) => tellLanded(session, o, name ?? known.get(o.id) ?? null, opts) && told.add(o.id) }),
+  );
   const listed = (byName?.list ?? list)?.keys ?? [];
   const names = new Map(listed.map((k) => [k.id, k.name]));
   const doubts = await lostAndNamed(client, outcomes.flatMap((o) => (o.state === 'done' && o.value.goneOnRetry && !names.has(o.id) ? [o.id] : [])));
-  const missing = reportRevoked(session, ids, outcomes.filter((o) => !doubts.has(o.id)), notTried, names, opts);
+  const missing = reportRevoked(session, ids, outcomes.filter((o) => !doubts.has(o.id)), notTried, names, opts, told);
   if (doubts.size > 0) throw new CliError([...doubts.values()].flat(), ExitCode.failure);
+  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried);
   // --if-exists takes a key that is gone for done, but not a name several keys share: which one was meant is for the person to say.
   if (missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0) throw await unresolved(client, missing, byName, 'revoke');
   return { list: byName?.list ?? list };
@@ -98,8 +104,28 @@ async function lostAndNamed(client: KeySession['client'], args: readonly string[
 }
 
 /**
- * Says what became of each revoke, prints --json's document, and throws the
- * first failure; returns the ids found gone, for the caller to report.
+ * Tells a revoke as it lands, before the next is tried, so that a run
+ * stopped partway has told every key it revoked: true when it told it. A
+ * lost answer whose retry found no key waits for the end, where svc may
+ * read the list to tell what it was.
+ */
+function tellLanded(session: KeySession, outcome: KeyOutcome<Revoked>, name: string | null, opts: RevokeOptions): boolean {
+  const { render } = session;
+  if (outcome.state === 'done' && !outcome.value.goneOnRetry) {
+    render.success(`Revoked ${name ? `'${shown(name)}' (${shown(outcome.id)})` : shown(outcome.id)}.`);
+    return true;
+  }
+  if (outcome.state === 'gone' && opts.ifExists) {
+    render.info(`${shown(outcome.id)} was already gone.`);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Says what became of each revoke not told as it landed (`told`), prints
+ * --json's document, and throws the first failure; returns the ids found
+ * gone, for the caller to report.
  */
 function reportRevoked(
   session: KeySession,
@@ -108,6 +134,7 @@ function reportRevoked(
   notTried: readonly string[],
   names: ReadonlyMap<string | null, string | null>,
   opts: RevokeOptions,
+  told: ReadonlySet<string>,
 ): string[] {
   const { render } = session;
   const answers: unknown[] = [];
@@ -123,10 +150,10 @@ function reportRevoked(
     } else if (outcome.state === 'done') {
       answers.push(outcome.value.answer);
       const name = names.get(id);
-      render.success(`Revoked ${name ? `'${shown(name)}' (${shown(id)})` : shown(id)}.`);
+      if (!told.has(id)) render.success(`Revoked ${name ? `'${shown(name)}' (${shown(id)})` : shown(id)}.`);
     } else if (outcome.state === 'gone' && opts.ifExists) {
       answers.push({ id, revoked: false });
-      render.info(`${shown(id)} was already gone.`);
+      if (!told.has(id)) render.info(`${shown(id)} was already gone.`);
     } else if (outcome.state === 'gone') {
       // Carry on with the other ids, like rm does, and fail at the end.
       missing.push(id);
@@ -170,9 +197,14 @@ async function revokeByName(session: KeySession, idArgs: readonly string[], give
   }
   const ids = keys.map((key) => key.id);
   if (!opts.yes) await confirm(session, ids, list.keys, list.nowMs);
+  const names = new Map(keys.map((k) => [k.id, k.name]));
+  const told = new Set<string>();
   // Ids from the list: one gone meanwhile is gone, never read as a name.
-  const { outcomes, notTried } = await revokeKeys(client, ids, false);
-  const missing = reportRevoked(session, ids, outcomes, notTried, new Map(keys.map((k) => [k.id, k.name])), opts);
+  const { outcomes, notTried, stoppedBy } = await stoppableBetweenKeys(session.deps, session.render, 'revoked', (watch) =>
+    revokeKeys(client, ids, false, { ...watch, onOutcome: (o) => tellLanded(session, o, names.get(o.id) ?? null, opts) && told.add(o.id) }),
+  );
+  const missing = reportRevoked(session, ids, outcomes, notTried, names, opts, told);
+  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried);
   if (missing.length > 0) throw await unresolved(client, missing, null, 'revoke');
   return { list };
 }

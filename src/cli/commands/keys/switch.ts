@@ -6,6 +6,7 @@ import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { shown } from '../../views/keys.js';
 import { showSwitched } from '../../views/switched.js';
+import { stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
 
 export function register(keys: Command, app: App): void {
   keys
@@ -37,15 +38,17 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
   });
   const { client, render, options } = session;
-  const { outcomes, notTried, byName } = await switchNamedKeys(client, ids, enabled);
+  // Each key is told as its change lands, so that a run stopped partway has told every key it changed;
+  // --json prints one document for all of them, below.
+  const { outcomes, notTried, byName, stoppedBy } = await stoppableBetweenKeys(session.deps, render, enabled ? 'enabled' : 'disabled', (watch) =>
+    switchNamedKeys(client, ids, enabled, { ...watch, onOutcome: (o) => o.state === 'done' && showSwitched(session, o.id, enabled, o.value, false) }),
+  );
   const documents: unknown[] = [];
   const missing: string[] = [];
   let failure: unknown;
   for (const outcome of outcomes) {
     if (outcome.state === 'done') {
       documents.push(outcome.value.document);
-      // --json prints one document for all of them, below.
-      showSwitched(session, outcome.id, enabled, outcome.value, false);
     } else if (outcome.state === 'gone') {
       missing.push(outcome.id);
     } else {
@@ -53,6 +56,7 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     }
   }
   if (options.json && documents.length > 0) render.json(ids.length === 1 ? documents[0] : documents);
+  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried);
   if (failure !== undefined) {
     if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
     throw failure;

@@ -1,0 +1,91 @@
+// tier: in-process
+/**
+ * A change to several keys stopped by a signal (a cancelled CI job, Ctrl-C):
+ * the first signal stops it between two keys, with every change that landed
+ * told as it landed and the keys not tried named, exit 128 + n; a second
+ * stops at once, naming the key whose change may or may not have landed.
+ * Nothing that landed goes untold, and nothing is told that did not land.
+ */
+import { describe, expect, it } from 'vitest';
+import { call, svc, useLocalServer } from '../helpers/in-process.js';
+import { atNth, signalsAt } from '../helpers/signals.js';
+
+const local = useLocalServer({ plan: 'pro' });
+
+async function makeKeys(name: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push((await call(local.server.url, 'POST', '/api/service/user/api-keys', local.server.apiKey!, { name })).json.id);
+  return ids;
+}
+
+/** The keys named `name` on the server now, and whether each is enabled. */
+async function onServer(name: string): Promise<Map<string, boolean>> {
+  const { keys } = JSON.parse((await svc(['keys', 'list', '--json'], local.env)).stdout) as { keys: { id: string; name: string; enabled: boolean }[] };
+  return new Map(keys.filter((k) => k.name === name).map((k) => [k.id, k.enabled]));
+}
+
+const told = (stderr: string, verb: string) => [...stderr.matchAll(new RegExp(`✓ ${verb} (?:'[^']*' \\()?(key_\\w+)`, 'g'))].map((m) => m[1]!);
+
+describe('a signal partway through revoking several keys', () => {
+  it('the first stops between two keys: each revoked key was told, the rest are named and left, exit 143', async () => {
+    const made = await makeKeys('batch-term', 5);
+    const result = await svc(['keys', 'revoke', '--name', 'batch-term', '--all', '--yes'], local.env, { deps: signalsAt(atNth('DELETE', 2, ['SIGTERM'])) });
+    expect(result.exitCode).toBe(143);
+    const revoked = told(result.stderr, 'Revoked');
+    expect(revoked).toHaveLength(2);
+    const left = await onServer('batch-term');
+    expect([...left.keys()].sort()).toEqual(made.filter((id) => !revoked.includes(id)).sort());
+    expect(result.stderr).toContain(`Stopping once ${revoked[1]} is done (SIGTERM again to stop at once).`);
+    const last = result.stderr.split('\n').at(-1)!;
+    expect(last).toMatch(/^error: Stopped by SIGTERM before these were tried: (key_\w+, ){2}key_\w+\.$/);
+    for (const id of left.keys()) expect(last).toContain(id);
+  });
+
+  it('under --json stdout holds the answers of the keys revoked, and nothing claims the others', async () => {
+    await makeKeys('batch-json', 4);
+    const result = await svc(['keys', 'revoke', '--name', 'batch-json', '--all', '--yes', '--json'], local.env, { deps: signalsAt(atNth('DELETE', 3, ['SIGINT'])) });
+    expect(result.exitCode).toBe(130);
+    const answers = JSON.parse(result.stdout) as { id: string }[];
+    expect(answers).toHaveLength(3);
+    const left = await onServer('batch-json');
+    expect(left.size).toBe(1);
+    for (const { id } of answers) expect(left.has(id)).toBe(false);
+  });
+
+  it('a second signal stops at once and names the key whose revoke was out', async () => {
+    const made = await makeKeys('batch-twice', 4);
+    const result = await svc(['keys', 'revoke', ...made, '--yes'], local.env, { deps: signalsAt(atNth('DELETE', 2, ['SIGINT', 'SIGINT'])) });
+    expect(result.exitCode).toBe(130);
+    expect(told(result.stderr, 'Revoked')).toEqual([made[0]]);
+    expect(result.stderr).toContain(`Stopped by SIGINT while ${made[1]} was being changed: it may or may not have been revoked; \`svc keys view ${made[1]}\` tells.`);
+    const left = await onServer('batch-twice');
+    expect(left.has(made[0]!)).toBe(false);
+    expect(left.has(made[2]!) && left.has(made[3]!)).toBe(true);
+  });
+
+  it('prune: the keys revoked before the stop are told and in its report', async () => {
+    const made = await makeKeys('batch-prune', 4);
+    for (const id of made) await call(local.server.url, 'PATCH', `/api/service/user/api-keys/${id}`, local.server.apiKey!, { enabled: false });
+    const result = await svc(['keys', 'prune', '--disabled', '--yes', '--json'], local.env, { deps: signalsAt(atNth('DELETE', 2, ['SIGHUP'])) });
+    expect(result.exitCode).toBe(129);
+    const report = JSON.parse(result.stdout) as { revoked: string[]; failed: unknown[] };
+    expect(report.revoked).toEqual(told(result.stderr, 'Revoked'));
+    expect(report.revoked).toHaveLength(2);
+    const left = await onServer('batch-prune');
+    for (const id of report.revoked) expect(left.has(id)).toBe(false);
+    expect(left.size).toBe(2);
+  });
+});
+
+describe('a signal partway through switching several keys', () => {
+  it('disable stops between two keys: the keys disabled were told, the rest stay enabled', async () => {
+    const made = await makeKeys('batch-switch', 4);
+    const result = await svc(['keys', 'disable', ...made], local.env, { deps: signalsAt(atNth('PATCH', 2, ['SIGTERM'])) });
+    expect(result.exitCode).toBe(143);
+    const disabled = told(result.stderr, 'Disabled');
+    expect(disabled).toEqual(made.slice(0, 2));
+    const now = await onServer('batch-switch');
+    for (const id of made) expect(now.get(id)).toBe(!disabled.includes(id));
+    expect(result.stderr).toContain(`Stopped by SIGTERM before these were tried: ${made.slice(2).join(', ')}.`);
+  });
+});
