@@ -51,20 +51,36 @@ export class OutputError extends CliError {
   }
 }
 
-/** A new key's secret could not be written: it is lost, and the key should go. */
+/**
+ * A new key's secret could not be written: it is lost, so its key goes.
+ * `revoked` says what became of the key: revoked by svc, or why it could
+ * not be (the person is then told to); undefined before svc tried.
+ */
 export class SecretNotWrittenError extends CliError {
   /** `before`: what failed first, when printing was the fallback (a delivery). */
   constructor(
-    id: string | null,
+    readonly id: string | null,
     readonly writeError: Error,
-    before: readonly string[] = [],
+    readonly before: readonly string[] = [],
+    readonly revoked?: true | { why: string },
   ) {
+    const lost = `The new key${id === null ? '' : ` ${clip(id, 200)}`} was created, but its secret could not be written to stdout (${clip(writeError.message, 200)}): the secret is lost`;
     super([
       ...before,
-      `The new key${id === null ? '' : ` ${clip(id, 200)}`} was created, but its secret could not be written to stdout (${clip(writeError.message, 200)}): the secret is lost, and svc keeps no copy.`,
-      id === null ? 'Revoke the new key: find it with `svc keys list`, then `svc keys revoke <id>`.' : `Revoke it: svc keys revoke ${shellWord(id)}`,
+      ...(revoked === true
+        ? [`${lost} (svc keeps no copy), so svc revoked the key.`]
+        : [
+            `${lost}, and svc keeps no copy.`,
+            ...(revoked === undefined ? [] : [`svc could not revoke the key: ${clip(revoked.why, 200)}.`]),
+            id === null ? 'Revoke the new key: find it with `svc keys list`, then `svc keys revoke <id>`.' : `Revoke it: svc keys revoke ${shellWord(id)}`,
+          ]),
     ]);
     this.name = 'SecretNotWrittenError';
+  }
+
+  /** The same failure, once svc tried to revoke the key. */
+  tried(revoked: true | { why: string }): SecretNotWrittenError {
+    return new SecretNotWrittenError(this.id, this.writeError, this.before, revoked);
   }
 }
 

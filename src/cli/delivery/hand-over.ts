@@ -27,7 +27,7 @@ export async function handOverNewKey(session: KeySession, key: NewKey, plan: Del
   const { secret } = key;
   if (secret === null || key.interrupted) {
     // Throws: SecretNotFoundError, or the InterruptedError that ends the command once the key is shown.
-    await showNewKey(session, key, printDocument);
+    await showOrRevokeNewKey(session, key, printDocument);
     return [];
   }
   let delivered: Delivered[];
@@ -43,11 +43,11 @@ export async function handOverNewKey(session: KeySession, key: NewKey, plan: Del
       throw error.instead(fallback);
     }
     try {
-      await showNewKey(session, key, printDocument);
+      await showOrRevokeNewKey(session, key, printDocument);
     } catch (shown) {
       // Printing was the fallback: both ways out failed, and that is what the person must hear.
       if (shown instanceof SecretNotWrittenError && error instanceof DeliveryFailedError) {
-        throw new SecretNotWrittenError(key.view.id, shown.writeError, [`The new secret could not be delivered: ${error.reason}.`]);
+        throw new SecretNotWrittenError(key.view.id, shown.writeError, [`The new secret could not be delivered: ${error.reason}.`], shown.revoked);
       }
       throw shown;
     }
@@ -57,8 +57,31 @@ export async function handOverNewKey(session: KeySession, key: NewKey, plan: Del
   return delivered;
 }
 
+/**
+ * Shows a new key (showNewKey). A secret that stdout did not take (a full
+ * disk, a reader gone, /dev/null) is lost: its key, which nobody can use and
+ * whose secret may lie half-written in a file, is revoked before the
+ * failure is told (docs/contract.md §C9).
+ */
+export async function showOrRevokeNewKey(session: KeySession, key: NewKey, printDocument = true): Promise<void> {
+  // A reader that goes away would otherwise end svc at once (exit 141), with the key live. Once it has, the
+  // subscription stays: svc stays to revoke the key and tell so, and exits 1 for it, not 141 at the last flush.
+  const off = session.io.onReaderGone?.(() => {});
+  try {
+    await showNewKey(session, key, printDocument);
+  } catch (error) {
+    if (!(error instanceof SecretNotWrittenError) || error.revoked !== undefined) {
+      off?.();
+      throw error;
+    }
+    const fallback = await revokeUnseen(session, key);
+    throw error.tried('revoked' in fallback ? true : { why: fallback.why });
+  }
+  off?.();
+}
+
 /** Revokes the new key whose secret went nowhere; a revoke that fails is said, not thrown: the delivery's failure comes first. */
-async function revokeUnseen(session: KeySession, key: NewKey): Promise<Fallback> {
+async function revokeUnseen(session: KeySession, key: NewKey): Promise<Exclude<Fallback, { printed: true }>> {
   const id = key.view.id;
   if (id === null) return { notRevoked: null, why: "the server's answer gives no id for it" };
   try {

@@ -1,5 +1,5 @@
 import { confirmChange } from './confirm.js';
-import { deliveredDocument, handOverNewKey } from '../delivery/hand-over.js';
+import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../delivery/hand-over.js';
 import { DeliveryFailedError, type Delivered } from '../delivery/failure.js';
 import type { DeliveryPlan } from '../delivery/plan.js';
 import type { NewKey } from '../operations/create.js';
@@ -7,7 +7,7 @@ import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../ope
 import type { KeySession } from '../session.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { rotationMessages, unsavedFailure } from '../views/rotation.js';
-import { createWatch, showNewKey } from '../views/show-new-key.js';
+import { createWatch } from '../views/show-new-key.js';
 
 /**
  * Rotates `id`, showing the new key as soon as it exists (or, given a
@@ -39,7 +39,7 @@ export async function rotate(
       },
       async show(key) {
         created = key;
-        await showNewKey(session, key, false);
+        await showOrRevokeNewKey(session, key, false);
       },
       ...(plan === null
         ? {}

@@ -11,7 +11,8 @@ import { profilesOf, type KeySession, type ProfileSession } from '../session.js'
 import { useProfile } from '../operations/profile.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { showPing } from '../views/ping.js';
-import { createWatch, showNewKey } from '../views/show-new-key.js';
+import { createWatch } from '../views/show-new-key.js';
+import { showOrRevokeNewKey } from '../delivery/hand-over.js';
 import { showSwitched } from '../views/switched.js';
 import type { View } from './view.js';
 import { readEnv } from '../environment.js';
@@ -63,7 +64,7 @@ export const ACTIONS = {
         }
       });
       const expiry = expiresIn.trim() ? { expiresIn: expiresIn.trim() } : {};
-      await showNewKey(session, await createExpiringKey(session.client, name.trim(), expiry, createWatch(session)));
+      await showOrRevokeNewKey(session, await createExpiringKey(session.client, name.trim(), expiry, createWatch(session)));
     },
   },
   toggle: {

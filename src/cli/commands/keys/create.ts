@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
-import { deliveredDocument, handOverNewKey } from '../../delivery/hand-over.js';
+import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../../delivery/hand-over.js';
 import { deliveryPlan, onDeliveryFailureOption, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors.js';
 import { checkKeyName, validateKeyName } from '../../keys.js';
 import { createExpiringKey } from '../../operations/create.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
-import { createWatch, refuseDiscardedStdout, showNewKey } from '../../views/show-new-key.js';
+import { createWatch, refuseDiscardedStdout } from '../../views/show-new-key.js';
 
 export interface CreateOptions extends DeliveryOptions {
   expiresIn?: string;
@@ -36,7 +36,7 @@ export async function run(session: KeySession, nameArg: string | undefined, opts
   if (plan === null) refuseDiscardedStdout(session.io);
   const name = nameArg === undefined ? await askName(session) : checkKeyName(nameArg);
   const key = await createExpiringKey(session.client, name, opts, createWatch(session));
-  if (plan === null) return showNewKey(session, key);
+  if (plan === null) return showOrRevokeNewKey(session, key);
   const delivered = await handOverNewKey(session, key, plan);
   if (session.options.json) session.render.json(deliveredDocument(key, delivered));
 }
