@@ -231,8 +231,7 @@ export function profilesOf(config: ConfigStore): string[] {
 
 async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Promise<ProfileSession> {
   const { io } = base;
-  const { openConfig } = await import('./config/store.js');
-  const config = openConfig(io.env, (line) => base.render.warn(line));
+  const config = await readConfig(base, needs);
   const named: ProfileSource | undefined = base.options.profile ? 'flag' : readEnv(io.env, 'SVC_PROFILE') ? 'env' : undefined;
   const project = named === undefined ? findProjectProfile(io.cwd, (line) => base.render.warn(line), undefined, profilesOf(config)) : null;
   const chosen = named === undefined && project === null ? config.defaultProfile() : undefined;
@@ -256,6 +255,27 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
     }
   }
   return Object.freeze({ ...base, profileName, profileSource, profileFile: project?.path ?? null, profileExists, config, profile, endpoint, credentials, keyFailure });
+}
+
+/**
+ * The config file, for reading the profile. A command whose key and server
+ * both come from the environment or the flags (a CI job: SVC_API_KEY and
+ * SVC_BASE_URL) needs nothing from it: a file svc cannot open (broken,
+ * planted, not a file) is said in one line and left unread, and a change
+ * the command would save to it is refused with that reason.
+ */
+async function readConfig(base: Session, needs: Exclude<Needs, 'nothing'>): Promise<ConfigStore> {
+  const { io } = base;
+  const { openConfig, unopenedConfig } = await import('./config/store.js');
+  const warn = (line: string) => base.render.warn(line);
+  try {
+    return openConfig(io.env, warn);
+  } catch (error) {
+    const needsNone = needs === 'key' && Boolean(readEnv(io.env, 'SVC_API_KEY')?.trim()) && Boolean(base.options.baseUrl || readEnv(io.env, 'SVC_BASE_URL'));
+    if (!(error instanceof CliError) || !needsNone) throw error;
+    warn(`${error.lines[0]} SVC_API_KEY and ${base.options.baseUrl ? '--base-url' : 'SVC_BASE_URL'} need nothing from it, so svc went on without it.`);
+    return unopenedConfig(io.env, error);
+  }
 }
 
 /**

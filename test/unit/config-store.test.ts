@@ -1,6 +1,6 @@
 // tier: in-process
 import * as fs from 'node:fs';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -321,6 +321,33 @@ describe('files that are not what svc writes, where the config and its lock go (
     expect(() => openConfig({ SVC_CONFIG_DIR: dir }, (line) => warnings.push(line))).toThrow(`The config file ${file} is a directory, not a regular file.`);
     expect(warnings).toEqual([]);
     expect(statSync(file).mode & 0o777).toBe(0o755);
+  });
+
+  it('never changes the mode of a file it reaches through a link: a readable config is warned of, any other file refused as it is', async () => {
+    const target = mkdtempSync(join(tmpdir(), 'svc-config-target-'));
+    try {
+      // Someone's notes, linked where the config goes: not svc's file, not JSON.
+      writeFileSync(join(target, 'notes.txt'), 'public notes\n', { mode: 0o644 });
+      chmodSync(join(target, 'notes.txt'), 0o644);
+      symlinkSync(join(target, 'notes.txt'), file);
+      const warnings: string[] = [];
+      expect(() => openConfig({ SVC_CONFIG_DIR: dir }, (line) => warnings.push(line))).toThrow('it is not valid JSON');
+      expect(warnings).toEqual([]);
+      expect(statSync(join(target, 'notes.txt')).mode & 0o777).toBe(0o644);
+
+      // A real config, readable by others, through a link: said, not changed.
+      rmSync(file);
+      writeFileSync(join(target, 'shared.json'), '{"profiles":{}}');
+      chmodSync(join(target, 'shared.json'), 0o644);
+      symlinkSync(join(target, 'shared.json'), file);
+      openConfig({ SVC_CONFIG_DIR: dir }, (line) => warnings.push(line));
+      expect(warnings).toEqual([
+        `${file} links to ${join(realpathSync(target), 'shared.json')}, which other users can read, and it holds API keys: make it 0600 (svc does not change the mode of a file it reaches through a link).`,
+      ]);
+      expect(statSync(join(target, 'shared.json')).mode & 0o777).toBe(0o644);
+    } finally {
+      rmSync(target, { recursive: true, force: true });
+    }
   });
 
   it('a link to a file not made yet is read as no profiles, and the first save makes that file', async () => {

@@ -76,6 +76,21 @@ export function configDir(env: NodeJS.ProcessEnv): string {
  * an atomic rename. Reading takes no lock: the rename means a reader sees
  * one whole file or the other.
  */
+/**
+ * A config svc could not open, for a command that needs nothing from it:
+ * no profiles, and every change refused with the reason it could not be
+ * opened. Nothing of the file is read.
+ */
+export function unopenedConfig(env: NodeJS.ProcessEnv, why: CliError): ConfigStore {
+  return {
+    path: join(resolve(configDir(env)), 'config.json'),
+    getProfile: () => ({}),
+    profileNames: () => [],
+    defaultProfile: () => undefined,
+    update: () => Promise.reject(why),
+  };
+}
+
 export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void, storeOptions: ConfigOptions = {}): ConfigStore {
   const dir = resolve(configDir(env));
   const file = join(dir, 'config.json');
@@ -88,15 +103,6 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
   if (stats && !stats.isFile()) {
     throw new CliError(`The config file ${file} is ${fileKind(stats)}, not a regular file. svc has left it as it is: move it aside, and run \`svc login\` again.`);
   }
-  if (stats && (stats.mode & 0o077) !== 0) {
-    try {
-      chmodSync(target, FILE_MODE);
-      warn(`${file} was readable by other users; it holds API keys, so its mode is now 0600.`);
-    } catch (error) {
-      warn(`${file} is readable by other users, and it holds API keys; its mode could not be made 0600: ${describeFsError(error)}.`);
-    }
-  }
-
   const lockPath = `${file}.lock`;
   const lockWaitMs = storeOptions.lockWaitMs ?? LOCK_WAIT_MS;
   const readText = () => {
@@ -122,6 +128,20 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
   const read = () => load().document;
   // Turns a broken file into one clear error before any command relies on it.
   read();
+  // Only a file that is svc's config, and svc's own: one reached through a link may be anyone's file, linked there
+  // by mistake or on purpose, and its mode is for its owner to change.
+  if (stats && (stats.mode & 0o077) !== 0) {
+    if (target !== file) {
+      warn(`${file} links to ${target}, which other users can read, and it holds API keys: make it 0600 (svc does not change the mode of a file it reaches through a link).`);
+    } else {
+      try {
+        chmodSync(target, FILE_MODE);
+        warn(`${file} was readable by other users; it holds API keys, so its mode is now 0600.`);
+      } catch (error) {
+        warn(`${file} is readable by other users, and it holds API keys; its mode could not be made 0600: ${describeFsError(error)}.`);
+      }
+    }
+  }
   let updating = false;
 
   return {
