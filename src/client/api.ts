@@ -1,6 +1,6 @@
 import { API_PREFIX, apiPaths } from '../contract/paths.js';
 import type { ErrorBody } from '../contract/errors.js';
-import { keyHint } from '../contract/key-format.js';
+import { hintKeys, keyHint } from '../contract/key-format.js';
 import type { CreateKeyRequest } from '../contract/types.js';
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
 import { header } from './headers.js';
@@ -356,7 +356,7 @@ export class ApiClient {
       const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
       this.options.log?.(res ? `< ${res.status} in ${latencyMs} ms` : `< ${failure!.message} after ${latencyMs} ms`);
 
-      const parsed = res ? parseBody(res) : undefined;
+      const parsed = res ? readBody(res, method) : undefined;
       if (res) this.lastInstance = header(res, SERVER_INSTANCE_HEADER);
       // An HTTP-date Retry-After is read against the same response's Date.
       env.nowMs = (res && this.observeDate(res)) ?? this.now();
@@ -494,6 +494,24 @@ function detailText(item: unknown): string {
 }
 
 /** JSON, after the byte order mark some servers put before it (RFC 8259 §8.1 lets a parser skip it). */
+/**
+ * The answer's JSON. Only a create's answer (a POST's success) may carry a
+ * secret for the person to store; in any other a key (a name someone pasted
+ * a secret into, a server echoing the Authorization header) is shown by its
+ * hint, so that no listing, view or error prints it into a log.
+ */
+function readBody(res: HttpResponse, method: string): unknown {
+  const body = parseBody(res);
+  return method === 'POST' && res.status >= 200 && res.status < 300 ? body : keysHinted(body);
+}
+
+function keysHinted(value: unknown): unknown {
+  if (typeof value === 'string') return hintKeys(value);
+  if (Array.isArray(value)) return value.map(keysHinted);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, keysHinted(field)]));
+}
+
 function parseBody(res: HttpResponse): unknown {
   const text = res.text.startsWith('\uFEFF') ? res.text.slice(1) : res.text;
   if (text === '') return undefined;

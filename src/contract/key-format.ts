@@ -11,6 +11,13 @@ export function isWellFormedKey(value: string): boolean {
   return KEY_PATTERN.test(value);
 }
 
+const KEYS_INSIDE = new RegExp(KEY_INSIDE.source, 'g');
+
+/** `text` with every key in it replaced by its hint. */
+export function hintKeys(text: string): string {
+  return text.replace(KEYS_INSIDE, keyHint);
+}
+
 /** The first key in `text`, wherever it sits in it, or null. */
 export function keyIn(text: string): string | null {
   return KEY_INSIDE.exec(text)?.[0] ?? null;

@@ -105,3 +105,59 @@ describe('a key in an svc api path', () => {
     expect(sent).toHaveLength(1);
   });
 });
+
+describe('a key in an svc api body', () => {
+  it.each([
+    ['as a -f field', ['-f', `name=${SECRET}`]],
+    ['inside a -F field', ['-F', `name=ci ${SECRET}`]],
+    ['in a field\'s name', ['-f', `${SECRET}=x`]],
+  ])('is refused %s before any request', async (_, fields) => {
+    await refused(['api', '/user/api-keys', ...fields], 'something to send in a request body');
+  });
+
+  it('is refused from --input, nested anywhere in the document', async () => {
+    const { sent, transport } = noRequests();
+    const env = { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: IN_USE, SVC_CONFIG_DIR: config.dir };
+    const body = JSON.stringify({ name: 'ci', labels: [{ note: `rotated from ${SECRET}` }] });
+    const result = await svc(['api', '/user/api-keys', '--input', '-'], env, { input: body, deps: { transport } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('sk_abcd…wxyz: that is an API key, not something to send in a request body');
+    expect(sent).toEqual([]);
+    expect(leaked(result.stdout + result.stderr)).toBeNull();
+  });
+});
+
+describe('a key in what a server answers, but for a create', () => {
+  /** A server whose key list, key record and errors carry SECRET in a name and a message. */
+  function echoingServer(): Transport {
+    const record = { id: 'key_1', name: `pasted ${SECRET}`, hint: 'sk_abcd…wxyz', enabled: true, createdAt: '2026-01-01T00:00:00Z', note: [SECRET] };
+    return async (req) => {
+      const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) });
+      if (req.method === 'GET' && req.url.endsWith('/user/api-keys')) return json(200, { keys: [record] });
+      if (req.method === 'GET' && req.url.endsWith('/user/api-keys/key_1')) return json(200, record);
+      if (req.method === 'POST') return json(201, { ...record, id: 'key_2', name: 'new', secret: SECRET });
+      return json(400, { error: `Bad request for ${SECRET}`, code: 'INVALID_REQUEST' });
+    };
+  }
+
+  it.each([
+    ['keys list', ['keys', 'list']],
+    ['keys list --json', ['keys', 'list', '--json']],
+    ['keys view', ['keys', 'view', 'key_1']],
+    ['keys view --json', ['keys', 'view', 'key_1', '--json']],
+    ['svc api GET', ['api', '/user/api-keys']],
+    ['an error answer', ['api', '-X', 'PATCH', '/user/api-keys/key_1', '-F', 'enabled=false']],
+  ])('%s shows it by its hint', async (_, args) => {
+    const env = { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: IN_USE, SVC_CONFIG_DIR: config.dir };
+    const result = await svc(args, env, { deps: { transport: echoingServer() } });
+    expect(leaked(result.stdout + result.stderr), result.stdout + result.stderr).toBeNull();
+    expect(result.stdout + result.stderr).toContain('sk_abcd…wxyz');
+  });
+
+  it('a create\'s answer keeps its secret: it is the one time it is shown', async () => {
+    const env = { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_API_KEY: IN_USE, SVC_CONFIG_DIR: config.dir };
+    const result = await svc(['keys', 'create', 'new'], env, { deps: { transport: echoingServer() } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe(SECRET);
+  });
+});

@@ -51,6 +51,8 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
   const path = normalisePath(pathArg);
   const given = opts.method === undefined ? undefined : knownMethod(opts.method);
   const body = await buildBody(session, opts);
+  // A key in the body would be stored where the server keeps what it is sent (a key's name), and printed back.
+  if (body !== undefined) refuseKey(JSON.stringify(body), 'something to send in a request body');
   const method = given ?? (body === undefined ? 'GET' : 'POST');
   const timeoutMs = session.options.timeout ?? (isManagementPath(path) ? MANAGEMENT_TIMEOUT_MS : GENERATION_TIMEOUT_MS);
   const { client, render } = session;
