@@ -1,8 +1,9 @@
-import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
+import { confirm, input, password, select } from '@inquirer/prompts';
 import { PromptCancelledError } from './errors.js';
 import type { IO } from './io.js';
 import { sanitize } from './render/text.js';
 import { displayWidth } from './render/width.js';
+import { pickManyPrompt } from './pick-many-prompt.js';
 import { searchPrompt } from './search-prompt.js';
 
 /**
@@ -10,7 +11,6 @@ import { searchPrompt } from './search-prompt.js';
  * (all) and `i` (invert), typing a key's name there marked every key, the
  * one in use included.
  */
-const NO_SHORTCUTS = { all: null, invert: null };
 
 export interface Choice<T> {
   name: string;
@@ -110,7 +110,7 @@ function inquirerPrompter(io: IO): Prompter {
     confirm: (message, defaultValue = false) => ask((c) => confirm({ message, default: defaultValue }, c)),
     select: (message, choices) => ask((c) => select({ message, choices, pageSize: pageFor(io, choices), loop: false }, c)),
     search: (message, choices) => ask((c) => searchPrompt({ message, choices, pageSize: pageFor(io, choices) }, c)),
-    pickMany: (message, choices) => ask((c) => checkbox({ message, choices, pageSize: pageFor(io, choices), loop: false, shortcuts: NO_SHORTCUTS }, c)),
+    pickMany: (message, choices) => ask((c) => pickManyPrompt({ message, choices, pageSize: pageFor(io, choices) }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);

@@ -21,12 +21,12 @@ export interface SearchConfig<T> {
  * of which it is a whole word (`exact`): a key's name typed whole and Enter
  * pick that key, not a newer one whose name merely begins with it.
  */
-export function matching<T>(choices: readonly Row<T>[], term: string): Row<T>[] {
+export function matching<R extends Row<unknown>>(choices: readonly R[], term: string): R[] {
   const needle = term.toLowerCase();
   const found = choices.filter((c) => `${c.name} ${c.description ?? ''}`.toLowerCase().includes(needle));
   const whole = needle.trim();
   if (whole === '') return found;
-  const isWhole = (c: Row<T>) => c.exact?.some((word) => word.toLowerCase() === whole) === true;
+  const isWhole = (c: R) => c.exact?.some((word) => word.toLowerCase() === whole) === true;
   return [...found.filter(isWhole), ...found.filter((c) => !isWhole(c))];
 }
 

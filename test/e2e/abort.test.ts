@@ -112,7 +112,7 @@ describe('Ctrl-C at a question ends the command there: exit 130, and nothing aft
     const key = await create('picked');
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], server.env);
     await term.waitFor('Keys to revoke');
-    await term.send('Space', 'C-c');
+    await term.send('Tab', 'C-c');
     expect(await term.exitCode()).toBe(130);
     expect(await changes()).toEqual(['POST /user/api-keys 201']);
     expect(await named('picked')).toMatchObject([{ id: key.id, status: 'enabled' }]);

@@ -72,19 +72,19 @@ describe('prompts on a real terminal', () => {
     const created = JSON.parse((await svc(['keys', 'create', 'pick-me', '--json'], keyEnv())).stdout);
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], keyEnv());
     await term.waitFor('Keys to revoke');
-    await term.send('Space', 'Enter');
+    await term.send('Tab', 'Enter');
     await term.waitFor(`Revoke ${created.id}?`);
     await term.send('y', 'Enter');
     await term.waitFor(`Revoked '${created.name}' (${created.id}).`);
     expect(await term.exitCode()).toBe(0);
   });
 
-  it('letters typed into the many-key list mark nothing (no "a" for all, the key in use included)', async () => {
+  it('letters and digits typed into the many-key list mark nothing (no "a" for all, no "1" for the first row)', async () => {
     for (const name of ['one', 'two']) expect((await svc(['keys', 'create', name], keyEnv())).exitCode).toBe(0);
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], { ...keyEnv(), NO_COLOR: '1' });
     await term.waitFor('Keys to revoke');
-    // With inquirer's shortcuts, "a" marked all three keys and space then unmarked the first: two marks, not one.
-    await term.send('a', 'Space');
+    // With inquirer's checkbox, "a" marked all three keys, "1" toggled the first and Tab did nothing: two marks, not one.
+    await term.send('a', '1', 'BSpace', 'BSpace', 'Tab');
     const screen = await term.waitFor('◉');
     expect(screen.match(/◉/g)).toHaveLength(1);
     await term.send('C-c');
@@ -148,14 +148,32 @@ describe('prompts on a real terminal', () => {
       }
     });
 
-    it('keys revoke: Down, Space and Enter in one write revoke the key marked, which the echo and the question name', async () => {
+    it('keys revoke: a name with a digit pasted with Enter, after the cursor moved, asks about the key of that name alone', async () => {
       const own = await serverWithKeys();
       try {
         term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], own.env, { columns: 140, rows: 40 });
         await term.waitFor(/❯◯ spare /);
-        await term.paste('\x1b[B \r');
+        await term.send('Down', 'Down');
+        await term.waitFor(/❯◯ laptop /);
+        await term.paste('deliv3\r');
         const asked = await term.waitFor(`Revoke ${own.ids.deliv3}? This cannot be undone.`);
-        expect(asked).toMatch(/✔ Keys to revoke \(space to select, enter to confirm\): deliv3 /);
+        expect(asked).toMatch(/✔ Keys to revoke \(type to filter, tab to mark, enter to confirm\): deliv3 /);
+        await term.send('n', 'Enter');
+        expect(await term.exitCode()).toBe(130);
+        expect(await own.names()).toEqual(['bootstrap', 'deliv3', 'laptop', 'spare']);
+      } finally {
+        await own.server.stop();
+      }
+    });
+
+    it('keys revoke: Down, Tab and Enter in one write revoke the key marked, which the echo and the question name', async () => {
+      const own = await serverWithKeys();
+      try {
+        term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], own.env, { columns: 140, rows: 40 });
+        await term.waitFor(/❯◯ spare /);
+        await term.paste('\x1b[B\t\r');
+        const asked = await term.waitFor(`Revoke ${own.ids.deliv3}? This cannot be undone.`);
+        expect(asked).toMatch(/✔ Keys to revoke \(type to filter, tab to mark, enter to confirm\): deliv3 /);
         await term.send('y', 'Enter');
         await term.waitFor(`Revoked 'deliv3' (${own.ids.deliv3}).`);
         expect(await term.exitCode()).toBe(0);

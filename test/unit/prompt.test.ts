@@ -163,12 +163,44 @@ describe('the other lists, fed keys in one write', () => {
     }
   });
 
-  it('a many-key list answers with the rows marked before Enter', async () => {
+});
+
+describe('the many-key list, fed keys in one write', () => {
+  const TAB = '\t';
+
+  it('answers with the rows marked before Enter, whatever the filter shows at Enter', async () => {
     const { prompter, write, drawn, screen } = terminal();
     const answer = prompter.pickMany('Keys:', choicesOf(['alpha', 'beta', 'gamma']));
     await drawn((s) => s.includes('alpha'));
-    write(`${DOWN} ${DOWN} \r`);
+    write(`${DOWN}${TAB}${DOWN}${TAB}alp\r`);
     expect(await answer).toEqual([1, 2]);
     expect(screen().split('\n').at(-1)).toBe('✔ Keys: beta, gamma');
+  });
+
+  it('takes digits and spaces as filter text, never as marks: a pasted name with its Enter answers the row of that name alone', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.stringMatching(/^[a-z]{1,6}-\d{1,3}( [a-z0-9]{1,4})?$/), { minLength: 2, maxLength: 30 }), fc.nat(), fc.nat(5), async (names, pick, downs) => {
+        const target = names[pick % names.length]!;
+        const { prompter, write, drawn, screen } = terminal({ rows: 60 });
+        const answer = prompter.pickMany('Keys:', names.map((name, i) => ({ name, value: i, exact: [name] })));
+        await drawn((s) => s.includes(names[0]!));
+        // The cursor moved first, then the name and Enter in one write, as a paste with its newline comes.
+        write(`${DOWN.repeat(downs)}${target}\r`);
+        expect(await answer).toEqual([names.indexOf(target)]);
+        expect(screen().split('\n').at(-1)).toBe(`✔ Keys: ${target}`);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('answers nothing to Enter while the filter leaves no row and nothing is marked', async () => {
+    const { prompter, write, drawn, screen } = terminal();
+    const answer = prompter.pickMany('Keys:', choicesOf(['alpha', 'beta']));
+    await drawn((s) => s.includes('alpha'));
+    write('zz\r');
+    await drawn((s) => s.includes('No results found'));
+    write(`${BACKSPACE}${BACKSPACE}bet\r`);
+    expect(await answer).toEqual([1]);
+    expect(screen().split('\n').at(-1)).toBe('✔ Keys: beta');
   });
 });
