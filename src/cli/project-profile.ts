@@ -12,6 +12,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { workingDirectory } from './io.js';
 import { clip } from './render/text.js';
+import { nearProfile } from './suggest.js';
 import { readUntrusted, UntrustedFileError } from './untrusted-file.js';
 
 export const PROJECT_FILE = '.svc-profile';
@@ -22,6 +23,12 @@ export interface ProjectProfile {
   path: string;
 }
 
+/** The nearest `.svc-profile`, when svc will not take what it holds: `why` finishes "<path> …". */
+export interface RefusedProjectFile {
+  path: string;
+  why: string;
+}
+
 /** A profile's name is short; a longer file is not one. */
 const MAX_BYTES = 1024;
 
@@ -29,14 +36,14 @@ const MAX_BYTES = 1024;
  * The nearest `.svc-profile` at or above `cwd` (the process's when unset), up to and including the
  * home directory (when `cwd` is below it; else up to the root): a file
  * above home belongs to no project of yours. The nearest file decides: one
- * that is refused (said through `warn`) is not passed over for another
- * further up, and the saved default applies instead. With `profiles`
+ * that is refused (told to `refused`) is not passed over for another
+ * further up; the caller decides what applies instead. With `profiles`
  * given, a name that is none of them is refused too, unshown: the file
  * may be a link to, or a copy of, something that is no profile name at all.
  */
 export function findProjectProfile(
   cwd: string | undefined,
-  warn: (line: string) => void,
+  refused: (refusal: RefusedProjectFile) => void,
   home = homeDir(),
   profiles?: readonly string[],
 ): ProjectProfile | null {
@@ -45,7 +52,7 @@ export function findProjectProfile(
   let dir = resolve(start);
   for (;;) {
     const path = join(dir, PROJECT_FILE);
-    if (exists(path)) return readProjectFile(path, warn, profiles);
+    if (exists(path)) return readProjectFile(path, refused, profiles);
     const parent = dirname(dir);
     if (dir === home || parent === dir) return null;
     dir = parent;
@@ -75,9 +82,9 @@ function exists(path: string): boolean {
  * be one of `profiles`: a file planted in a checked-out repository is read
  * into a build log otherwise.
  */
-function readProjectFile(path: string, warn: (line: string) => void, profiles: readonly string[] | undefined): ProjectProfile | null {
+function readProjectFile(path: string, refused: (refusal: RefusedProjectFile) => void, profiles: readonly string[] | undefined): ProjectProfile | null {
   const refuse = (why: string) => {
-    warn(`${path} ${why}; it was ignored, and the default profile applies.`);
+    refused({ path, why });
     return null;
   };
   let text: string;
@@ -102,7 +109,8 @@ function readProjectFile(path: string, warn: (line: string) => void, profiles: r
   if (/\p{Cc}/u.test(name)) return refuse('holds a control character: it should hold one profile name (its content is not shown)');
   if (profiles !== undefined && !profiles.includes(name)) {
     const known = profiles.map((profile) => `'${clip(profile, 200)}'`).join(', ');
-    return refuse(`names no profile you have (its content is not shown; the profiles are: ${known})`);
+    // The profiles near what it holds are the user's own names: a typo's likely meaning, without echoing the file.
+    return refuse(`names no profile you have (its content is not shown; the profiles are: ${known})${nearProfile(name, profiles).replace(/^ /, '. ')}`);
   }
   return { name, path };
 }

@@ -21,7 +21,7 @@ import { createRenderer, type Renderer } from './render/renderer.js';
 import { clip, shellWord } from './render/text.js';
 import { nearProfile } from './suggest.js';
 import { readEnv } from './environment.js';
-import { findProjectProfile } from './project-profile.js';
+import { findProjectProfile, type RefusedProjectFile } from './project-profile.js';
 import type { KeyStore } from './secret-store/saved-key.js';
 
 /** The program-wide options of docs/contract.md §C2, as commander hands them over. */
@@ -233,7 +233,9 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
   const { io } = base;
   const config = await readConfig(base, needs);
   const named: ProfileSource | undefined = base.options.profile ? 'flag' : readEnv(io.env, 'SVC_PROFILE') ? 'env' : undefined;
-  const project = named === undefined ? findProjectProfile(io.cwd, (line) => base.render.warn(line), undefined, profilesOf(config)) : null;
+  let refused: RefusedProjectFile | null = null;
+  const project = named === undefined ? findProjectProfile(io.cwd, (refusal) => (refused = refusal), undefined, profilesOf(config)) : null;
+  if (refused) ignoreProjectFile(base, needs, refused);
   const chosen = named === undefined && project === null ? config.defaultProfile() : undefined;
   const profileName = project?.name ?? chosen ?? base.profileName;
   const profileSource: ProfileSource = named ?? (project !== null ? 'project' : chosen === undefined ? 'default' : 'config');
@@ -255,6 +257,27 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
     }
   }
   return Object.freeze({ ...base, profileName, profileSource, profileFile: project?.path ?? null, profileExists, config, profile, endpoint, credentials, keyFailure });
+}
+
+/**
+ * A project's `.svc-profile` svc will not take (docs/contract.md §C1). It
+ * chose the profile, so another would be a guess: a command that sends the
+ * key stops, unless its key and server both come from outside the profile
+ * (SVC_API_KEY with SVC_BASE_URL or --base-url). Any other goes on with the
+ * saved default, saying so.
+ */
+function ignoreProjectFile(base: Session, needs: Exclude<Needs, 'nothing'>, { path, why }: RefusedProjectFile): void {
+  const { io, options } = base;
+  const fromOutside = Boolean(readEnv(io.env, 'SVC_API_KEY')?.trim()) && Boolean(options.baseUrl || readEnv(io.env, 'SVC_BASE_URL'));
+  // A refusal may end in a question of its own (a did-you-mean).
+  const said = `${path} ${why}`;
+  if (needs === 'key' && !fromOutside) {
+    throw new UnknownProfileError([
+      said.endsWith('?') ? said : `${said}.`,
+      'It chooses the profile here, so svc will not use another one: fix the file, or name the profile with --profile or SVC_PROFILE.',
+    ]);
+  }
+  base.render.warn(said.endsWith('?') ? `${said} It was ignored, and the default profile applies.` : `${said}; it was ignored, and the default profile applies.`);
 }
 
 /**

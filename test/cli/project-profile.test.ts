@@ -107,6 +107,29 @@ describe('a profile bound to a project', () => {
     }
   });
 
+  it('a file svc will not take stops a command that sends the key, instead of acting with the default profile\'s', async () => {
+    const path = join(repo, '.svc-profile');
+    try {
+      project('wrok\n');
+      for (const args of [['keys', 'list'], ['keys', 'prune', '--disabled', '--yes'], ['keys', 'revoke', 'key_nosuch', '--yes']]) {
+        const result = await inRepo(args);
+        expect(result.exitCode, args.join(' ')).toBe(3);
+        expect(result.stderr.split('\n')).toEqual([
+          `error: ${path} names no profile you have (its content is not shown; the profiles are: 'default', 'work'). Did you mean 'work'?`,
+          'It chooses the profile here, so svc will not use another one: fix the file, or name the profile with --profile or SVC_PROFILE.',
+        ]);
+        expect(result.stdout).toBe('');
+      }
+      // Named outright, or with the key and the server from outside any profile, the file does not matter.
+      expect((await inRepo(['keys', 'list', '--profile', 'default'])).exitCode).toBe(0);
+      const outside = await inRepo(['keys', 'list'], { SVC_API_KEY: office.apiKey!, SVC_BASE_URL: office.url });
+      expect(outside.exitCode, outside.stderr).toBe(0);
+      expect(outside.stderr).toContain('It was ignored, and the default profile applies.');
+    } finally {
+      project('work\n');
+    }
+  });
+
   it('a link to a file outside the project is not read: its first line appears nowhere (issue 37)', async () => {
     const token = join(tree, 'token');
     writeFileSync(token, 'd7f1c1e0secretvalue\n', { mode: 0o600 });

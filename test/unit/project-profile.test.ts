@@ -9,7 +9,8 @@ import { findProjectProfile } from '../../src/cli/project-profile.js';
 
 let root: string;
 let warnings: string[];
-const warn = (line: string) => warnings.push(line);
+/** A refusal as a command that goes on without the file says it. */
+const warn = ({ path, why }: { path: string; why: string }) => warnings.push(`${path} ${why}; it was ignored, and the default profile applies.`);
 const dir = (...parts: string[]) => {
   const path = join(root, ...parts);
   mkdirSync(path, { recursive: true });
