@@ -27,10 +27,10 @@ export async function showNewKey(session: Session, key: NewKey, printDocument = 
     render.success(`Created ${describeNewKey(key)}.`);
     render.lines(['', ['  ', tone(key.secret, 'bold')], '']);
   }
-  // --quiet asks for the data alone: the one-time warning is the one warning it silences (docs/contract.md §C3).
-  // Said before the write is known to have landed: a reader that goes away (EPIPE) ends svc at once, and this names the key to revoke.
-  if (key.secret !== null && !options.quiet) render.warn(onlyTimeWarning(key.view.id));
   await secretWritten(render, io, key.view.id);
+  // --quiet asks for the data alone: the one-time warning is the one warning it silences (docs/contract.md §C3).
+  // Said once the secret is known to have landed: a secret that did not is lost, and that is what is said instead.
+  if (key.secret !== null && !options.quiet) render.warn(onlyTimeWarning(key.view.id));
   if (key.secret === null) throw new SecretNotFoundError(key.view.id);
   if (key.interrupted) throw new InterruptedError(['Stopped after the new key was made (shown above); nothing else was changed.'], key.interrupted);
 }
