@@ -150,7 +150,7 @@ function exitStatus(): string[] {
     ],
     [
       ExitCode.failure,
-      t`Failure: a server error, a network error, an unexpected response, an endpoint the server does not offer, a new key whose secret svc could not find in the answer (printed on stdout), or a new secret ${bold('--to-file')} or ${bold('--to-command')} could not deliver. For ${bold('keys audit')}: some key breaks the policy (or, with ${bold('--strict')}, could not be judged).`,
+      t`Failure: a server error, a network error, an unexpected response, an endpoint the server does not offer, a new key whose secret svc could not find in the answer (printed on stdout), a new secret ${bold('--to-file')} or ${bold('--to-command')} could not deliver, or one standard output did not take (its key is revoked). For ${bold('keys audit')}: some key breaks the policy (or, with ${bold('--strict')}, could not be judged).`,
     ],
     [
       ExitCode.usage,
@@ -161,7 +161,7 @@ function exitStatus(): string[] {
     [ExitCode.rateLimited, t`Rate limited past the ${bold('--max-wait')} budget, or at once with ${bold('--no-wait')}.`],
     [ExitCode.auditUnfinished, t`${bold('keys audit')} only: the audit could not finish (what is 1 for other commands: a server or network error, an unexpected answer, a key list that may be incomplete).`],
     [ExitCode.hangUp, t`Stopped by SIGHUP. A signal's code is 128 + its number, whichever step it came in.`],
-    [ExitCode.interrupted, t`Interrupted (Ctrl-C, SIGINT); ${bold('svc serve')} instead stops cleanly and exits 0.`],
+    [ExitCode.interrupted, t`Interrupted (Ctrl-C, SIGINT), a question left with Esc, or a confirmation answered No: nothing more was done. ${bold('svc serve')} instead stops cleanly and exits 0 on SIGINT.`],
     [ExitCode.terminated, t`Stopped by SIGTERM (a cancelled CI job, ${bold('kill')}); ${bold('svc serve')} instead stops cleanly and exits 0.`],
     [ExitCode.brokenPipe, t`The reader of standard output went away, as for a process stopped by SIGPIPE.`],
   ];
