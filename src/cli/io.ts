@@ -176,8 +176,11 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     },
     onResize(listener) {
       const tty = stderrIsTTY ? stderr() : stdoutIsTTY ? stdout() : null;
-      tty?.on('resize', listener);
-      return () => tty?.off('resize', listener);
+      // Each stream learns its new size from its own SIGWINCH listener: told on the next turn, `columns` reads every
+      // stream's new size, not stdout's old one (stderr's listener may run first).
+      const later = () => setImmediate(listener);
+      tty?.on('resize', later);
+      return () => tty?.off('resize', later);
     },
   };
   // An empty write's callback runs once everything queued before it is flushed.

@@ -1,6 +1,6 @@
 import { createPrompt, isDownKey, isEnterKey, isTabKey, isUpKey, makeTheme, useKeypress, useMemo, usePagination, usePrefix, useState } from '@inquirer/core';
 import figures from '@inquirer/figures';
-import { matching, type SearchConfig } from './search-prompt.js';
+import { matching, useRedrawOnResize, type SearchConfig } from './search-prompt.js';
 
 /**
  * Several rows of a list filtered as the person types, on inquirer's
@@ -27,6 +27,7 @@ export const pickManyPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (v
   const [marked, setMarked] = useState<readonly number[]>([]);
   const [answer, setAnswer] = useState<readonly string[]>([]);
   const prefix = usePrefix({ status, theme });
+  useRedrawOnResize(config.onResize);
 
   useKeypress((key, rl) => {
     // Keys that came in the same write after Enter change nothing: the answer is given.
@@ -70,23 +71,23 @@ export const pickManyPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (v
     items: rows,
     active,
     renderItem({ item, isActive }) {
-      if (item.disabled) return theme.style.help(`  - ${item.name} ${typeof item.disabled === 'string' ? item.disabled : '(disabled)'}`);
+      if (item.disabled) return theme.style.help(`  - ${config.fit(`${item.name} ${typeof item.disabled === 'string' ? item.disabled : '(disabled)'}`)}`);
       const box = marked.includes(item.index) ? theme.style.highlight(figures.circleFilled) : figures.circle;
-      return isActive ? `${theme.style.highlight(figures.pointer)}${box} ${theme.style.highlight(item.name)}` : ` ${box} ${item.name}`;
+      return isActive ? `${theme.style.highlight(figures.pointer)}${box} ${theme.style.highlight(config.fit(item.name))}` : ` ${box} ${config.fit(item.name)}`;
     },
-    pageSize: config.pageSize,
+    pageSize: config.pageSize(),
     loop: false,
   });
   if (status === 'done') return `${prefix} ${message} ${theme.style.answer(answer.join(', '))}`;
   // The header ends with the line as typed, spaces included: the core puts the cursor by it.
   const header = term === '' ? `${prefix} ${message}` : `${prefix} ${message} ${theme.style.highlight(term)}`;
   const description = rows[active]?.description;
-  const count = marked.length === 0 ? 'none marked: ⏎ takes the row under ❯' : `${marked.length} marked`;
+  const enter = marked.length === 0 ? `${figures.pointer}'s row` : `the ${marked.length} marked`;
   const body = [
     rows.length === 0 && term !== '' ? theme.style.error('No results found') : page,
     ' ',
     description ? theme.style.highlight(description) : '',
-    theme.style.help(`type to filter • ↑↓ navigate • tab mark • ⏎ confirm (${count})`),
+    theme.style.help(config.fit(`type to filter • ↑↓ navigate • tab mark • ⏎ take ${enter}`)),
   ]
     .filter(Boolean)
     .join('\n')

@@ -2,9 +2,9 @@ import { confirm, input, password, select } from '@inquirer/prompts';
 import { PromptCancelledError } from './errors.js';
 import type { IO } from './io.js';
 import { sanitize } from './render/text.js';
-import { displayWidth } from './render/width.js';
+import { displayWidth, fit } from './render/width.js';
 import { pickManyPrompt } from './pick-many-prompt.js';
-import { searchPrompt } from './search-prompt.js';
+import { searchPrompt, type SearchConfig } from './search-prompt.js';
 
 /**
  * A letter typed into a many-key list selects nothing: with inquirer's `a`
@@ -109,8 +109,8 @@ function inquirerPrompter(io: IO): Prompter {
     secret: (message, validate) => ask((c) => password({ message, mask: '*', validate }, c)),
     confirm: (message, defaultValue = false) => ask((c) => confirm({ message, default: defaultValue }, c)),
     select: (message, choices) => ask((c) => select({ message, choices, pageSize: pageFor(io, choices), loop: false }, c)),
-    search: (message, choices) => ask((c) => searchPrompt({ message, choices, pageSize: pageFor(io, choices) }, c)),
-    pickMany: (message, choices) => ask((c) => pickManyPrompt({ message, choices, pageSize: pageFor(io, choices) }, c)),
+    search: (message, choices) => ask((c) => searchPrompt({ message, choices, ...listLayout(io) }, c)),
+    pickMany: (message, choices) => ask((c) => pickManyPrompt({ message, choices, ...listLayout(io) }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
@@ -151,6 +151,20 @@ function pageFor<T>(io: IO, choices: readonly Choice<T>[]): number {
   const widest = Math.max(1, ...choices.map((choice) => displayWidth(choice.name) + 2));
   const linesPerRow = Math.ceil(widest / Math.max(1, io.columns));
   return Math.max(1, Math.min(12, Math.floor((io.rows - AROUND_ROWS) / linesPerRow)));
+}
+
+/**
+ * How svc's own lists (search-prompt.ts, pick-many-prompt.ts) fit the
+ * terminal, read at each drawing: each row cut to one line of its width
+ * (the pointer and mark take three columns), and as many rows as fit with
+ * the lines around them (at most 12).
+ */
+function listLayout(io: IO): Pick<SearchConfig<unknown>, 'pageSize' | 'fit' | 'onResize'> {
+  return {
+    pageSize: () => Math.max(1, Math.min(12, io.rows - AROUND_ROWS)),
+    fit: (name) => fit(name, Math.max(1, io.columns - 4)).text,
+    ...(io.onResize ? { onResize: io.onResize } : {}),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createPrompt, isDownKey, isEnterKey, isTabKey, isUpKey, makeTheme, useKeypress, useMemo, usePagination, usePrefix, useState } from '@inquirer/core';
+import { createPrompt, isDownKey, isEnterKey, isTabKey, isUpKey, makeTheme, useEffect, useKeypress, useMemo, usePagination, usePrefix, useRef, useState } from '@inquirer/core';
 import figures from '@inquirer/figures';
 
 /** A row of the list: what prompt.ts's Choice is, restated so this module depends on nothing of svc's. */
@@ -13,7 +13,19 @@ interface Row<T> {
 export interface SearchConfig<T> {
   message: string;
   choices: readonly Row<T>[];
-  pageSize: number;
+  /** The rows shown at once, asked at each drawing: a resized terminal gets as many as fit it now. */
+  pageSize: () => number;
+  /** A row's text cut to the terminal's width now: a row that wrapped would push the others, and the cursor's, off the list. */
+  fit: (name: string) => string;
+  /** Subscribes to the terminal's size changing (IO.onResize). */
+  onResize?: (listener: () => void) => () => void;
+}
+
+/** Draws the list again when the terminal's size changes, rows cut to the new width, not at the next key. */
+export function useRedrawOnResize(onResize: SearchConfig<unknown>['onResize']): void {
+  const resizes = useRef(0);
+  const [, setDrawnFor] = useState(0);
+  useEffect(() => onResize?.(() => setDrawnFor(++resizes.current)), [onResize]);
 }
 
 /**
@@ -52,6 +64,7 @@ export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (val
   const [active, setActive] = useState(() => rows.findIndex(selectable));
   const [answer, setAnswer] = useState<Row<T> | undefined>(undefined);
   const prefix = usePrefix({ status, theme });
+  useRedrawOnResize(config.onResize);
 
   useKeypress((key, rl) => {
     // Keys that came in the same write after Enter change nothing: the answer is given.
@@ -88,10 +101,10 @@ export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (val
     items: rows,
     active,
     renderItem({ item, isActive }) {
-      if (item.disabled) return theme.style.help(`- ${item.name} ${typeof item.disabled === 'string' ? item.disabled : '(disabled)'}`);
-      return isActive ? theme.style.highlight(`${figures.pointer} ${item.name}`) : `  ${item.name}`;
+      if (item.disabled) return theme.style.help(config.fit(`- ${item.name} ${typeof item.disabled === 'string' ? item.disabled : '(disabled)'}`));
+      return isActive ? theme.style.highlight(`${figures.pointer} ${config.fit(item.name)}`) : `  ${config.fit(item.name)}`;
     },
-    pageSize: config.pageSize,
+    pageSize: config.pageSize(),
     loop: false,
   });
   if (status === 'done' && answer) return `${prefix} ${message} ${theme.style.answer(answer.name)}`;

@@ -25,7 +25,12 @@ const shown = (text: string) => shownText(text.replace(/\x1b\[[\d;?]*[mlh]/g, ''
 
 /** A prompter over a stdin that says it is a terminal, and a way to wait for what it draws. */
 function terminal(size: { columns?: number; rows?: number } = {}) {
-  const mem = memoryIO({ stdinIsTTY: true, stderrIsTTY: true, ...size });
+  const resized = new Set<() => void>();
+  const onResize = (listener: () => void) => {
+    resized.add(listener);
+    return () => resized.delete(listener);
+  };
+  const mem = memoryIO({ stdinIsTTY: true, stderrIsTTY: true, ...size, onResize });
   Object.assign(mem.io.stdin, { isTTY: true, setRawMode: () => mem.io.stdin });
   const stdin = mem.io.stdin as PassThrough;
   const stderr = mem.io.stderr as PassThrough;
@@ -42,7 +47,12 @@ function terminal(size: { columns?: number; rows?: number } = {}) {
       stderr.on('data', onData);
       check();
     });
-  return { prompter: createPrompter(mem.io), write: (keys: string) => stdin.write(keys), drawn, screen: () => shown(mem.stderr()) };
+  /** The terminal made `columns` wide, told as a SIGWINCH would tell it. */
+  const resize = (columns: number) => {
+    Object.assign(mem.io, { columns });
+    for (const listener of [...resized]) listener();
+  };
+  return { prompter: createPrompter(mem.io), write: (keys: string) => stdin.write(keys), drawn, resize, screen: () => shown(mem.stderr()) };
 }
 
 const choicesOf = (names: string[]): Choice<number>[] => names.map((name, i) => ({ name, value: i, description: `id-${i}` }));
@@ -123,20 +133,35 @@ describe('the search list, fed keys in one write', () => {
     }
   });
 
-  it('shows no more rows than fit the terminal with the lines around them, a row that wraps counted as the lines it takes', async () => {
+  it('shows no more rows than fit the terminal with the lines around them, each row cut to one line of its width', async () => {
     for (const [size, rowsShown] of [
       [{ columns: 80, rows: 10 }, 5],
-      [{ columns: 20, rows: 15 }, 5],
+      [{ columns: 20, rows: 15 }, 10],
       [{ columns: 80, rows: 40 }, 12],
     ] as const) {
-      const { prompter, drawn, screen, write } = terminal(size);
-      const answer = prompter.search('Key:', choicesOf(Array.from({ length: 30 }, (_, i) => `key-number-${String(i).padStart(2, '0')}-of-thirty`)));
-      await drawn((s) => s.includes('key-number-00'));
-      const rows = screen().split('\n').filter((line) => /^[❯ ] key-number/.test(line));
-      expect(rows, JSON.stringify(size)).toHaveLength(rowsShown);
-      write('\r');
-      await answer;
+      for (const many of [false, true]) {
+        const { prompter, drawn, screen, write } = terminal(size);
+        const choices = choicesOf(Array.from({ length: 30 }, (_, i) => `key-number-${String(i).padStart(2, '0')}-of-thirty`));
+        const answer = many ? prompter.pickMany('Keys:', choices) : prompter.search('Key:', choices);
+        await drawn((s) => s.includes('key-number-00'));
+        const rows = screen().split('\n').filter((line) => /^[❯ ][◯◉]? key-number/.test(line));
+        expect(rows, JSON.stringify({ ...size, many })).toHaveLength(rowsShown);
+        for (const row of rows) expect([...row].length, row).toBeLessThan(size.columns);
+        write('\r');
+        await answer;
+      }
     }
+  });
+
+  it('draws a list again, cut to the new width, when the terminal is resized, with no key pressed', async () => {
+    const { prompter, drawn, screen, write, resize } = terminal({ columns: 80, rows: 30 });
+    const answer = prompter.search('Key:', choicesOf(['a-rather-long-key-name-that-fills-the-width-of-a-narrow-terminal', 'b']));
+    await drawn((s) => s.includes('narrow-terminal'));
+    resize(30);
+    await drawn((s) => s.split('\n').some((line) => line.startsWith('❯ a-rather-long-key-name') && line.endsWith('…')));
+    expect(screen().split('\n').filter((line) => line.startsWith('❯ a-rather')).at(-1)!.length).toBeLessThan(30);
+    write('\r');
+    expect(await answer).toBe(0);
   });
 
   it("leaves the filter as typed on Up, Down and Tab, whatever readline's history holds", async () => {

@@ -43,7 +43,7 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
   if (opts.all) throw new UsageError('--all is about --name: svc keys revoke --name <name> --all');
   const { client } = session;
   // The pick-list and the confirmation show the same listing; it is read once.
-  const picked = await keysToActOn(session, idArgs, { command: 'revoke', many: true, yes: opts.yes, question: 'Keys to revoke (type to filter, tab to mark, enter to confirm):' });
+  const picked = await keysToActOn(session, idArgs, { command: 'revoke', many: true, yes: opts.yes, question: 'Keys to revoke:' });
   let { ids, list } = picked;
   if (!opts.yes) {
     if (!session.canPrompt) throw new UsageError(NEEDS_YES);

@@ -33,7 +33,7 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
   const { ids } = await keysToActOn(session, idArgs, {
     command: verb,
     many: true,
-    question: `Keys to ${verb} (type to filter, tab to mark, enter to confirm):`,
+    question: `Keys to ${verb}:`,
     // A key whose state the server does not say is offered either way.
     offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
   });
