@@ -100,6 +100,29 @@ describe('the interactive manager, action by action', () => {
     }
   });
 
+  it('logging in to a profile with no server asks for its address, saves it with the key, and asks nothing where one is given', async () => {
+    const config = tempConfigDir();
+    try {
+      const env = { SVC_CONFIG_DIR: config.dir };
+      const result = await session(
+        [{ menu: 'Switch profile' }, { select: 'Another profile' }, { text: 'elsewhere' }, { menu: 'Log in' }, { text: local.server.url }, { secret: local.server.apiKey! }],
+        env,
+      );
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.asked).toContain('Server address (Enter for http://127.0.0.1:8787):');
+      expect(result.stderr).toContain(`Logged in to ${local.server.url}`);
+      const saved = JSON.parse(readFileSync(join(config.dir, 'config.json'), 'utf8'));
+      expect(saved.profiles.elsewhere).toMatchObject({ apiKey: local.server.apiKey, baseUrl: local.server.url });
+
+      // Its server now saved, "Log in with another key" goes there without asking.
+      const again = await session([{ menu: 'Log in with another key' }, { secret: local.server.apiKey! }], env, ['--profile', 'elsewhere']);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(again.asked.filter((q) => q.startsWith('Server address'))).toEqual([]);
+    } finally {
+      config.remove();
+    }
+  });
+
   it('a rejected key is shown in place of the table, naming the key and the profile it came from', async () => {
     const config = tempConfigDir();
     try {

@@ -7,6 +7,7 @@ import { logIn } from '../operations/profile.js';
 import type { ProfileSession } from '../session.js';
 import type { KeyStore } from '../secret-store/saved-key.js';
 import { readEnv } from '../environment.js';
+import { resolveEndpoint } from '../endpoint.js';
 
 const FORMAT_HINT = 'API keys are sk_ followed by 64 letters and digits.';
 
@@ -26,6 +27,30 @@ export async function logInWith(session: ProfileSession, apiKey: string, to?: Ke
   if (leftover) render.warn(...leftover.lines);
   if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is set in this environment and takes precedence over the saved key.');
   return list;
+}
+
+/**
+ * The manager's Log in to a profile that has no server yet, with none given
+ * by --base-url or SVC_BASE_URL: the address is asked for, Enter keeping
+ * the default, and saved with the key (as `svc login --base-url` does).
+ * The session comes back unchanged when there is nothing to ask.
+ */
+export async function askServer(session: ProfileSession): Promise<ProfileSession> {
+  if (session.endpoint.source !== 'default' || !session.canPrompt) return session;
+  const check = (answer: string) => {
+    if (answer.trim() === '') return true;
+    try {
+      resolveEndpoint({ flag: answer.trim() });
+      return true;
+    } catch (error) {
+      return error instanceof UsageError ? error.lines.join(' ') : 'Give the whole address, e.g. https://api.example.com.';
+    }
+  };
+  const answer = (await (await session.prompts()).text(`Server address (Enter for ${session.endpoint.url}):`, check)).trim();
+  if (answer === '') return session;
+  const endpoint = resolveEndpoint({ flag: answer });
+  if (endpoint.notice) session.render.warn(endpoint.notice);
+  return Object.freeze({ ...session, endpoint });
 }
 
 /** The key from a masked prompt; without a person to ask, a usage error saying how to give it. */

@@ -1,6 +1,6 @@
 import { confirmChange } from '../dialogs/confirm.js';
 import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
-import { askKey, logInWith } from '../dialogs/login.js';
+import { askKey, askServer, logInWith } from '../dialogs/login.js';
 import { finishRotation, rotate } from '../dialogs/rotate.js';
 import { parseDuration } from '../duration.js';
 import { notLoggedIn, UsageError } from '../errors.js';
@@ -180,7 +180,8 @@ export const ACTIONS = {
     label: (view) => (view.credentials ? 'Log in with another key' : 'Log in'),
     needsKey: false,
     async run({ session }) {
-      await logInWith(session, await askKey(session));
+      const to = await askServer(session);
+      await logInWith(to, await askKey(to));
     },
   },
   quit: {
