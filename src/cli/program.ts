@@ -144,6 +144,8 @@ svc help environment lists the environment variables svc reads.`,
       // Help is laid out for the terminal's width; piped, for 80 columns.
       writeOut: (s) => io.stdout.write(wrapLines(s, io.stdoutIsTTY ? io.columns : 80)),
       writeErr: (s) => io.stderr.write(wrapLines(s, io.stderrIsTTY ? io.columns : 80)),
+      // commander's own errors (a bad option value) as svc's are: fitted to a terminal, one line each in a log.
+      outputError: (s) => io.stderr.write(io.stderrIsTTY ? wrapLines(s, io.columns) : s),
       getOutHelpWidth: () => (io.stdoutIsTTY ? io.columns : 80),
       getErrHelpWidth: () => (io.stderrIsTTY ? io.columns : 80),
     });

@@ -123,3 +123,14 @@ describe('one wording for a profile with no key', () => {
     }
   });
 });
+
+describe("commander's own errors", () => {
+  it('are one line each in a log, and fitted between words on a terminal', async () => {
+    const logged = await svc(['keys', 'list', '--timeout', 'abc'], {});
+    expect(logged.exitCode).toBe(2);
+    expect(logged.stderr).toBe("error: option '--timeout <ms>' argument 'abc' is invalid. expected a whole number of at least 1.");
+    const shown = await svc(['keys', 'list', '--timeout', 'abc'], {}, { tty: true, columns: 40 });
+    expect(shown.stderr.split('\n').length).toBeGreaterThan(1);
+    for (const line of shown.stderr.split('\n')) expect(line.length, line).toBeLessThanOrEqual(40);
+  });
+});
