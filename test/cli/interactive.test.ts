@@ -123,6 +123,24 @@ describe('the interactive manager, action by action', () => {
     }
   });
 
+  it('an action refused with 401 for the session\'s key says so in one line; the screen after it tells the rest, once', async () => {
+    // The key is disabled once the first screen is drawn, as from another terminal.
+    const made = JSON.parse((await svc(['keys', 'create', 'pulled-away', '--json'], local.env)).stdout) as { id: string; secret: string };
+    const prompter = scriptedPrompter([{ menu: 'Ping' }]);
+    const asking = prompter.menu.bind(prompter);
+    let first = true;
+    prompter.menu = async (...args) => {
+      if (first) expect((await svc(['keys', 'disable', made.id], local.env)).exitCode).toBe(0);
+      first = false;
+      return asking(...args);
+    };
+    const result = await svc([], { ...local.env, SVC_API_KEY: made.secret }, { tty: true, columns: 120, rows: 60, deps: { prompter } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const shown = shownText(result.stderr);
+    expect(shown).toContain('error: The server rejected the key (401); the screen below says more.');
+    expect(shown.split('Authentication failed (401)').length - 1).toBe(1);
+  });
+
   it('a rejected key is shown in place of the table, naming the key and the profile it came from', async () => {
     const config = tempConfigDir();
     try {

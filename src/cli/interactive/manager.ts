@@ -1,3 +1,5 @@
+import { ApiError } from '../../client/errors.js';
+import { keyHint } from '../../contract/key-format.js';
 import { keyHealth } from '../after-command.js';
 import type { Deps } from '../deps.js';
 import { InterruptedError, notLoggedIn, PromptCancelledError } from '../errors.js';
@@ -55,6 +57,8 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
       if (error instanceof PromptCancelledError) session.render.info(tone('Cancelled.', 'dim'));
       // Ctrl-C outside a prompt (a rate-limit countdown) ends the manager, as it ends a command.
       else if (error instanceof InterruptedError && error.silent) throw error;
+      // The screen drawn next, with the same key, says the 401 in place of the table: said here too, it was said twice.
+      else if (rejectsSessionKey(error, session)) session.render.failure(['The server rejected the key (401); the screen below says more.']);
       else reportFailure(error, { verbose: options.verbose === true }, session.render);
     }
     // A secret printed by the action (whatever came after it) stays on screen until the person says it is stored; Ctrl-C leaves it there.
@@ -62,6 +66,13 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
     else if (await storedSecret(session)) region.clear({ dropData: true });
     else region.leave();
   }
+}
+
+/** A 401 to the key the session uses (not to a key being logged in with). */
+function rejectsSessionKey(error: unknown, session: ProfileSession): boolean {
+  return (
+    error instanceof ApiError && error.status === 401 && session.credentials !== null && error.origin?.keyHint === keyHint(session.credentials.apiKey)
+  );
 }
 
 /**
