@@ -298,6 +298,14 @@ describe('a lock whose pid now belongs to another process (issue 37)', () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it('says once that it waits, when the wait lasts more than a moment, naming the holder', async () => {
+    writeFileSync(lock, `${process.ppid} ${token(7)} ${processStartTime(process.ppid)}\n`);
+    const warnings: string[] = [];
+    const store = openConfig({ SVC_CONFIG_DIR: dir }, (line) => warnings.push(line), { lockWaitMs: 1_300 });
+    await failure(() => store.update('default', () => ({ apiKey: KEY_A })));
+    expect(warnings).toEqual([`Waiting for another svc (pid ${process.ppid}) to finish its change to ${file}; svc waits up to 1.3 s.`]);
+  });
+
   it('is waited for while the process with that pid is the one that took it', async () => {
     writeFileSync(lock, `${process.ppid} ${token(6)} ${processStartTime(process.ppid)}\n`);
     expect((await failure(() => open(50).update('default', () => ({ apiKey: KEY_A })))).message).toContain(`held by another svc (pid ${process.ppid})`);

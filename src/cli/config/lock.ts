@@ -36,7 +36,10 @@ const MAX_LOCK_BYTES = 256;
  * a config directory shared with another machine or PID namespace can see
  * a live holder taken for dead.
  */
-export function acquireLock(lockPath: string, waitMs: number): () => void {
+/** How long a wait for the lock goes unsaid: most holders give it back within a few milliseconds. */
+const SAY_WAIT_AFTER_MS = 1_000;
+
+export function acquireLock(lockPath: string, waitMs: number, onWait?: (holder: number) => void): () => void {
   const token = randomBytes(16).toString('hex');
   // This process's start time tells it from a later process given its pid; read only here, by a change.
   const start = processStartTime(process.pid);
@@ -45,6 +48,7 @@ export function acquireLock(lockPath: string, waitMs: number): () => void {
   const deadline = started + waitMs;
   const nap = new Int32Array(new SharedArrayBuffer(4));
   let last = '';
+  let told = false;
   for (;;) {
     if (create(lockPath, mine, token)) return () => void removeIf(lockPath, mine);
     const seen = readOrNull(lockPath);
@@ -55,6 +59,12 @@ export function acquireLock(lockPath: string, waitMs: number): () => void {
     // A file svc did not write will not be given back by an svc: a second is time enough to be sure it stays.
     const foreign = last !== '' && holderOf(last) === null && performance.now() - started >= FOREIGN_WAIT_MS;
     if (left <= 0 || foreign) throw new LockBusyError(lockPath, holderOf(last));
+    // A wait of more than a moment is said once, so that a command stuck on another's lock does not look hung.
+    const holder = holderOf(last);
+    if (!told && holder !== null && performance.now() - started >= SAY_WAIT_AFTER_MS) {
+      told = true;
+      onWait?.(holder);
+    }
     if (!cleared) Atomics.wait(nap, 0, 0, Math.min(left, 5 + Math.random() * 20));
   }
 }

@@ -172,7 +172,9 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
     makeDirectory(dir, notSaved);
     let release: () => void;
     try {
-      release = acquireLock(lockPath, lockWaitMs);
+      release = acquireLock(lockPath, lockWaitMs, (holder) =>
+        warn(`Waiting for another svc (pid ${holder}) to finish its change to ${file}; svc waits up to ${lockWaitMs / 1000} s.`),
+      );
     } catch (error) {
       if (!(error instanceof LockBusyError)) throw notSaved(`its lock file ${lockPath} could not be made: ${describeFsError(error)}`);
       const held =
