@@ -1,6 +1,6 @@
-import { createPrompt, isDownKey, isEnterKey, isTabKey, isUpKey, makeTheme, useKeypress, useMemo, usePagination, usePrefix, useState } from '@inquirer/core';
+import { createPrompt, makeTheme, useMemo, usePagination, usePrefix, useState } from '@inquirer/core';
 import figures from '@inquirer/figures';
-import { matching, useRedrawOnResize, type SearchConfig } from './search-prompt.js';
+import { useFilteredRows, useRedrawOnResize, type SearchConfig } from './search-prompt.js';
 
 /**
  * Several rows of a list filtered as the person types, on inquirer's
@@ -11,60 +11,33 @@ import { matching, useRedrawOnResize, type SearchConfig } from './search-prompt.
  * filter shows; Enter answers the marked rows, or, when none is marked,
  * the active row, as the one-key list does: a name pasted with its Enter
  * picks the key of that name, first among rows that only contain it
- * (search-prompt.ts). The filter runs in the keypress handler, so Enter
- * answers for the text typed before it. Enter with nothing to choose
- * answers nothing.
+ * (search-prompt.ts's useFilteredRows, which also runs the filter in the
+ * keypress handler: Enter answers for the text typed before it). Enter
+ * with nothing to choose answers nothing.
  */
 export const pickManyPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (value: T[]) => void) => {
   const theme = makeTheme();
   const [status, setStatus] = useState<'idle' | 'done'>('idle');
-  const [term, setTerm] = useState('');
   // Rows are told apart by their place in config.choices: two may show the same text.
   const indexed = useMemo(() => config.choices.map((choice, index) => ({ ...choice, index })), [config.choices]);
-  const rows = useMemo(() => matching(indexed, term), [indexed, term]);
-  const selectable = (row: (typeof rows)[number] | undefined) => row !== undefined && !row.disabled;
-  const [active, setActive] = useState(() => rows.findIndex(selectable));
   const [marked, setMarked] = useState<readonly number[]>([]);
   const [answer, setAnswer] = useState<readonly string[]>([]);
   const prefix = usePrefix({ status, theme });
   useRedrawOnResize(config.onResize);
-
-  useKeypress((key, rl) => {
-    // Keys that came in the same write after Enter change nothing: the answer is given.
-    if (status === 'done') return;
-    const current = rows[active];
-    if (isEnterKey(key)) {
-      const chosen = marked.length > 0 ? indexed.filter((row) => marked.includes(row.index)) : selectable(current) ? [current!] : [];
-      if (chosen.length > 0) {
-        // Each row as one short line: its columns' padding folded.
-        setAnswer(chosen.map((row) => row.name.trim().replace(/ {2,}/g, '  ')));
-        setStatus('done');
-        done(chosen.map((row) => row.value));
-      } else {
-        // readline empties its line on Enter; the text stays the filter.
-        rl.write(term);
-      }
-      return;
-    }
-    if (isUpKey(key) || isDownKey(key) || isTabKey(key)) {
-      // readline's history (Up, Down) or a tab character would change the line; the filter stays.
-      if (rl.line !== term) {
-        rl.clearLine(0);
-        rl.write(term);
-      }
-      if (isTabKey(key)) {
-        if (selectable(current)) setMarked(marked.includes(current!.index) ? marked.filter((i) => i !== current!.index) : [...marked, current!.index]);
-        return;
-      }
-      const step = isUpKey(key) ? -1 : 1;
-      let next = active + step;
-      while (next >= 0 && next < rows.length && !selectable(rows[next])) next += step;
-      if (selectable(rows[next])) setActive(next);
-    } else if (rl.line !== term) {
-      setTerm(rl.line);
-      setActive(matching(indexed, rl.line).findIndex(selectable));
-    }
-  });
+  const { term, rows, active } = useFilteredRows(
+    indexed,
+    status === 'done',
+    (current) => {
+      const chosen = marked.length > 0 ? indexed.filter((row) => marked.includes(row.index)) : current === undefined ? [] : [current];
+      if (chosen.length === 0) return false;
+      // Each row as one short line: its columns' padding folded.
+      setAnswer(chosen.map((row) => row.name.trim().replace(/ {2,}/g, '  ')));
+      setStatus('done');
+      done(chosen.map((row) => row.value));
+      return true;
+    },
+    (current) => setMarked(marked.includes(current.index) ? marked.filter((i) => i !== current.index) : [...marked, current.index]),
+  );
 
   const message = theme.style.message(config.message, status);
   const page = usePagination({

@@ -45,55 +45,73 @@ export function matching<R extends Row<unknown>>(choices: readonly R[], term: st
 const selectable = <T>(row: Row<T> | undefined): boolean => row !== undefined && !row.disabled;
 
 /**
- * A list filtered as the person types, on inquirer's hooks and with the
- * look of its `search` prompt. Inquirer's own runs the filter in an effect
- * and a promise, after the keypress: an Enter that came in the same write
- * as the text (a paste, fast typing) answered with the row that was active
- * before the text was applied, while the screen then showed the filtered
- * one. Here the filter runs in the keypress handler itself, and the core
- * draws again after every key, before the next is handled: the row Enter
- * answers is the active row of the list for the text typed before it, and
- * the line left on screen names that same row. Enter on a list with
- * nothing to choose answers nothing (docs/contract.md §C7).
+ * The filter and the cursor of a list filtered as the person types, both
+ * changed in the keypress handler itself: inquirer's core draws again after
+ * every key, before the next is handled, so Enter acts on the list for the
+ * text typed before it, whatever came with it in one write. `enter` answers
+ * (true) or not, with the active row; `tab` gets the active row; keys that
+ * come once `done` change nothing.
  */
-export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (value: T) => void) => {
-  const theme = makeTheme();
-  const [status, setStatus] = useState<'idle' | 'done'>('idle');
+export function useFilteredRows<R extends Row<unknown>>(
+  choices: readonly R[],
+  done: boolean,
+  enter: (active: R | undefined) => boolean,
+  tab?: (active: R) => void,
+): { term: string; rows: R[]; active: number } {
   const [term, setTerm] = useState('');
-  const rows = useMemo(() => matching(config.choices, term), [config.choices, term]);
+  const rows = useMemo(() => matching(choices, term), [choices, term]);
   const [active, setActive] = useState(() => rows.findIndex(selectable));
-  const [answer, setAnswer] = useState<Row<T> | undefined>(undefined);
-  const prefix = usePrefix({ status, theme });
-  useRedrawOnResize(config.onResize);
-
   useKeypress((key, rl) => {
-    // Keys that came in the same write after Enter change nothing: the answer is given.
-    if (status === 'done') return;
-    const chosen = rows[active];
+    if (done) return;
+    const current = rows[active];
     if (isEnterKey(key)) {
-      if (selectable(chosen)) {
-        setAnswer(chosen);
-        setStatus('done');
-        done(chosen!.value);
-      } else {
-        // readline empties its line on Enter; the text stays the filter.
-        rl.write(term);
-      }
+      // readline empties its line on Enter; unanswered, the text stays the filter.
+      if (!enter(selectable(current) ? current : undefined)) rl.write(term);
     } else if (isUpKey(key) || isDownKey(key) || isTabKey(key)) {
       // readline's history (Up, Down) or a tab character would change the line; the filter stays.
       if (rl.line !== term) {
         rl.clearLine(0);
         rl.write(term);
       }
-      if (isTabKey(key)) return;
+      if (isTabKey(key)) {
+        if (selectable(current)) tab?.(current!);
+        return;
+      }
       const step = isUpKey(key) ? -1 : 1;
       let next = active + step;
       while (next >= 0 && next < rows.length && !selectable(rows[next])) next += step;
       if (selectable(rows[next])) setActive(next);
     } else if (rl.line !== term) {
       setTerm(rl.line);
-      setActive(matching(config.choices, rl.line).findIndex(selectable));
+      setActive(matching(choices, rl.line).findIndex(selectable));
     }
+  });
+  return { term, rows, active };
+}
+
+/**
+ * A list filtered as the person types, on inquirer's hooks and with the
+ * look of its `search` prompt. Inquirer's own runs the filter in an effect
+ * and a promise, after the keypress: an Enter that came in the same write
+ * as the text (a paste, fast typing) answered with the row that was active
+ * before the text was applied, while the screen then showed the filtered
+ * one. Here the filter runs in the keypress handler (useFilteredRows): the
+ * row Enter answers is the active row of the list for the text typed
+ * before it, and the line left on screen names that same row. Enter on a
+ * list with nothing to choose answers nothing (docs/contract.md §C7).
+ */
+export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (value: T) => void) => {
+  const theme = makeTheme();
+  const [status, setStatus] = useState<'idle' | 'done'>('idle');
+  const [answer, setAnswer] = useState<Row<T> | undefined>(undefined);
+  const prefix = usePrefix({ status, theme });
+  useRedrawOnResize(config.onResize);
+  const { term, rows, active } = useFilteredRows(config.choices, status === 'done', (chosen) => {
+    if (chosen === undefined) return false;
+    setAnswer(chosen);
+    setStatus('done');
+    done(chosen.value);
+    return true;
   });
 
   const message = theme.style.message(config.message, status);
