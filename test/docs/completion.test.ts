@@ -124,6 +124,15 @@ describe('fish completion at work', () => {
     expect(await complete('svc keys rm')).toEqual(['rm']);
     expect(await complete('svc keys ')).not.toContain('ls');
   });
+
+  it("completes the command line after svc run's --, and nothing of svc's there", async ({ skip }) => {
+    if (!(await installed('fish'))) skip('fish is not installed');
+    expect(await complete('svc run --ephemeral 30m -- ech')).toContain('echo');
+    expect(await complete('svc run -- echo --js')).toEqual(['']);
+    expect(await complete('svc run -- ls --js')).not.toContain('--json');
+    expect(await complete('svc keys list -- ech')).toEqual(['']);
+    expect(await complete('svc run --js')).toEqual(['--json']);
+  });
 });
 
 describe('svc completion without a known shell', () => {

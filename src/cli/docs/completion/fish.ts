@@ -40,12 +40,14 @@ export function render(nodes: Node[], install: string): string {
     ]);
 
   const completions: string[] = [];
+  // Past a '--' the words are a command line of svc run's, or nothing of svc's: no svc word is offered there.
+  const mine = `not ${fn}_past_dashes`;
   for (const node of nodes) {
     const { doc } = node;
-    const at = `-n ${fq(`${fn}_at ${sq(node.key)}`)}`;
+    const at = `-n ${fq(`${fn}_at ${sq(node.key)}; and ${mine}`)}`;
     // Aliases only when no name fits, so that l<TAB> completes list instead of offering list and ls.
     const names = doc.commands.map((sub) => sq(sub.name)).join(' ');
-    const aliasAt = `-n ${fq(`${fn}_at ${sq(node.key)}; and not ${fn}_fits ${names}`)}`;
+    const aliasAt = `-n ${fq(`${fn}_at ${sq(node.key)}; and not ${fn}_fits ${names}; and ${mine}`)}`;
     for (const sub of doc.commands) {
       completions.push(`complete -c ${root.name} ${at} -a ${fq(sub.name)} -d ${fq(summary(sub.description))}`);
       for (const alias of sub.aliases) {
@@ -60,7 +62,7 @@ export function render(nodes: Node[], install: string): string {
       completions.push(`complete -c ${root.name} ${at} -k -a ${fq(`(${fn}_dynamic ${doc.dynamicArguments})`)}`);
     }
     // The program's options, help included, apply everywhere; a command's own help is the same -h.
-    const within = doc === root ? '' : ` -n ${fq(`${fn}_within ${sq(node.key)}`)}`;
+    const within = ` -n ${fq(doc === root ? mine : `${fn}_within ${sq(node.key)}; and ${mine}`)}`;
     for (const opt of doc.options.filter((o) => doc === root || !o.isHelp)) {
       const names = [opt.short && `-s ${opt.short.slice(1)}`, opt.long && `-l ${opt.long.slice(2)}`].filter(Boolean).join(' ');
       const kind = takesValue(opt) ? valueKind(opt) : undefined;
@@ -75,6 +77,9 @@ export function render(nodes: Node[], install: string): string {
                 ? ' -x'
                 : '';
       completions.push(`complete -c ${root.name}${within} ${names}${value} -d ${fq(summary(opt.description))}`);
+    }
+    if (doc.runsCommand) {
+      completions.push(`complete -c ${root.name} -n ${fq(`${fn}_within ${sq(node.key)}; and ${fn}_past_dashes`)} -a ${fq(`(${fn}_run_line)`)}`);
     }
   }
 
@@ -151,6 +156,17 @@ end
 function ${fn}_within
     set -l cmd (${fn}_command)
     test "$cmd" = $argv[1]; or string match -q -- "$argv[1] *" "$cmd"
+end
+
+# Whether the words before the cursor hold a '--'.
+function ${fn}_past_dashes
+    contains -- -- (commandline -opc)
+end
+
+# The words after the '--' of a command that runs one: a command line of
+# its own, completed as fish completes any (its commands, then theirs).
+function ${fn}_run_line
+    __fish_complete_subcommand --fcs-skip=(contains -i -- -- (commandline -opc))
 end
 
 complete -c ${root.name} -f
