@@ -105,13 +105,15 @@ export interface KeySession extends ProfileSession {
 
 /**
  * What a command needs resolved: nothing; the profile (a key kept in the
- * keyring is not read); the profile and its key, a keyring failure kept
- * in `keyFailure` for the command to show; or a working key.
+ * keyring is not read); the profile, to change it (as 'profile', but a
+ * project file that named another is no guess to act on: login, logout);
+ * the profile and its key, a keyring failure kept in `keyFailure` for the
+ * command to show; or a working key.
  */
-export type Needs = 'nothing' | 'profile' | 'credentials' | 'key';
+export type Needs = 'nothing' | 'profile' | 'change' | 'credentials' | 'key';
 
 /** The resolved session for what a command needs. */
-export type SessionFor<N extends Needs> = N extends 'key' ? KeySession : N extends 'profile' | 'credentials' ? ProfileSession : Session;
+export type SessionFor<N extends Needs> = N extends 'key' ? KeySession : N extends 'profile' | 'change' | 'credentials' ? ProfileSession : Session;
 
 /** A person can be asked: TTYs both ways, no --no-input, not CI. */
 export function canPrompt(io: IO, options: GlobalOptions): boolean {
@@ -245,7 +247,7 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
   if (endpoint.notice) base.render.warn(endpoint.notice);
   let credentials = findCredentials(io.env, profile);
   let keyFailure: CliError | undefined;
-  if (credentials === null && profile.keyring && needs !== 'profile') {
+  if (credentials === null && profile.keyring && needs !== 'profile' && needs !== 'change') {
     // Loaded only here: a key from the environment or the file costs no keyring code at start-up.
     const { readKeyringKey, KeyringError } = await import('./secret-store/saved-key.js');
     const ctx = { config, env: io.env, schedule: base.deps.schedule };
@@ -261,17 +263,17 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
 
 /**
  * A project's `.svc-profile` svc will not take (docs/contract.md §C1). It
- * chose the profile, so another would be a guess: a command that sends the
- * key stops, unless its key and server both come from outside the profile
- * (SVC_API_KEY with SVC_BASE_URL or --base-url). Any other goes on with the
- * saved default, saying so.
+ * chose the profile, so another would be a guess: a command that changes
+ * the profile stops, and so does one that sends the key, unless its key and
+ * server both come from outside the profile (SVC_API_KEY with SVC_BASE_URL
+ * or --base-url). Any other goes on with the saved default, saying so.
  */
 function ignoreProjectFile(base: Session, needs: Exclude<Needs, 'nothing'>, { path, why }: RefusedProjectFile): void {
   const { io, options } = base;
   const fromOutside = Boolean(readEnv(io.env, 'SVC_API_KEY')?.trim()) && Boolean(options.baseUrl || readEnv(io.env, 'SVC_BASE_URL'));
   // A refusal may end in a question of its own (a did-you-mean).
   const said = `${path} ${why}`;
-  if (needs === 'key' && !fromOutside) {
+  if (needs === 'change' || (needs === 'key' && !fromOutside)) {
     throw new UnknownProfileError([
       said.endsWith('?') ? said : `${said}.`,
       'It chooses the profile here, so svc will not use another one: fix the file, or name the profile with --profile or SVC_PROFILE.',

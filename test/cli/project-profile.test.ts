@@ -120,6 +120,16 @@ describe('a profile bound to a project', () => {
         ]);
         expect(result.stdout).toBe('');
       }
+      // Nor is another profile changed in its place: login and logout stop, the config as it was.
+      const store = openConfig({ SVC_CONFIG_DIR: config.dir }, () => {});
+      const before = JSON.stringify([store.getProfile('default'), store.getProfile('work')]);
+      const logout = await inRepo(['logout']);
+      const login = await svc(['login', '--with-key'], env({ SVC_BASE_URL: office.url }), { cwd: deep, input: office.apiKey! });
+      for (const result of [logout, login]) {
+        expect(result.exitCode).toBe(3);
+        expect(result.stderr).toContain('It chooses the profile here, so svc will not use another one');
+      }
+      expect(JSON.stringify([store.getProfile('default'), store.getProfile('work')])).toBe(before);
       // Named outright, or with the key and the server from outside any profile, the file does not matter.
       expect((await inRepo(['keys', 'list', '--profile', 'default'])).exitCode).toBe(0);
       const outside = await inRepo(['keys', 'list'], { SVC_API_KEY: office.apiKey!, SVC_BASE_URL: office.url });

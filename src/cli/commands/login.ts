@@ -23,7 +23,7 @@ export function register(program: Command, app: App): void {
       'after',
       '\nThe key is never taken as an argument: it would show in `ps` and in shell history. Without --keyring or --no-keyring the key goes where the profile keeps its key now: the config file, unless an earlier --keyring chose the OS keyring. A profile kept in the keyring never falls back to the file: a locked or missing keyring is exit 3.\n\nExamples:\n  $ svc login\n  $ svc login --keyring\n  $ svc login --with-key < key.txt\n  $ printenv NEW_KEY | svc login --with-key --profile ci',
     )
-    .action(app.action('profile', run));
+    .action(app.action('change', run));
 }
 
 /** Nothing on stdin is no malformed key: it is a key that was never passed, and says how to pass one. */

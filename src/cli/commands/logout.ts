@@ -13,7 +13,7 @@ export function register(program: Command, app: App): void {
       'after',
       '\nA key kept in the OS keyring is deleted from it too; if the keyring cannot be reached, the profile forgets the key all the same and svc says how to delete the entry (exit 3). With --json, prints the profile and the hint of the key removed (null when there was none).\n\nExamples:\n  $ svc logout\n  $ svc logout --profile ci',
     )
-    .action(app.action('profile', run));
+    .action(app.action('change', run));
 }
 
 export async function run(session: ProfileSession): Promise<void> {
