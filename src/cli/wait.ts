@@ -61,8 +61,11 @@ export const PROGRESS_AFTER_MS = 300;
  * a line that says what svc waits for, not a blank screen. Never on a
  * stderr that is not a terminal, nor in CI (the renderer draws progress
  * only on a terminal, and never with --quiet). Ctrl-C while the line shows
- * clears it and ends the command (exit 130), except during a POST, whose
- * caller (keys create, svc api) decides what a Ctrl-C means.
+ * clears it and ends the command (exit 130) during a read (GET, HEAD),
+ * which nothing is lost by cutting short. A change is not cut: its answer
+ * says whether it landed (a revoke, a switch) or holds a new secret (a
+ * create), so the caller decides what a Ctrl-C means (keys create, svc
+ * api, a change to several keys that finishes the key in hand).
  */
 export function showingWaits(
   transport: Transport,
@@ -83,7 +86,7 @@ export function showingWaits(
       const seconds = Math.floor(elapsed / 1000);
       render.progress([`Waiting for ${baseUrl}`, seconds >= 1 ? ` (${seconds} s)` : '']);
       shown = true;
-      if (!stopListening && req.method !== 'POST') {
+      if (!stopListening && (req.method === 'GET' || req.method === 'HEAD')) {
         stopListening = onSignal(['SIGINT'], () => {
           cancel();
           if (shown) render.clearProgress();

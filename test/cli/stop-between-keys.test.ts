@@ -7,7 +7,11 @@
  * Nothing that landed goes untold, and nothing is told that did not land.
  */
 import { describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/cli/deps.js';
+import { PROGRESS_AFTER_MS } from '../../src/cli/wait.js';
+import { createUndiciTransport, type Transport } from '../../src/client/transport.js';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
+import { shownText } from '../helpers/shown-text.js';
 import { atNth, signalsAt } from '../helpers/signals.js';
 
 const local = useLocalServer({ plan: 'pro' });
@@ -87,5 +91,39 @@ describe('a signal partway through switching several keys', () => {
     const now = await onServer('batch-switch');
     for (const id of made) expect(now.get(id)).toBe(!disabled.includes(id));
     expect(result.stderr).toContain(`Stopped by SIGTERM before these were tried: ${made.slice(2).join(', ')}.`);
+  });
+});
+
+describe('on a terminal, where a slow request shows its progress line', () => {
+  it('Ctrl-C while the line shows still lets the key in hand finish, and tells it', async () => {
+    const made = await makeKeys('batch-tty', 3);
+    const listeners = new Set<(signal: NodeJS.Signals) => void>();
+    const real = createUndiciTransport();
+    let deletes = 0;
+    const transport: Transport = (req) => {
+      const answer = real(req);
+      // After the progress line has subscribed to Ctrl-C (its first tick comes as a microtask, below).
+      if (req.method === 'DELETE' && ++deletes === 2) setImmediate(() => [...listeners].forEach((listener) => listener('SIGINT')));
+      return answer;
+    };
+    const deps: Partial<Deps> = {
+      transport,
+      onSignal(_signals, listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      // Every request's progress line is drawn at once, as on a slow server; its later ticks never come.
+      schedule: (ms, run) => {
+        let cancelled = false;
+        if (ms === PROGRESS_AFTER_MS) queueMicrotask(() => cancelled || run());
+        return () => (cancelled = true);
+      },
+    };
+    const result = await svc(['keys', 'revoke', ...made, '--yes'], local.env, { tty: true, deps });
+    expect(result.exitCode).toBe(130);
+    const revoked = told(shownText(result.stderr), 'Revoked');
+    expect(revoked).toEqual(made.slice(0, 2));
+    expect([...(await onServer('batch-tty')).keys()]).toEqual([made[2]]);
+    expect(shownText(result.stderr)).toContain(`Stopped by SIGINT before these were tried: ${made[2]}.`);
   });
 });
