@@ -63,24 +63,29 @@ export class SecretNotWrittenError extends CliError {
     readonly writeError: Error,
     readonly before: readonly string[] = [],
     readonly revoked?: true | { why: string },
+    /** The signal that came while svc revoked the key: the exit code is its. */
+    readonly signal: NodeJS.Signals | null = null,
   ) {
     const lost = `The new key${id === null ? '' : ` ${clip(id, 200)}`} was created, but its secret could not be written to stdout (${clip(writeError.message, 200)}): the secret is lost`;
-    super([
-      ...before,
-      ...(revoked === true
-        ? [`${lost} (svc keeps no copy), so svc revoked the key.`]
-        : [
-            `${lost}, and svc keeps no copy.`,
-            ...(revoked === undefined ? [] : [`svc could not revoke the key: ${clip(revoked.why, 200)}.`]),
-            id === null ? 'Revoke the new key: find it with `svc keys list`, then `svc keys revoke <id>`.' : `Revoke it: svc keys revoke ${shellWord(id)}`,
-          ]),
-    ]);
+    super(
+      [
+        ...before,
+        ...(revoked === true
+          ? [`${lost} (svc keeps no copy), so svc revoked the key.`]
+          : [
+              `${lost}, and svc keeps no copy.`,
+              ...(revoked === undefined ? [] : [`svc could not revoke the key: ${clip(revoked.why, 200)}.`]),
+              id === null ? 'Revoke the new key: find it with `svc keys list`, then `svc keys revoke <id>`.' : `Revoke it: svc keys revoke ${shellWord(id)}`,
+            ]),
+      ],
+      signal === null ? ExitCode.failure : signalExitCode(signal),
+    );
     this.name = 'SecretNotWrittenError';
   }
 
-  /** The same failure, once svc tried to revoke the key. */
-  tried(revoked: true | { why: string }): SecretNotWrittenError {
-    return new SecretNotWrittenError(this.id, this.writeError, this.before, revoked);
+  /** The same failure, once svc tried to revoke the key (and `signal` came meanwhile). */
+  tried(revoked: true | { why: string }, signal: NodeJS.Signals | null = null): SecretNotWrittenError {
+    return new SecretNotWrittenError(this.id, this.writeError, this.before, revoked, signal);
   }
 }
 

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/cli/deps.js';
 import { cleanEnv, svc as svcProcess, SVC_BIN } from '../helpers/cli.js';
-import { svc, useLocalServer } from '../helpers/in-process.js';
+import { call, svc, useLocalServer } from '../helpers/in-process.js';
+import { atNth, signalsAt } from '../helpers/signals.js';
 import { canMount, mountTmpfs } from '../helpers/tmpfs.js';
 
 const local = useLocalServer({ plan: 'pro' });
@@ -321,5 +322,28 @@ describe.skipIf(!canMount)('--to-file on a file system that refuses the write (n
     expect(rotated.exitCode).toBe(1);
     expect([await ping(rotated.stdout), await ping(old.secret)]).toEqual([0, 0]);
     expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe('a signal while svc revokes a new key whose secret nobody has', () => {
+  const failedDelivery = ['keys', 'create', 'unseen', '--to-command', 'cat >/dev/null; exit 3', '--on-delivery-failure', 'revoke'];
+
+  it('the first is waited through: the key is revoked, said so, and the exit code is the signal\'s', async () => {
+    const result = await svc(failedDelivery, local.env, { deps: signalsAt(atNth('DELETE', 1, ['SIGTERM'])) });
+    expect(result.exitCode, result.stderr).toBe(143);
+    expect(result.stderr).toMatch(/Revoking the new key key_\w+ before stopping: nobody has its secret \(SIGTERM again to stop at once\)\./);
+    expect(result.stderr).toMatch(/the new key key_\w+, whose secret nobody saw, was revoked/);
+    expect(await keyIds('unseen')).toEqual([]);
+  });
+
+  it('a second stops at once, naming the key and the command that revokes it', async () => {
+    const rule = await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'DELETE', times: 1, delayMs: 3_000 }] });
+    expect(rule.status).toBe(201);
+    const result = await svc([...failedDelivery.slice(0, 2), 'unseen-twice', ...failedDelivery.slice(3)], local.env, {
+      deps: signalsAt(atNth('DELETE', 1, ['SIGHUP', 'SIGINT'])),
+    });
+    expect(result.exitCode).toBe(129);
+    const id = /the new key, whose secret nobody saw, could not be revoked: stopped by SIGINT before its revoke was done\.\nRevoke it: svc keys revoke (key_\w+)/.exec(result.stderr);
+    expect(id, result.stderr).not.toBeNull();
   });
 });

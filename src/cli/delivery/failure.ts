@@ -52,9 +52,9 @@ export class DeliveryFailedError extends CliError {
     this.name = 'DeliveryFailedError';
   }
 
-  /** The same failure, with what svc did about the secret instead. */
-  instead(fallback: Fallback): DeliveryFailedError {
-    return new DeliveryFailedError(this.delivered, this.reason, this.signal, fallback);
+  /** The same failure, with what svc did about the secret instead (and the signal that came meanwhile, if none had). */
+  instead(fallback: Fallback, signal: NodeJS.Signals | null = null): DeliveryFailedError {
+    return new DeliveryFailedError(this.delivered, this.reason, this.signal ?? signal, fallback);
   }
 }
 

@@ -6,11 +6,12 @@
  * still store it; `revoke`, the default where nobody watches, keeps it out
  * of the output (a log) and revokes the key, whose secret is then nowhere.
  */
+import { answerThroughInterrupt } from '../answer-through-interrupt.js';
 import { readEnv } from '../environment.js';
 import { SecretNotWrittenError } from '../errors.js';
 import type { NewKey } from '../operations/create.js';
 import type { KeySession } from '../session.js';
-import { describeNewKey } from '../views/keys.js';
+import { describeNewKey, shown } from '../views/keys.js';
 import { showNewKey } from '../views/show-new-key.js';
 import { deliver } from './deliver.js';
 import { DeliveryFailedError, describeDelivered, type Delivered, type Fallback } from './failure.js';
@@ -37,17 +38,17 @@ export async function handOverNewKey(session: KeySession, key: NewKey, plan: Del
     delivered = await deliver(plan, secret, { env: session.io.env, output: session.io.stderr, onSignal: session.deps.onSignal, mask: !watched });
   } catch (error) {
     if (plan.onFailure === 'revoke' && error instanceof DeliveryFailedError) {
-      const fallback = await revokeUnseen(session, key);
+      const { fallback, signal } = await revokeUnseen(session, key);
       // The record is the one the create answered; what became of the key since is said beside it.
       if (session.options.json && printDocument) session.render.json({ ...deliveredDocument(key, error.delivered), revoked: 'revoked' in fallback });
-      throw error.instead(fallback);
+      throw error.instead(fallback, signal);
     }
     try {
       await showOrRevokeNewKey(session, key, printDocument);
     } catch (shown) {
       // Printing was the fallback: both ways out failed, and that is what the person must hear.
       if (shown instanceof SecretNotWrittenError && error instanceof DeliveryFailedError) {
-        throw new SecretNotWrittenError(key.view.id, shown.writeError, [`The new secret could not be delivered: ${error.reason}.`], shown.revoked);
+        throw new SecretNotWrittenError(key.view.id, shown.writeError, [`The new secret could not be delivered: ${error.reason}.`], shown.revoked, shown.signal);
       }
       throw shown;
     }
@@ -74,21 +75,47 @@ export async function showOrRevokeNewKey(session: KeySession, key: NewKey, print
       off?.();
       throw error;
     }
-    const fallback = await revokeUnseen(session, key);
-    throw error.tried('revoked' in fallback ? true : { why: fallback.why });
+    const { fallback, signal } = await revokeUnseen(session, key);
+    throw error.tried('revoked' in fallback ? true : { why: fallback.why }, signal);
   }
   off?.();
 }
 
-/** Revokes the new key whose secret went nowhere; a revoke that fails is said, not thrown: the delivery's failure comes first. */
-async function revokeUnseen(session: KeySession, key: NewKey): Promise<Exclude<Fallback, { printed: true }>> {
+/**
+ * Revokes the new key whose secret went nowhere; a revoke that fails is
+ * said, not thrown: the delivery's failure comes first. A Ctrl-C, SIGTERM
+ * or SIGHUP meanwhile (a cancelled job) is waited through, since a key
+ * nobody has the secret of would otherwise stay live, unsaid; a second
+ * stops at once, and the key is named for the person to revoke. `signal`:
+ * the first that came, whose code the command then exits with.
+ */
+async function revokeUnseen(
+  session: KeySession,
+  key: NewKey,
+): Promise<{ fallback: Exclude<Fallback, { printed: true }>; signal: NodeJS.Signals | null }> {
   const id = key.view.id;
-  if (id === null) return { notRevoked: null, why: "the server's answer gives no id for it" };
+  if (id === null) return { fallback: { notRevoked: null, why: "the server's answer gives no id for it" }, signal: null };
+  let signal: NodeJS.Signals | null = null;
   try {
-    await session.client.revokeKey(id);
-    return { revoked: id };
+    await answerThroughInterrupt(
+      session.deps.onSignal,
+      (received) => {
+        signal = received;
+        session.render.warn(`Revoking the new key ${shown(id)} before stopping: nobody has its secret (${received} again to stop at once).`);
+      },
+      (received) => new StoppedBeforeRevoke(received),
+      () => session.client.revokeKey(id),
+    );
+    return { fallback: { revoked: id }, signal };
   } catch (error) {
-    return { notRevoked: id, why: (error as Error).message };
+    return { fallback: { notRevoked: id, why: (error as Error).message }, signal };
+  }
+}
+
+class StoppedBeforeRevoke extends Error {
+  constructor(signal: NodeJS.Signals) {
+    super(`stopped by ${signal} before its revoke was done`);
+    this.name = 'StoppedBeforeRevoke';
   }
 }
 
