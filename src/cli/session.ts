@@ -296,7 +296,8 @@ async function readConfig(base: Session, needs: Exclude<Needs, 'nothing'>): Prom
   try {
     return openConfig(io.env, warn);
   } catch (error) {
-    const needsNone = needs === 'key' && Boolean(readEnv(io.env, 'SVC_API_KEY')?.trim()) && Boolean(base.options.baseUrl || readEnv(io.env, 'SVC_BASE_URL'));
+    const usesKey = needs === 'key' || needs === 'credentials';
+    const needsNone = usesKey && Boolean(readEnv(io.env, 'SVC_API_KEY')?.trim()) && Boolean(base.options.baseUrl || readEnv(io.env, 'SVC_BASE_URL'));
     if (!(error instanceof CliError) || !needsNone) throw error;
     warn(`${error.lines[0]} SVC_API_KEY and ${base.options.baseUrl ? '--base-url' : 'SVC_BASE_URL'} need nothing from it, so svc went on without it.`);
     return unopenedConfig(io.env, error);

@@ -11,7 +11,8 @@ export function isWellFormedKey(value: string): boolean {
   return KEY_PATTERN.test(value);
 }
 
-const KEYS_INSIDE = new RegExp(KEY_INSIDE.source, 'g');
+/** Glued to a word too (`abcsk_…`): what is shown hides anything that may be a key, where a refusal (keyIn) must not catch `task_…`. */
+const KEYS_INSIDE = new RegExp(`${KEY_PREFIX}[A-Za-z0-9]{${KEY_BODY_LENGTH}}`, 'g');
 
 /** `text` with every key in it replaced by its hint. */
 export function hintKeys(text: string): string {

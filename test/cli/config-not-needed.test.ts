@@ -45,6 +45,13 @@ describe.each([
     if (problem.includes('JSON')) expect(readFileSync(file(), 'utf8')).toBe(BROKEN);
   });
 
+  it('status shows its block, the key checked, after the one line about the file', async () => {
+    const result = await svc(['status'], { SVC_CONFIG_DIR: config.dir, SVC_API_KEY: local.server.apiKey!, SVC_BASE_URL: local.server.url });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Key: +sk_\S+ \(from SVC_API_KEY\) +✓ valid$/m);
+    expect(result.stderr.split('\n')).toHaveLength(1);
+  });
+
   it('without a server from outside the file, or without SVC_API_KEY, the command stops on the file as before', async () => {
     const noServer = await svc(['keys', 'list'], { SVC_CONFIG_DIR: config.dir, SVC_API_KEY: local.server.apiKey! });
     expect(noServer.exitCode).toBe(1);

@@ -130,7 +130,7 @@ describe('a key in an svc api body', () => {
 describe('a key in what a server answers, but for a create', () => {
   /** A server whose key list, key record and errors carry SECRET in a name and a message. */
   function echoingServer(): Transport {
-    const record = { id: 'key_1', name: `pasted ${SECRET}`, hint: 'sk_abcd…wxyz', enabled: true, createdAt: '2026-01-01T00:00:00Z', note: [SECRET] };
+    const record = { id: 'key_1', name: `pasted ${SECRET}`, hint: 'sk_abcd…wxyz', enabled: true, createdAt: '2026-01-01T00:00:00Z', note: [SECRET, `glued${SECRET}`] };
     return async (req) => {
       const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) });
       if (req.method === 'GET' && req.url.endsWith('/user/api-keys')) return json(200, { keys: [record] });
