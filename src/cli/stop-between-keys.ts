@@ -1,4 +1,4 @@
-import type { KeyRunWatch } from './operations/keys.js';
+import type { KeyOutcome, KeyRunWatch } from './operations/keys.js';
 import type { Deps } from './deps.js';
 import { InterruptedError } from './errors.js';
 import type { Renderer } from './render/renderer.js';
@@ -8,18 +8,21 @@ import { shown } from './views/keys.js';
  * A change to several keys under Ctrl-C, SIGTERM or SIGHUP (a cancelled CI
  * job): the first signal lets the key in hand finish and stops before the
  * next, so that every change that landed is told and none is left
- * unknown; a second stops at once, naming the key whose change may or may
- * not have landed. `run` gets the watch to hand to the operation; `verb`
- * is the change as a past participle ("revoked").
+ * unknown; a second stops at once, naming the keys changed so far and the
+ * key whose change may or may not have landed. `tell` says each key as it
+ * lands; `run` gets the watch to hand to the operation; `verb` is the
+ * change as a past participle ("revoked").
  */
 export async function stoppableBetweenKeys<T, R>(
   { onSignal }: Pick<Deps, 'onSignal'>,
   render: Renderer,
   verb: string,
-  run: (watch: Required<Pick<KeyRunWatch<T>, 'stopRequested' | 'onStart'>>) => Promise<R>,
+  tell: (outcome: KeyOutcome<T>, name: string | null) => void,
+  run: (watch: KeyRunWatch<T>) => Promise<R>,
 ): Promise<R> {
   let requested: NodeJS.Signals | null = null;
   let inHand: string | null = null;
+  const landed: string[] = [];
   let stopNow!: (error: Error) => void;
   const stopped = new Promise<never>((_, reject) => (stopNow = reject));
   const off = onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], (signal) => {
@@ -28,21 +31,23 @@ export async function stoppableBetweenKeys<T, R>(
       if (inHand !== null) render.info(`Stopping once ${shown(inHand)} is done (${signal} again to stop at once).`);
       return;
     }
-    stopNow(
-      new InterruptedError(
-        [
-          `Stopped by ${signal}${inHand === null ? '' : ` while ${shown(inHand)} was being changed: it may or may not have been ${verb}; \`svc keys view ${shown(inHand)}\` tells`}.`,
-          'The keys after it were not tried.',
-        ],
-        signal,
-      ),
-    );
+    const lines = [
+      `Stopped by ${signal}${inHand === null ? '' : ` while ${shown(inHand)} was being changed: it may or may not have been ${verb}; \`svc keys view ${shown(inHand)}\` tells`}.`,
+      // Said here too, not only as each landed: under --json this is all stdout gets.
+      landed.length === 0 ? `Nothing was ${verb} before that.` : `${verb[0]!.toUpperCase()}${verb.slice(1)} before that: ${landed.map(shown).join(', ')}.`,
+      'The keys after it were not tried.',
+    ];
+    stopNow(new InterruptedError(lines, signal));
   });
   try {
     return await Promise.race([
       run({
         stopRequested: () => requested,
         onStart: (id) => (inHand = id),
+        onOutcome: (outcome, name) => {
+          if (outcome.state === 'done') landed.push(outcome.id);
+          tell(outcome, name);
+        },
       }),
       stopped,
     ]);
@@ -51,7 +56,19 @@ export async function stoppableBetweenKeys<T, R>(
   }
 }
 
-/** What a run stopped between two keys ends with, once what landed was told: the keys not tried, and the signal's exit code. */
-export function stoppedBetweenKeys(signal: NodeJS.Signals, notTried: readonly string[]): InterruptedError {
-  return new InterruptedError([`Stopped by ${signal}${notTried.length === 0 ? '' : ` before these were tried: ${notTried.map(shown).join(', ')}`}.`], signal);
+/**
+ * What a run stopped between two keys ends with, once what landed was told:
+ * the keys not tried, whatever else is to be said of the arguments (a name
+ * several keys share, an id no key has), and the signal's exit code.
+ */
+export function stoppedBetweenKeys(signal: NodeJS.Signals, notTried: readonly string[], also: readonly string[] = []): InterruptedError {
+  return new InterruptedError(
+    [`Stopped by ${signal}${notTried.length === 0 ? '' : ` before these were tried: ${notTried.map(shown).join(', ')}`}.`, ...also],
+    signal,
+  );
+}
+
+/** Arguments the server knew as no key's id, which a stop left unread as names. */
+export function notLookedUp(args: readonly string[]): string[] {
+  return args.length === 0 ? [] : [`No key has the id ${args.map(shown).join(', ')}; svc stopped before looking ${args.length === 1 ? 'it' : 'them'} up as a name.`];
 }

@@ -62,9 +62,30 @@ describe('a signal partway through revoking several keys', () => {
     expect(result.exitCode).toBe(130);
     expect(told(result.stderr, 'Revoked')).toEqual([made[0]]);
     expect(result.stderr).toContain(`Stopped by SIGINT while ${made[1]} was being changed: it may or may not have been revoked; \`svc keys view ${made[1]}\` tells.`);
+    expect(result.stderr).toContain(`Revoked before that: ${made[0]}.`);
     const left = await onServer('batch-twice');
     expect(left.has(made[0]!)).toBe(false);
     expect(left.has(made[2]!) && left.has(made[3]!)).toBe(true);
+  });
+
+  it('under --json, a second signal\'s document names the keys revoked before it', async () => {
+    const made = await makeKeys('batch-twice-json', 3);
+    const result = await svc(['keys', 'revoke', ...made, '--yes', '--json'], local.env, { deps: signalsAt(atNth('DELETE', 2, ['SIGTERM', 'SIGTERM'])) });
+    expect(result.exitCode).toBe(143);
+    expect(JSON.parse(result.stdout).error.message).toContain(`Revoked before that: ${made[0]}.`);
+  });
+
+  it('an argument no key has as its id, left unread as a name by the stop, is said so; a name several keys share too', async () => {
+    const made = await makeKeys('batch-named', 2);
+    await makeKeys('batch-shared', 2);
+    const early = await svc(['keys', 'revoke', 'key_nosuch', made[0]!, made[1]!, '--yes'], local.env, { deps: signalsAt(atNth('DELETE', 2, ['SIGTERM'])) });
+    expect(early.exitCode).toBe(143);
+    expect(early.stderr).toContain("No key has the id key_nosuch; svc stopped before looking it up as a name.");
+    expect(early.stderr).not.toMatch(/before these were tried: .*key_nosuch/);
+
+    const late = await svc(['keys', 'revoke', made[1]!, 'batch-shared', '--yes'], local.env, { deps: signalsAt(atNth('GET', 1, ['SIGTERM'])) });
+    expect(late.exitCode).toBe(143);
+    expect(late.stderr).toContain("'batch-shared' is the name of 2 keys, so it names none of them");
   });
 
   it('prune: the keys revoked before the stop are told and in its report', async () => {

@@ -114,6 +114,7 @@ describe('Ctrl-C at a question ends the command there: exit 130, and nothing aft
     await term.waitFor('Keys to revoke');
     await term.send('Tab', 'C-c');
     expect(await term.exitCode()).toBe(130);
+    expect(await term.screen()).toContain('Cancelled; nothing was done.');
     expect(await changes()).toEqual(['POST /user/api-keys 201']);
     expect(await named('picked')).toMatchObject([{ id: key.id, status: 'enabled' }]);
   });

@@ -1,6 +1,6 @@
 import type { KeyList } from '../../client/api.js';
 import { keyStatus, type KeyView } from '../../client/key-view.js';
-import { UsageError } from '../errors.js';
+import { PromptCancelledError, UsageError } from '../errors.js';
 import { checkKeyId, isAddressable, isKeyInUse } from '../keys.js';
 import type { Choice } from '../prompt.js';
 import { clip } from '../render/text.js';
@@ -67,9 +67,16 @@ export async function keysToActOn(session: KeySession, given: readonly string[],
   const { client } = session;
   const list = await client.listAllKeys();
   const keys = wanted.offered ? pickable(list.keys.filter(wanted.offered.keep), wanted.offered.none) : list.keys;
-  const picked = wanted.many
-    ? await pickKeys(session, keys, list.nowMs, client.keyHint, wanted.question)
-    : [await pickKey(session, keys, list.nowMs, client.keyHint, wanted.question)];
+  let picked: PickedKey[];
+  try {
+    picked = wanted.many
+      ? await pickKeys(session, keys, list.nowMs, client.keyHint, wanted.question)
+      : [await pickKey(session, keys, list.nowMs, client.keyHint, wanted.question)];
+  } catch (error) {
+    // Esc or Ctrl-C at the list says what a declined confirmation says: the person stopped, and nothing was done.
+    if (error instanceof PromptCancelledError) throw new PromptCancelledError(['Cancelled; nothing was done.']);
+    throw error;
+  }
   return { ids: picked.map((key) => key.id), list };
 }
 

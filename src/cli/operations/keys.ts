@@ -251,12 +251,15 @@ async function eachKey<T>(
       if (!keepGoing) return { outcomes, notTried: ids.slice(index + 1), stoppedBy: null };
     }
   }
-  return { outcomes, notTried: [], stoppedBy: null };
+  // A stop asked for while the last key was in hand: nothing was left to skip, but the run was stopped all the same.
+  return { outcomes, notTried: [], stoppedBy: ids.length > 0 ? (watch.stopRequested?.() ?? null) : null };
 }
 
 export interface KeysActedOn<T> extends KeysRun<T> {
   /** What the arguments the server did not know as ids name, when there were any and svc got as far as asking. */
   byName: ByName | null;
+  /** Arguments the server did not know as ids that a stop left unread as names. */
+  unnamed: string[];
 }
 
 /**
@@ -270,9 +273,9 @@ async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act:
   // A gone id is told only once it is known not to be a name either.
   const first = await eachKey(args, act, false, { ...watch, onOutcome: (o, name) => o.state !== 'gone' && watch.onOutcome?.(o, name) });
   const gone = first.outcomes.flatMap((o) => (o.state === 'gone' ? [o.id] : []));
-  if (gone.length === 0 || first.outcomes.some((o) => o.state === 'failed')) return { ...first, byName: null };
+  if (gone.length === 0 || first.outcomes.some((o) => o.state === 'failed')) return { ...first, byName: null, unnamed: [] };
   const stoppedBy = first.stoppedBy ?? watch.stopRequested?.() ?? null;
-  if (stoppedBy) return { outcomes: first.outcomes.filter((o) => o.state !== 'gone'), notTried: [...gone, ...first.notTried], stoppedBy, byName: null };
+  if (stoppedBy) return { outcomes: first.outcomes.filter((o) => o.state !== 'gone'), notTried: first.notTried, stoppedBy, byName: null, unnamed: gone };
   const byName = await keysByName(client, gone);
   const named = (id: string) => byName.ids.has(id) || byName.shared.has(id) || byName.unsure.includes(id);
   for (const o of first.outcomes) if (o.state === 'gone' && !named(o.id)) watch.onOutcome?.(o, null);
@@ -281,8 +284,10 @@ async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act:
   return {
     outcomes: [...first.outcomes.filter((o) => o.state !== 'gone' || !named(o.id)), ...second.outcomes],
     notTried: second.notTried,
-    stoppedBy: second.stoppedBy,
+    // Asked for while the names were read, with nothing after it to skip.
+    stoppedBy: second.stoppedBy ?? watch.stopRequested?.() ?? null,
     byName,
+    unnamed: [],
   };
 }
 

@@ -83,8 +83,8 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
     if (outcome.state === 'done') render.success(`Revoked ${shown(outcome.id)}.`);
     else if (outcome.state === 'gone') render.info(`${shown(outcome.id)} was already gone.`);
   };
-  const { outcomes, notTried, stoppedBy } = await stoppableBetweenKeys(session.deps, render, 'revoked', (watch) =>
-    revokeKeys(client, targets.map((t) => t.view.id!), true, { ...watch, onOutcome: tell }),
+  const { outcomes, notTried, stoppedBy } = await stoppableBetweenKeys(session.deps, render, 'revoked', tell, (watch) =>
+    revokeKeys(client, targets.map((t) => t.view.id!), true, watch),
   );
   const revoked: string[] = [];
   const failed: { id: string; error: string }[] = [];

@@ -5,11 +5,11 @@ import type { Outcome } from '../../after-command.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { isKeyInUse, listedFor, sharedName } from '../../keys.js';
-import { keysByName, keysNamed, namedIn, revokeKeys, revokeNamedKeys, unresolved, type KeyOutcome, type Revoked } from '../../operations/keys.js';
+import { keysByName, keysNamed, namedIn, revokeKeys, revokeNamedKeys, unresolved, type KeyOutcome, type KeysActedOn, type KeysRun, type Revoked } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { clip, shellWord } from '../../render/text.js';
-import { stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
+import { notLookedUp, stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
 import { describeKey, shown } from '../../views/keys.js';
 
 export interface RevokeOptions {
@@ -56,17 +56,23 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
   }
   const known = new Map((list?.keys ?? []).map((k) => [k.id, k.name]));
   const told = new Set<string>();
-  const { outcomes, notTried, byName, stoppedBy } = await stoppableBetweenKeys(session.deps, session.render, 'revoked', (watch) =>
-    revokeNamedKeys(client, ids, { ...watch, onOutcome: (o, name) => tellLanded(session, o, name ?? known.get(o.id) ?? null, opts) && told.add(o.id) }),
+  const { outcomes, notTried, byName, stoppedBy, unnamed } = await stoppableBetweenKeys<Revoked, KeysActedOn<Revoked>>(
+    session.deps,
+    session.render,
+    'revoked',
+    (o, name) => tellLanded(session, o, name ?? known.get(o.id) ?? null, opts) && told.add(o.id),
+    (watch) => revokeNamedKeys(client, ids, watch),
   );
   const listed = (byName?.list ?? list)?.keys ?? [];
   const names = new Map(listed.map((k) => [k.id, k.name]));
   const doubts = await lostAndNamed(client, outcomes.flatMap((o) => (o.state === 'done' && o.value.goneOnRetry && !names.has(o.id) ? [o.id] : [])));
   const missing = reportRevoked(session, ids, outcomes.filter((o) => !doubts.has(o.id)), notTried, names, opts, told);
   if (doubts.size > 0) throw new CliError([...doubts.values()].flat(), ExitCode.failure);
-  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried);
   // --if-exists takes a key that is gone for done, but not a name several keys share: which one was meant is for the person to say.
-  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0) throw await unresolved(client, missing, byName, 'revoke');
+  const problem =
+    missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0 ? await unresolved(client, missing, byName, 'revoke') : null;
+  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried, [...notLookedUp(unnamed), ...(problem?.lines ?? [])]);
+  if (problem) throw problem;
   return { list: byName?.list ?? list };
 }
 
@@ -200,12 +206,17 @@ async function revokeByName(session: KeySession, idArgs: readonly string[], give
   const names = new Map(keys.map((k) => [k.id, k.name]));
   const told = new Set<string>();
   // Ids from the list: one gone meanwhile is gone, never read as a name.
-  const { outcomes, notTried, stoppedBy } = await stoppableBetweenKeys(session.deps, session.render, 'revoked', (watch) =>
-    revokeKeys(client, ids, false, { ...watch, onOutcome: (o) => tellLanded(session, o, names.get(o.id) ?? null, opts) && told.add(o.id) }),
+  const { outcomes, notTried, stoppedBy } = await stoppableBetweenKeys<Revoked, KeysRun<Revoked>>(
+    session.deps,
+    session.render,
+    'revoked',
+    (o) => tellLanded(session, o, names.get(o.id) ?? null, opts) && told.add(o.id),
+    (watch) => revokeKeys(client, ids, false, watch),
   );
   const missing = reportRevoked(session, ids, outcomes, notTried, names, opts, told);
-  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried);
-  if (missing.length > 0) throw await unresolved(client, missing, null, 'revoke');
+  const problem = missing.length > 0 ? await unresolved(client, missing, null, 'revoke') : null;
+  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried, problem?.lines ?? []);
+  if (problem) throw problem;
   return { list };
 }
 

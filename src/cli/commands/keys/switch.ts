@@ -1,12 +1,12 @@
 /** `keys enable` and `keys disable`: one PATCH a key; a 204 is reported as done. */
 import type { Command } from 'commander';
 import { keysToActOn } from '../../dialogs/pick-key.js';
-import { switchNamedKeys, unresolved } from '../../operations/keys.js';
+import { switchNamedKeys, unresolved, type KeysActedOn, type Switched } from '../../operations/keys.js';
 import type { App } from '../../program.js';
 import type { KeySession } from '../../session.js';
 import { shown } from '../../views/keys.js';
 import { showSwitched } from '../../views/switched.js';
-import { stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
+import { notLookedUp, stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
 
 export function register(keys: Command, app: App): void {
   keys
@@ -40,8 +40,12 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
   const { client, render, options } = session;
   // Each key is told as its change lands, so that a run stopped partway has told every key it changed;
   // --json prints one document for all of them, below.
-  const { outcomes, notTried, byName, stoppedBy } = await stoppableBetweenKeys(session.deps, render, enabled ? 'enabled' : 'disabled', (watch) =>
-    switchNamedKeys(client, ids, enabled, { ...watch, onOutcome: (o) => o.state === 'done' && showSwitched(session, o.id, enabled, o.value, false) }),
+  const { outcomes, notTried, byName, stoppedBy, unnamed } = await stoppableBetweenKeys<Switched, KeysActedOn<Switched>>(
+    session.deps,
+    render,
+    enabled ? 'enabled' : 'disabled',
+    (o) => o.state === 'done' && showSwitched(session, o.id, enabled, o.value, false),
+    (watch) => switchNamedKeys(client, ids, enabled, watch),
   );
   const documents: unknown[] = [];
   const missing: string[] = [];
@@ -56,10 +60,11 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     }
   }
   if (options.json && documents.length > 0) render.json(ids.length === 1 ? documents[0] : documents);
-  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried);
   if (failure !== undefined) {
     if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
     throw failure;
   }
-  if (missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0) throw await unresolved(client, missing, byName, verb);
+  const problem = missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0 ? await unresolved(client, missing, byName, verb) : null;
+  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried, [...notLookedUp(unnamed), ...(problem?.lines ?? [])]);
+  if (problem) throw problem;
 }
