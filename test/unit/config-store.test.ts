@@ -350,7 +350,7 @@ describe('files that are not what svc writes, where the config and its lock go (
       symlinkSync(join(target, 'shared.json'), file);
       openConfig({ SVC_CONFIG_DIR: dir }, (line) => warnings.push(line));
       expect(warnings).toEqual([
-        `${file} links to ${join(realpathSync(target), 'shared.json')}, which other users can read, and it holds API keys: make it 0600 (svc does not change the mode of a file it reaches through a link).`,
+        `${file} links to ${join(realpathSync(target), 'shared.json')}, which other users can read, and it holds API keys: make it 0600 (svc changes no mode through a link; a save of its own writes the file anew, as 0600).`,
       ]);
       expect(statSync(join(target, 'shared.json')).mode & 0o777).toBe(0o644);
     } finally {

@@ -132,7 +132,7 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
   // by mistake or on purpose, and its mode is for its owner to change.
   if (stats && (stats.mode & 0o077) !== 0) {
     if (target !== file) {
-      warn(`${file} links to ${target}, which other users can read, and it holds API keys: make it 0600 (svc does not change the mode of a file it reaches through a link).`);
+      warn(`${file} links to ${target}, which other users can read, and it holds API keys: make it 0600 (svc changes no mode through a link; a save of its own writes the file anew, as 0600).`);
     } else {
       try {
         chmodSync(target, FILE_MODE);
