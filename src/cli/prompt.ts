@@ -6,12 +6,6 @@ import { displayWidth, fit } from './render/width.js';
 import { pickManyPrompt } from './pick-many-prompt.js';
 import { searchPrompt, type SearchConfig } from './search-prompt.js';
 
-/**
- * A letter typed into a many-key list selects nothing: with inquirer's `a`
- * (all) and `i` (invert), typing a key's name there marked every key, the
- * one in use included.
- */
-
 export interface Choice<T> {
   name: string;
   value: T;

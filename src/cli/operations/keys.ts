@@ -267,7 +267,7 @@ export interface KeysActedOn<T> extends KeysRun<T> {
  * the server did not know are read as names (keysByName) and the keys that
  * each names alone are acted on in turn. A name several keys share is left
  * in `byName.shared`, neither done nor gone. A stop before the names were
- * read leaves them not tried.
+ * read leaves those arguments in `unnamed`.
  */
 async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act: (id: string) => Promise<T>, watch: KeyRunWatch<T> = {}): Promise<KeysActedOn<T>> {
   // A gone id is told only once it is known not to be a name either.
@@ -289,11 +289,6 @@ async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act:
     byName,
     unnamed: [],
   };
-}
-
-/** Switches each id on or off, as revokeKeys revokes. */
-export function switchKeys(client: ApiClient, ids: readonly string[], enabled: boolean, watch?: KeyRunWatch<Switched>): Promise<KeysRun<Switched>> {
-  return eachKey(ids, (id) => switchOne(client, id, enabled), false, watch);
 }
 
 /**
@@ -329,8 +324,8 @@ async function revokeOne(client: ApiClient, id: string): Promise<Revoked> {
 }
 
 /**
- * For keys a person named on the command line (ids, or names): switchKeys
- * or revokeKeys, names resolved as eachKeyOrName says. Ids that come from a
+ * For keys a person named on the command line (ids, or names): each
+ * switched or revoked in turn, names resolved as eachKeyOrName says. Ids that come from a
  * list (prune, the manager, orphans) never go through names.
  */
 export function switchNamedKeys(client: ApiClient, args: readonly string[], enabled: boolean, watch?: KeyRunWatch<Switched>): Promise<KeysActedOn<Switched>> {
