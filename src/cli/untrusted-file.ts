@@ -33,15 +33,23 @@ export function readUntrusted(path: string, maxBytes: number): { text: string; s
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new UntrustedFileError(`is ${fileKind(stats)}, not a regular file`);
     if (stats.size > maxBytes) throw new UntrustedFileError(`is larger than ${maxBytes} bytes`);
-    // One byte more than allowed: a file that grew since fstat is caught too.
-    const buffer = Buffer.alloc(maxBytes + 1);
+    // Sized by fstat, with a byte more to see the end: a buffer of the bound itself (16 MiB for the config) was
+    // zeroed on every read, 3 ms each, four reads a command. A file that grew since fstat gets a larger one, up
+    // to a byte past the bound, which catches a file that grew past it.
+    let buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1);
     let length = 0;
     for (;;) {
+      if (length === buffer.length) {
+        if (length > maxBytes) throw new UntrustedFileError(`is larger than ${maxBytes} bytes`);
+        const larger = Buffer.allocUnsafe(Math.min(length * 2, maxBytes + 1));
+        buffer.copy(larger, 0, 0, length);
+        buffer = larger;
+      }
       const read = readSync(fd, buffer, length, buffer.length - length, null);
       if (read === 0) break;
       length += read;
-      if (length > maxBytes) throw new UntrustedFileError(`is larger than ${maxBytes} bytes`);
     }
+    if (length > maxBytes) throw new UntrustedFileError(`is larger than ${maxBytes} bytes`);
     return { text: buffer.subarray(0, length).toString('utf8'), stats };
   } finally {
     closeSync(fd);
