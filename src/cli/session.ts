@@ -269,17 +269,20 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
  * or --base-url). Any other goes on with the saved default, saying so.
  */
 function ignoreProjectFile(base: Session, needs: Exclude<Needs, 'nothing'>, { path, why }: RefusedProjectFile): void {
-  const { io, options } = base;
-  const fromOutside = Boolean(readEnv(io.env, 'SVC_API_KEY')?.trim()) && Boolean(options.baseUrl || readEnv(io.env, 'SVC_BASE_URL'));
   // A refusal may end in a question of its own (a did-you-mean).
   const said = `${path} ${why}`;
-  if (needs === 'change' || (needs === 'key' && !fromOutside)) {
+  if (needs === 'change' || (needs === 'key' && !keyAndServerFromOutside(base))) {
     throw new UnknownProfileError([
       said.endsWith('?') ? said : `${said}.`,
       'It chooses the profile here, so svc will not use another one: fix the file, or name the profile with --profile or SVC_PROFILE.',
     ]);
   }
   base.render.warn(said.endsWith('?') ? `${said} It was ignored, and the default profile applies.` : `${said}; it was ignored, and the default profile applies.`);
+}
+
+/** The key from SVC_API_KEY and the server from --base-url or SVC_BASE_URL: nothing of a profile is used. */
+function keyAndServerFromOutside({ io, options }: Session): boolean {
+  return Boolean(readEnv(io.env, 'SVC_API_KEY')?.trim()) && Boolean(options.baseUrl || readEnv(io.env, 'SVC_BASE_URL'));
 }
 
 /**
@@ -296,8 +299,7 @@ async function readConfig(base: Session, needs: Exclude<Needs, 'nothing'>): Prom
   try {
     return openConfig(io.env, warn);
   } catch (error) {
-    const usesKey = needs === 'key' || needs === 'credentials';
-    const needsNone = usesKey && Boolean(readEnv(io.env, 'SVC_API_KEY')?.trim()) && Boolean(base.options.baseUrl || readEnv(io.env, 'SVC_BASE_URL'));
+    const needsNone = (needs === 'key' || needs === 'credentials') && keyAndServerFromOutside(base);
     if (!(error instanceof CliError) || !needsNone) throw error;
     warn(`${error.lines[0]} SVC_API_KEY and ${base.options.baseUrl ? '--base-url' : 'SVC_BASE_URL'} need nothing from it, so svc went on without it.`);
     return unopenedConfig(io.env, error);
