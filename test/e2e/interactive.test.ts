@@ -544,13 +544,13 @@ describe('the session under pressure', () => {
     // itself rewrapped, so a row wider than 60 columns is one of the old screen's.
     await t.resize(60, 50);
     await t.waitFor((screen) => keyRows(screen).length > 1 && keyRows(screen).every((row) => [...row].length <= 60) && onRevoke.test(screen));
-    let history = await t.history();
+    let history = await t.historyShowing(onRevoke);
     expect(count(history, 'What next?')).toBe(1);
     expect(history.match(/^ID /gm)).toHaveLength(1);
 
     await t.resize(120, 50);
     await t.waitFor((screen) => /^ID .*WORKSPACE/m.test(screen) && onRevoke.test(screen));
-    history = await t.history();
+    history = await t.historyShowing(onRevoke);
     expect(count(history, 'What next?')).toBe(1);
     expect(history.match(/^ID /gm)).toHaveLength(1);
 
@@ -559,7 +559,7 @@ describe('the session under pressure', () => {
     await t.waitFor(/❯ Refresh/);
     await t.send('Enter');
     await t.waitFor(MENU);
-    expect(count(await t.history(), 'What next?')).toBe(1);
+    expect(count(await t.historyShowing(MENU), 'What next?')).toBe(1);
     await t.send('Escape');
     expect(await t.exitCode()).toBe(0);
   });
@@ -648,7 +648,7 @@ describe('the screen laid out for the terminal, at any size and across resizes',
       await t.resize(60, 15);
       const screen = await drawnFor(t, SIZES[1]!);
       expect(screen.trimEnd().split('\n').length, screen).toBeLessThanOrEqual(15);
-      expect(count(await t.history(), 'What next?')).toBe(1);
+      expect(count(await t.historyShowing(MENU), 'What next?')).toBe(1);
       await t.send('Escape');
       expect(await t.exitCode()).toBe(0);
     } finally {

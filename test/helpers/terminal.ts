@@ -67,6 +67,20 @@ export class Terminal {
     return this.tmux('capture-pane', '-p', '-J', '-S', '-');
   }
 
+  /**
+   * The history once it shows `pattern`: a capture taken while svc redraws
+   * (it clears its screen first) holds none of it, and the next one does.
+   */
+  async historyShowing(pattern: string | RegExp, timeoutMs = SCREEN_WAIT_MS): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let history = await this.history();
+    while (!(typeof pattern === 'string' ? history.includes(pattern) : pattern.test(history)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      history = await this.history();
+    }
+    return history;
+  }
+
   /** Keys as tmux names them: literal text, or 'Enter', 'Down', 'Space', 'C-c', 'Escape'. */
   async send(...keys: string[]): Promise<void> {
     for (const key of keys) {
