@@ -7,9 +7,10 @@ export function whyNothingYet(reason: WaitEvent['reason']): string {
 }
 
 /**
- * `send`, with Ctrl-C (and SIGTERM) taken over while it is out, for a request
- * whose answer may hold the only copy of a secret: the first is told to
- * `first` and waited through, so the answer still arrives; the second ends
+ * `send`, with Ctrl-C (and SIGTERM) taken over while it is out, for work
+ * whose outcome must not go unsaid (an answer that may hold the only copy
+ * of a secret, a revoke, the key in hand of a batch): the first is told to
+ * `first` and waited through, so the outcome still arrives; the second ends
  * the wait at once, rejecting with `second()`'s error, which says what may
  * have been done without it. Where there is no answer to lose (between
  * attempts, none of which did anything), `first` returns the error to stop

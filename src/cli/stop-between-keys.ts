@@ -1,3 +1,4 @@
+import { answerThroughInterrupt } from './answer-through-interrupt.js';
 import type { KeyOutcome, KeyRunWatch } from './operations/keys.js';
 import type { Deps } from './deps.js';
 import { InterruptedError } from './errors.js';
@@ -13,7 +14,7 @@ import { shown } from './views/keys.js';
  * lands; `run` gets the watch to hand to the operation; `verb` is the
  * change as a past participle ("revoked").
  */
-export async function stoppableBetweenKeys<T, R>(
+export function stoppableBetweenKeys<T, R>(
   { onSignal }: Pick<Deps, 'onSignal'>,
   render: Renderer,
   verb: string,
@@ -23,24 +24,24 @@ export async function stoppableBetweenKeys<T, R>(
   let requested: NodeJS.Signals | null = null;
   let inHand: string | null = null;
   const landed: string[] = [];
-  let stopNow!: (error: Error) => void;
-  const stopped = new Promise<never>((_, reject) => (stopNow = reject));
-  const off = onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], (signal) => {
-    if (requested === null) {
+  const stopNow = (signal: NodeJS.Signals) =>
+    new InterruptedError(
+      [
+        `Stopped by ${signal}${inHand === null ? '' : ` while ${shown(inHand)} was being changed: it may or may not have been ${verb}; \`svc keys view ${shown(inHand)}\` tells`}.`,
+        // Said here too, not only as each landed: under --json this is all stdout gets.
+        landed.length === 0 ? `Nothing was ${verb} before that.` : `${verb[0]!.toUpperCase()}${verb.slice(1)} before that: ${landed.map(shown).join(', ')}.`,
+        'The keys after it were not tried.',
+      ],
+      signal,
+    );
+  return answerThroughInterrupt(
+    onSignal,
+    (signal) => {
       requested = signal;
       if (inHand !== null) render.info(`Stopping once ${shown(inHand)} is done (${signal} again to stop at once).`);
-      return;
-    }
-    const lines = [
-      `Stopped by ${signal}${inHand === null ? '' : ` while ${shown(inHand)} was being changed: it may or may not have been ${verb}; \`svc keys view ${shown(inHand)}\` tells`}.`,
-      // Said here too, not only as each landed: under --json this is all stdout gets.
-      landed.length === 0 ? `Nothing was ${verb} before that.` : `${verb[0]!.toUpperCase()}${verb.slice(1)} before that: ${landed.map(shown).join(', ')}.`,
-      'The keys after it were not tried.',
-    ];
-    stopNow(new InterruptedError(lines, signal));
-  });
-  try {
-    return await Promise.race([
+    },
+    stopNow,
+    () =>
       run({
         stopRequested: () => requested,
         onStart: (id) => (inHand = id),
@@ -49,11 +50,7 @@ export async function stoppableBetweenKeys<T, R>(
           tell(outcome, name);
         },
       }),
-      stopped,
-    ]);
-  } finally {
-    off();
-  }
+  );
 }
 
 /**
