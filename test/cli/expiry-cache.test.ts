@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { call, startLocalServer, svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
+import { call, startLocalServer, svc, tempConfigDir, useLocalServer, type LocalServer } from '../helpers/in-process.js';
 
 const local = useLocalServer({ plan: 'pro' });
 let config: ReturnType<typeof tempConfigDir>;
@@ -64,14 +64,26 @@ describe("remembering the key's expiry", () => {
 });
 
 describe('a saved key past the expiry its profile remembered', () => {
-  it('a 401 says the saved key expired, and when, instead of the generic 401', async () => {
+  /**
+   * A server of its own, and a key of it that expires in an hour saved in
+   * the profile (its expiry remembered by a key list), for `check` to use.
+   */
+  async function withShortLivedKey(check: (ctx: { server: LocalServer; saved: Record<string, string>; id: string; expiresAt: string }) => Promise<void>) {
     const server = await startLocalServer();
     try {
       const saved = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url };
       const made = await svc(['keys', 'create', 'short-lived', '--expires-in', '1h', '--json'], { ...saved, SVC_API_KEY: server.apiKey! });
-      const { secret, expiresAt } = JSON.parse(made.stdout);
+      const { id, secret, expiresAt } = JSON.parse(made.stdout);
       expect((await svc(['login', '--with-key'], saved, { input: secret })).exitCode).toBe(0);
       expect((await svc(['keys', 'list', '--json'], saved)).exitCode).toBe(0);
+      await check({ server, saved, id, expiresAt });
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it('a 401 says the saved key expired, and when, instead of the generic 401', () =>
+    withShortLivedKey(async ({ server, saved, expiresAt }) => {
       expect(JSON.parse(readFileSync(file(), 'utf8')).profiles.default.keyExpiry.expiresAt).toBe(new Date(expiresAt).toISOString());
       // Only the server's clock moves: expiry is told by the clock of the server that refused the key.
       await call(server.url, 'POST', '/_local/clock', server.adminToken, { advanceSeconds: 7_200 });
@@ -81,26 +93,14 @@ describe('a saved key past the expiry its profile remembered', () => {
       expect(lines[0]).toBe(`error: Authentication failed (401): your saved key expired on ${new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
       expect(result.stderr).not.toContain('unknown, disabled, expired or revoked');
       expect(lines.at(-1)).toMatch(/^Next: run `svc login` with a working key/);
-    } finally {
-      await server.stop();
-    }
-  });
+    }));
 
-  it('a key refused before its expiry on the server\'s clock gets the generic 401, whatever our clock says', async () => {
-    const server = await startLocalServer();
-    try {
-      const saved = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url };
-      const made = await svc(['keys', 'create', 'short-lived', '--expires-in', '1h', '--json'], { ...saved, SVC_API_KEY: server.apiKey! });
-      const { id, secret } = JSON.parse(made.stdout);
-      expect((await svc(['login', '--with-key'], saved, { input: secret })).exitCode).toBe(0);
-      expect((await svc(['keys', 'list', '--json'], saved)).exitCode).toBe(0);
+  it('a key refused before its expiry on the server\'s clock gets the generic 401, whatever our clock says', () =>
+    withShortLivedKey(async ({ server, saved, id }) => {
       expect((await svc(['keys', 'revoke', id, '--yes'], { ...saved, SVC_API_KEY: server.apiKey! })).exitCode).toBe(0);
       const result = await svc(['keys', 'list'], saved, { deps: { now: () => Date.now() + 7_200_000 } });
       expect(result.exitCode).toBe(3);
       expect(result.stderr).not.toContain('your saved key expired');
       expect(result.stderr).toContain('The key is unknown, disabled, expired or revoked.');
-    } finally {
-      await server.stop();
-    }
-  });
+    }));
 });
