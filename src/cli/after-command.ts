@@ -45,5 +45,7 @@ export async function keyHealth(session: ProfileSession, credentials: Credential
     }
   }
   if (session.options.quiet) return [];
-  return healthWarnings(health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName, session.profileSource === 'flag');
+  // svc run --ephemeral's key ends with the job it was made for: rotating it would help nobody.
+  const jobsOwn = health.expiry !== null && health.expiry.id === readEnv(session.io.env, 'SVC_EPHEMERAL_KEY_ID');
+  return healthWarnings(jobsOwn ? { ...health, expiry: null } : health, warningDays(readEnv(session.io.env, 'SVC_EXPIRY_WARNING_DAYS')), session.profileName, session.profileSource === 'flag');
 }

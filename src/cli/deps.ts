@@ -1,4 +1,5 @@
 import type { Transport } from '../client/transport.js';
+import type { Reaper, ReaperServer } from './child/reaper.js';
 import type { Prompter } from './prompt.js';
 
 /**
@@ -23,6 +24,12 @@ export interface Deps {
   random: () => number;
   /** Who answers the questions; by default, inquirer's prompts on the terminal's stdin and stderr. What is asked is escaped either way (prompt.ts). */
   prompter?: Prompter;
+  /**
+   * Starts svc run's reaper, the process that ends the job should svc be
+   * killed (child/reaper.ts); by default a real one. Tests in-process,
+   * which start no process, pass one that records what it is told.
+   */
+  startReaper?: (server: ReaperServer, env: NodeJS.ProcessEnv) => Reaper | null;
   /** Subscribes to the process's signals (Ctrl-C, `kill`); returns the unsubscribe. */
   onSignal: (signals: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => () => void;
 }

@@ -62,6 +62,11 @@ export const ENVIRONMENT = [
     description: 'warn when the key in use expires within this many days (default 7; `0` never)',
   },
   {
+    names: ['SVC_EPHEMERAL_KEY_ID'],
+    description:
+      "set by `svc run --ephemeral` for its command: the id of the key made for it, revoked when the command ends; an svc inside the command does not advise rotating that key",
+  },
+  {
     names: ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'],
     description:
       "where V8's compiled code of svc is kept (`bin/load-bundle.js`): `$XDG_CACHE_HOME/svc/compile-cache`, else `~/.cache/svc/compile-cache`; the first moves it, `=1` on the second turns it off. Each command's first successful run keeps the code it ran there (0.3 to 0.6 MB a command, at most 16 commands per svc version and Node version, none for a request for help); a cache not used for 30 days goes",

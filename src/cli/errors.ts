@@ -131,7 +131,11 @@ export class InterruptedError extends CliError {
  * COMMAND started.
  */
 export class PassedOnStatus extends CliError {
-  constructor(status: number) {
+  /** `signal`: the stop signal svc ends by once it has passed the status on, if one ended the work. */
+  constructor(
+    status: number,
+    readonly signal: NodeJS.Signals | null = null,
+  ) {
     super([], status as ExitCode);
     this.name = 'PassedOnStatus';
   }

@@ -7,6 +7,7 @@
  * new session for whatever comes after.
  */
 import type { ApiClient, WaitEvent } from '../client/api.js';
+import type { ProxySettings } from '../client/transport.js';
 import type { BaseUrlSource, KeySource, RequestOrigin } from '../client/errors.js';
 import { DEFAULT_POLICY } from '../client/policy.js';
 import { DEFAULT_BASE_URL } from '../contract/paths.js';
@@ -346,11 +347,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
   const base =
     deps.transport ??
     createUndiciTransport({
-      proxy: {
-        httpProxy: readEnv(io.env, 'http_proxy') || readEnv(io.env, 'HTTP_PROXY') || '',
-        httpsProxy: readEnv(io.env, 'https_proxy') || readEnv(io.env, 'HTTPS_PROXY') || '',
-        noProxy: readEnv(io.env, 'no_proxy') || readEnv(io.env, 'NO_PROXY') || '',
-      },
+      proxy: proxySettings(io.env),
       log: requestLog(session),
     });
   const transport = showingWaits(refusedHereIsFinal(base), endpoint.url, session.render, io, deps);
@@ -370,6 +367,15 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     origin,
   });
   return Object.freeze({ ...session, credentials, client });
+}
+
+/** The proxies the environment names, as curl reads them: the lower-case names first. */
+export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings {
+  return {
+    httpProxy: readEnv(env, 'http_proxy') || readEnv(env, 'HTTP_PROXY') || '',
+    httpsProxy: readEnv(env, 'https_proxy') || readEnv(env, 'HTTPS_PROXY') || '',
+    noProxy: readEnv(env, 'no_proxy') || readEnv(env, 'NO_PROXY') || '',
+  };
 }
 
 /** The profile's recorded expiry of `apiKey` (the last key list that showed it), when that has passed. */

@@ -117,6 +117,14 @@ export class ApiClient {
     return this.options.baseUrl;
   }
 
+  /**
+   * The same client sending another key: a probe with a key's own secret
+   * tells whether that key still works, which no answer about it can.
+   */
+  withApiKey(apiKey: string): ApiClient {
+    return new ApiClient({ ...this.options, apiKey, origin: { ...this.options.origin, keyHint: keyHint(apiKey) } });
+  }
+
   /** The hint of the key this client sends (sk_…abcd), for telling which listed key is in use. */
   get keyHint(): string {
     return keyHint(this.options.apiKey);

@@ -15,6 +15,7 @@ import type { LocalServerReady } from '../../src/contract/types.js';
 import { startServer, type ServerOptions } from '../../src/server/listen.js';
 import { cleanEnv, useServer } from './env.js';
 import { scriptedPrompter } from './prompter.js';
+import { recordingReaper } from './reaper.js';
 import { call } from './reference-server.mjs';
 
 export { cleanEnv, tempConfigDir } from './env.js';
@@ -93,6 +94,8 @@ export async function svc(args: string[], env: Record<string, string | undefined
     schedule: () => () => {},
     // inquirer on a stream that is no terminal would wait for ever; a question nobody scripted fails the test instead.
     prompter: scriptedPrompter([]),
+    // svc run's reaper would be a process of its own; in-process, one that only takes its orders.
+    startReaper: recordingReaper().start,
     ...options.deps,
   });
   return { exitCode, stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), slept };

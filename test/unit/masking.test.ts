@@ -2,7 +2,7 @@
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { masking } from '../../src/cli/child/mask.js';
+import { maskedForm, masking } from '../../src/cli/child/mask.js';
 import { keyHint } from '../../src/contract/key-format.js';
 
 // svc run's masking (docs/contract.md §C10): COMMAND's stdout and stderr,
@@ -13,7 +13,7 @@ const HINT = keyHint(SECRET);
 
 /** Writes `pieces` in order, each to its stream; resolves with what came out of each. */
 async function through(pieces: readonly { stream: 0 | 1; text: string }[]): Promise<[string, string]> {
-  const streams = [masking(SECRET, HINT), masking(SECRET, HINT)] as const;
+  const streams = [masking(SECRET), masking(SECRET)] as const;
   const outs = streams.map((stream) => {
     const sink = new PassThrough();
     stream.pipe(sink);
@@ -89,4 +89,46 @@ describe('masking', () => {
       { numRuns: 300 },
     );
   });
+
+  it('property: a secret of any shape (short, dashed, dotted) is masked whole and in pieces wherever it is cut, and text without a piece of it passes unchanged', async () => {
+    const secretChars = fc.constantFrom(...'abcXYZ019-._~+/='.split(''));
+    const anySecret = fc.array(secretChars, { minLength: 1, maxLength: 80 }).map((chars) => chars.join(''));
+    await fc.assert(
+      fc.asyncProperty(
+        anySecret,
+        fc.array(fc.tuple(fc.constantFrom('', ' ', 'a', '-', 'x.', '\n', 'ab-'), fc.boolean()), { maxLength: 5 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { maxLength: 8 }),
+        async (secret, parts, cutsAt) => {
+          const text = parts.map(([filler, withSecret]) => filler + (withSecret ? secret : '')).join('');
+          const fragment = Math.min(12, secret.length);
+          const pieces = Array.from({ length: secret.length - fragment + 1 }, (_, at) => secret.slice(at, at + fragment));
+          const stream = masking(secret);
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          const ended = new Promise<string>((resolve) => stream.on('end', () => resolve(Buffer.concat(chunks).toString())));
+          for (const piece of cut(text, cutsAt.filter((c) => c < text.length).sort((a, b) => a - b))) stream.write(Buffer.from(piece));
+          stream.end();
+          const shown = await ended;
+          // The mark itself may hold the secret's characters (a secret `c`): what is looked at is the text between marks.
+          const between = shown.split(maskedForm(secret));
+          expect(between.some((part) => pieces.some((piece) => part.includes(piece)))).toBe(false);
+          if (!pieces.some((piece) => text.includes(piece))) expect(shown).toBe(text);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a secret not of the service\'s form is shown as a mark that gives none of it away; a key by its hint', async () => {
+    expect(maskedForm(SECRET)).toBe(HINT);
+    for (const secret of ['0123456789', 'abcd-efgh-ijkl-mnop-qrst']) {
+      const stream = masking(secret);
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.end(Buffer.from(`key=${secret};`));
+      await new Promise((resolve) => stream.on('end', resolve));
+      expect(Buffer.concat(chunks).toString()).toBe('key=[secret];');
+    }
+  });
 });
+

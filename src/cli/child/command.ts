@@ -1,14 +1,16 @@
 /**
  * `svc run`'s COMMAND (docs/contract.md §C10): started without a shell, in
  * a process group of its own so that a signal svc forwards reaches what it
- * started too; its output either straight to svc's terminal or through svc
- * (masked, where a stream is no terminal).
+ * started too, and so that svc can end that whole group; its output either
+ * straight to svc's terminal or through svc (masked, where a stream is no
+ * terminal).
  */
 import { spawn } from 'node:child_process';
 import type { Transform } from 'node:stream';
 import type { Deps } from '../deps.js';
 import { CliError, type ExitCode } from '../errors.js';
 import { clip } from '../render/text.js';
+import { NOT_FOUND, NOT_RUNNABLE } from './locate.js';
 
 export interface ChildPlan {
   words: readonly string[];
@@ -21,16 +23,27 @@ export interface ChildPlan {
   schedule: Deps['schedule'];
 }
 
-/** How COMMAND ended: its exit code, or the signal that ended it. */
+/** Output of COMMAND that svc could not pass on: where it was going, and the error that stopped it there. */
+export interface LostOutput {
+  stream: 'stdout' | 'stderr';
+  error: Error;
+}
+
+/** How COMMAND ended: its exit code, or the signal that ended it; and what of its output svc could not pass on. */
 export interface ChildEnd {
   code: number | null;
   signal: NodeJS.Signals | null;
+  lost: LostOutput[];
 }
 
 export interface RunningChild {
+  /** COMMAND's process id, which is also its process group's (on Windows, only its own). */
+  pid: number | undefined;
   ended: Promise<ChildEnd>;
-  /** Sends `signal` to COMMAND's process group (on Windows, to COMMAND). */
+  /** Sends `signal` to COMMAND's process group, what COMMAND left running in it included (on Windows, to COMMAND). */
   signal(signal: NodeJS.Signals): void;
+  /** Whether any process is left in COMMAND's process group, COMMAND itself or what it started. */
+  groupAlive(): boolean;
   /** Stops reading COMMAND's output (its reader went away): what it writes next meets a closed pipe. */
   stopPassing(): void;
 }
@@ -42,23 +55,22 @@ export interface RunningChild {
  */
 const DRAIN_MS = 200;
 
-/** Exit statuses of a command that could not be run, as env(1), nohup and timeout use them. */
-const NOT_FOUND = 127;
-const NOT_RUNNABLE = 126;
+const group = process.platform !== 'win32';
 
 export function startChild(plan: ChildPlan): RunningChild {
   const [file, ...args] = plan.words as [string, ...string[]];
-  const group = process.platform !== 'win32';
   const child = spawn(file, args, {
     env: plan.env,
     stdio: ['inherit', plan.stdout === null ? 'inherit' : 'pipe', plan.stderr === null ? 'inherit' : 'pipe'],
     detached: group,
     windowsHide: true,
   });
-  const outputs = [
-    [child.stdout, plan.stdout],
-    [child.stderr, plan.stderr],
-  ].flatMap(([from, to]) => (from && to ? [pass(from as NodeJS.ReadableStream & { destroy(): void }, to as NodeJS.WritableStream, plan.filter)] : []));
+  const outputs = (
+    [
+      ['stdout', child.stdout, plan.stdout],
+      ['stderr', child.stderr, plan.stderr],
+    ] as const
+  ).flatMap(([name, from, to]) => (from && to ? [pass(name, from, to, plan.filter)] : []));
 
   const ended = new Promise<ChildEnd>((resolve, reject) => {
     child.on('error', (error: NodeJS.ErrnoException) => {
@@ -77,23 +89,35 @@ export function startChild(plan: ChildPlan): RunningChild {
       });
       void drained.then(() => {
         cancel();
-        resolve({ code, signal });
+        resolve({ code, signal, lost: outputs.flatMap((output) => (output.lost() === null ? [] : [output.lost()!])) });
       });
     });
   });
 
   return {
+    pid: child.pid,
     ended,
     stopPassing() {
       for (const output of outputs) output.drop();
     },
     signal(signal) {
-      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      if (child.pid === undefined) return;
       try {
         if (group) process.kill(-child.pid, signal);
-        else child.kill(signal);
+        else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       } catch {
         // The group is gone already: nothing is left to tell.
+      }
+    },
+    groupAlive() {
+      if (child.pid === undefined) return false;
+      if (!group) return child.exitCode === null && child.signalCode === null;
+      try {
+        process.kill(-child.pid, 0);
+        return true;
+      } catch (error) {
+        // EPERM: a process is there, one svc may not signal (it changed its user).
+        return (error as NodeJS.ErrnoException).code === 'EPERM';
       }
     },
   };
@@ -106,26 +130,67 @@ interface Passing {
   cut(): void;
   /** Stops passing anything on: there is no one left to read it. */
   drop(): void;
+  /** The error svc's own stream met (a full disk), after which COMMAND's output there is read and let go; null while none. */
+  lost(): LostOutput | null;
 }
 
-function pass(from: NodeJS.ReadableStream & { destroy(): void }, to: NodeJS.WritableStream, filter: (() => Transform) | null): Passing {
+/**
+ * COMMAND's `name` stream on to svc's. When svc's stream fails for a reason
+ * other than a reader gone (ENOSPC on a full log disk, EIO), COMMAND's
+ * output is still read, and let go: COMMAND must not block on a full pipe,
+ * nor svc lose track of it, because its log cannot be written. A reader
+ * gone (EPIPE) is for the caller to say (stopPassing).
+ */
+function pass(name: 'stdout' | 'stderr', from: NodeJS.ReadableStream & { destroy(): void }, to: NodeJS.WritableStream, filter: (() => Transform) | null): Passing {
   const through = filter?.() ?? null;
-  const last = through ?? from;
+  const last: NodeJS.ReadableStream = through ?? from;
   if (through) from.pipe(through);
-  last.pipe(to, { end: false });
+  let lost: LostOutput | null = null;
+  let waitingForDrain = false;
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || lost !== null) return;
+    lost = { stream: name, error };
+    if (waitingForDrain) {
+      waitingForDrain = false;
+      last.resume();
+    }
+  };
+  to.on('error', onError);
+  last.on('data', (chunk: Buffer) => {
+    if (lost !== null) return;
+    let accepted: boolean;
+    try {
+      accepted = to.write(chunk);
+    } catch (error) {
+      onError(error as NodeJS.ErrnoException);
+      return;
+    }
+    if (!accepted && lost === null) {
+      waitingForDrain = true;
+      last.pause();
+      to.once('drain', () => {
+        if (!waitingForDrain) return;
+        waitingForDrain = false;
+        last.resume();
+      });
+    }
+  });
   const done = new Promise<void>((resolve) => {
     for (const event of ['end', 'close', 'error']) last.once(event, () => resolve());
-  });
+  }).finally(() => to.off('error', onError));
   return {
     done,
     cut() {
       from.unpipe();
       from.destroy();
-      through?.end();
+      if (through) through.end();
+      // Output held back by a reader that will not take it is let go, so that svc's end waits on nothing.
+      if (waitingForDrain) last.resume();
     },
     drop() {
       from.destroy();
       through?.destroy();
     },
+    lost: () => lost,
   };
 }

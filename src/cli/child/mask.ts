@@ -1,33 +1,49 @@
 /**
- * `svc run`'s masking (docs/contract.md §C10): what COMMAND prints, with
- * the secret replaced by its hint: the whole secret, and any piece of it
- * of FRAGMENT characters or more (a line folded at 40 columns, a header
- * cut at 80, the secret less its last character), also one split across
- * writes. Masking goes by runs of the characters a key is made of: a run
- * that ends a write is held back until the next write (or the end) shows
- * where it ends, but only when a piece of the secret could still be in it.
+ * Masking of a secret svc handed out (docs/contract.md §C10): what a
+ * command prints, with the secret replaced by what may be shown of it (its
+ * hint, for a key of the service's form): the whole secret, whatever its
+ * shape, and any piece of it of FRAGMENT characters or more (a line folded
+ * at 40 columns, a header cut at 80, the secret less its last character),
+ * also one split across writes. Masking goes by runs of the characters the
+ * secret is made of: a run that ends a write is held back until the next
+ * write (or the end) shows where it ends, but only when a piece of the
+ * secret could still be in it.
  */
 import { Transform } from 'node:stream';
+import { isWellFormedKey, keyHint } from '../../contract/key-format.js';
 
-/** Shorter pieces pass: 11 characters of a 64-character key leave 53 to guess. */
+/** Shorter pieces pass: 11 characters of a 64-character key leave 53 to guess. A shorter secret is masked whole only. */
 const FRAGMENT = 12;
 
 /** A run held back longer than this is let through but for its last secret's length, so no output waits for ever. */
 const MOST_HELD = 4096;
 
-const RUN = /[A-Za-z0-9_]+/g;
+/**
+ * What stands for `secret` where it was masked: a key of the service's form
+ * by its hint; anything else (a server that hands out another shape) by a
+ * mark that shows none of it, since a hint of a short secret would be most of it.
+ */
+export function maskedForm(secret: string): string {
+  return isWellFormedKey(secret) ? keyHint(secret) : '[secret]';
+}
 
-export function masking(secret: string, hint: string): Transform {
+export function masking(secret: string): Transform {
+  // Bytes as latin1 characters, one for one: every byte passes unchanged, and a secret that is not ASCII is matched by its UTF-8 bytes.
+  const wanted = Buffer.from(secret, 'utf8').toString('latin1');
+  const shown = Buffer.from(maskedForm(secret), 'utf8').toString('latin1');
+  const fragment = Math.min(FRAGMENT, wanted.length);
   const pieces = new Set<string>();
-  for (let at = 0; at + FRAGMENT <= secret.length; at++) pieces.add(secret.slice(at, at + FRAGMENT));
-  // Bytes as latin1 characters, one for one: a key is ASCII, and every other byte passes unchanged; the hint (its `…`) as its UTF-8 bytes.
-  const shownHint = Buffer.from(hint, 'utf8').toString('latin1');
-  const mask = (text: string) => text.replace(RUN, (run) => (run.length < FRAGMENT ? run : maskRun(run, pieces, shownHint)));
+  for (let at = 0; at + fragment <= wanted.length; at++) pieces.add(wanted.slice(at, at + fragment));
+  // A run is made of the characters a key is made of and those of this secret, whatever they are (a dash, a dot).
+  const alphabet = `A-Za-z0-9_${[...new Set(wanted)].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}`;
+  const run = new RegExp(`[${alphabet}]+`, 'g');
+  const endRun = new RegExp(`[${alphabet}]*$`);
+  const mask = (text: string) => text.replace(run, (found) => (found.length < fragment ? found : maskRun(found, pieces, fragment, shown)));
   let held = '';
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       const data = held + chunk.toString('latin1');
-      const end = data.length - toHold(data, secret);
+      const end = data.length - toHold(endRun.exec(data)![0], wanted);
       held = data.slice(end);
       done(null, Buffer.from(mask(data.slice(0, end)), 'latin1'));
     },
@@ -37,36 +53,35 @@ export function masking(secret: string, hint: string): Transform {
   });
 }
 
-/** Each stretch of `run` that pieces of the secret cover, replaced by the hint. */
-function maskRun(run: string, pieces: ReadonlySet<string>, hint: string): string {
+/** Each stretch of `run` that pieces of the secret cover, replaced by `shown`. */
+function maskRun(run: string, pieces: ReadonlySet<string>, fragment: number, shown: string): string {
   const covered = new Uint8Array(run.length);
   let found = false;
-  for (let at = 0; at + FRAGMENT <= run.length; at++) {
-    if (pieces.has(run.slice(at, at + FRAGMENT))) {
-      covered.fill(1, at, at + FRAGMENT);
+  for (let at = 0; at + fragment <= run.length; at++) {
+    if (pieces.has(run.slice(at, at + fragment))) {
+      covered.fill(1, at, at + fragment);
       found = true;
     }
   }
   if (!found) return run;
-  let shown = '';
+  let out = '';
   for (let at = 0; at < run.length; ) {
-    if (covered[at] === 0) shown += run[at++];
+    if (covered[at] === 0) out += run[at++];
     else {
       while (at < run.length && covered[at] === 1) at++;
-      shown += hint;
+      out += shown;
     }
   }
-  return shown;
+  return out;
 }
 
 /**
- * How much of the end of `data` waits for the next write: the run it ends
- * with, when a piece of the secret may go on from it into that write (some
- * end of the run is part of the secret). Otherwise no piece can cover any
- * of the run, whatever comes, and it is shown now.
+ * How much of the end of the data waits for the next write: the run it
+ * ends with, when a piece of the secret may go on from it into that write
+ * (some end of the run is part of the secret). Otherwise no piece can
+ * cover any of the run, whatever comes, and it is shown now.
  */
-function toHold(data: string, secret: string): number {
-  const run = /[A-Za-z0-9_]*$/.exec(data)![0];
+function toHold(run: string, secret: string): number {
   let tail = 0;
   for (let n = Math.min(run.length, secret.length); n > 0; n--) {
     if (secret.includes(run.slice(run.length - n))) {

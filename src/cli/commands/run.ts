@@ -1,9 +1,11 @@
 import { Option, type Command } from 'commander';
-import { keyHint } from '../../contract/key-format.js';
-import type { ChildEnd, startChild } from '../child/command.js';
+import type { ChildEnd, RunningChild, startChild } from '../child/command.js';
+import { cannotStart } from '../child/locate.js';
 import { masking } from '../child/mask.js';
-import { signalStatus, watchSignals, type SignalWatch } from '../child/signals.js';
-import { PassedOnStatus, UsageError } from '../errors.js';
+import { signalStatus, STOP_SIGNALS, watchSignals, type SignalWatch } from '../child/signals.js';
+import { endLeftovers, supervise } from '../child/supervise.js';
+import { parseDuration } from '../duration.js';
+import { CliError, PassedOnStatus, UsageError } from '../errors.js';
 import { checkKeyName } from '../keys.js';
 import {
   createEphemeralKey,
@@ -18,14 +20,31 @@ import {
 import type { App } from '../program.js';
 import { clip, shellWord } from '../render/text.js';
 import { withKey, type KeySession } from '../session.js';
+import { REAP_BOUND_MS } from './reap.js';
 
 export interface RunOptions {
   ephemeral?: string | true;
   name?: string;
   env?: string;
+  grace?: string;
   /** False with --no-masking. */
   masking: boolean;
 }
+
+/**
+ * How long a command has to end after a signal before svc kills it and
+ * revokes its key: inside a CI runner's cancel window (GitHub Actions
+ * sends SIGINT and waits 7.5 s before SIGTERM, Docker waits 10 s before
+ * SIGKILL), with time left for the revoke.
+ */
+export const DEFAULT_GRACE = '5s';
+
+/**
+ * The least time the revoke of the command's key may wait for a rate
+ * limit, --no-wait or a small --max-wait notwithstanding: a minute ends
+ * any fixed window the service counts in.
+ */
+const REVOKE_WAIT_S = 60;
 
 export function register(program: Command, app: App): void {
   program
@@ -36,11 +55,12 @@ export function register(program: Command, app: App): void {
       new Option('--ephemeral [duration]', `give the command a key of its own, expiring after the duration (default ${DEFAULT_LIFETIME}, at most ${MAX_LIFETIME}), revoked when it ends`),
     )
     .option('--name <name>', 'with --ephemeral: the new key\'s name (default: "run", the command\'s name and the time)')
+    .option('--grace <duration>', `with --ephemeral: how long the command has to end after a signal before it is killed and its key revoked (default ${DEFAULT_GRACE})`)
     .option('--env <var>', 'the variable that holds the key (default: SVC_API_KEY)')
     .option('--no-masking', "pass the command's output on as it is, secret included, where svc would mask it")
     .addHelpText(
       'after',
-      '\nThe command runs without a shell, in a process group of its own, with svc\'s environment less SVC_API_KEY, plus the key in SVC_API_KEY (or --env) and the server\'s address in SVC_BASE_URL. Where svc\'s stdout or stderr is no terminal (a CI log), the command\'s output on it passes through svc with the secret replaced by its hint; on a terminal the command writes to it itself. SIGINT, SIGTERM and SIGHUP go on to the command\'s process group. With --ephemeral the key is revoked when the command ends, however it ends; if svc is killed, it expires. svc exits with the command\'s status (128 + the signal\'s number when a signal ended it).\n\nExamples:\n  $ svc run -- ./deploy.sh production\n  $ svc run --ephemeral 30m -- npm test\n  $ svc run --ephemeral --env MEDIA_API_KEY -- python upload.py',
+      `\nThe command runs without a shell, in a process group of its own, with svc's environment less SVC_API_KEY, plus the key in SVC_API_KEY (or --env) and the server's address in SVC_BASE_URL. Where svc's stdout or stderr is no terminal (a CI log), the command's output on it passes through svc with the secret replaced by its hint; on a terminal the command writes to it itself. SIGINT, SIGTERM and SIGHUP go on to the command's process group, and svc then ends by the signal it got.\n\nWith --ephemeral the key is revoked when the command ends, however it ends: when it exits (what it left running in its process group is ended too); ${DEFAULT_GRACE} after a signal to svc (--grace), the command killed if it is still running; and if svc itself is killed, by svc's reaper, within ${REAP_BOUND_MS / 1000} s. svc exits with the command's status (128 + the signal's number when a signal ended it).\n\nExamples:\n  $ svc run -- ./deploy.sh production\n  $ svc run --ephemeral 30m -- npm test\n  $ svc run --ephemeral --env MEDIA_API_KEY -- python upload.py`,
     )
     .action(app.action('key', run));
 }
@@ -49,7 +69,13 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
   const variable = checkVariable(opts.env ?? 'SVC_API_KEY');
   const lifetimeMs = opts.ephemeral === undefined ? null : ephemeralLifetime(opts.ephemeral);
   if (lifetimeMs === null && opts.name !== undefined) throw new UsageError('--name names the key that --ephemeral makes: give --ephemeral too.');
+  if (lifetimeMs === null && opts.grace !== undefined) throw new UsageError('--grace is how long --ephemeral gives the command before its key is revoked: give --ephemeral too.');
+  const graceMs = parseDuration(opts.grace ?? DEFAULT_GRACE);
   const name = opts.name === undefined ? undefined : checkKeyName(opts.name);
+  const env = (secret: string, keyId: string | null) => commandEnv(session.io.env, variable, secret, session.endpoint.url, keyId);
+  // Before any key is made: a command that cannot start would cost a create and a revoke to find out.
+  const unstartable = cannotStart(words[0]!, env('', null), session.io.cwd ?? process.cwd());
+  if (unstartable) throw unstartable;
   // Loaded here, not with the command tree: child_process costs every other command its start-up time.
   const { startChild: spawnChild } = await import('../child/command.js');
   const signals = watchSignals(session.deps.onSignal);
@@ -58,20 +84,24 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
   let stopPassing = () => {};
   const offReaderGone = session.io.onReaderGone?.(() => stopPassing()) ?? (() => {});
   try {
-    const start = (secret: string) => {
+    const start = (secret: string, keyId: string | null) => {
       const child = spawnChild({
         words,
-        env: commandEnv(session.io.env, variable, secret, session.endpoint.url),
+        env: env(secret, keyId),
         stdout: session.io.stdoutIsTTY ? null : session.io.stdout,
         stderr: session.io.stderrIsTTY ? null : session.io.stderr,
-        filter: opts.masking ? () => masking(secret, keyHint(secret)) : null,
+        filter: opts.masking ? () => masking(secret) : null,
         schedule: session.deps.schedule,
       });
       stopPassing = child.stopPassing;
       return child;
     };
-    if (lifetimeMs === null) return passOn(await whileRunning(signals, () => start(session.credentials.apiKey)));
-    return passOn(await withEphemeralKey(session, { name, lifetimeMs, command: words[0]! }, signals, start));
+    if (lifetimeMs === null) {
+      const { end, signal } = await supervise(start(session.credentials.apiKey, null), signals, null);
+      return passOn(session, end, signal);
+    }
+    const { end, signal } = await withEphemeralKey(session, { name, lifetimeMs, command: words[0]!, graceMs }, signals, start);
+    return passOn(session, end, signal);
   } finally {
     offReaderGone();
     signals.off();
@@ -79,35 +109,56 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
 }
 
 /**
- * Makes the key, runs the command with it unless a signal came first, and
- * revokes the key whatever happened in between. Resolves with how the
- * command ended; a signal before it started ends svc with 128 + its number.
+ * The job's key: made, handed to svc's reaper, given to the command, and
+ * revoked however the command ended, with what the command left in its
+ * process group ended at the same time. Resolves with how the command
+ * ended (null when it was never started) and the first signal svc got.
  */
 async function withEphemeralKey(
   session: KeySession,
-  request: { name: string | undefined; lifetimeMs: number; command: string },
+  request: { name: string | undefined; lifetimeMs: number; command: string; graceMs: number },
   signals: SignalWatch,
-  start: (secret: string) => ReturnType<typeof startChild>,
-): Promise<ChildEnd> {
-  const guard = guarding(session, signals);
-  const key = await createEphemeralKey(session.client, request, guard.run, session.deps.now);
-  session.render.info(`Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`);
-  let end: ChildEnd | null = null;
+  start: (secret: string, keyId: string) => ReturnType<typeof startChild>,
+): Promise<{ end: ChildEnd | null; signal: NodeJS.Signals | null }> {
+  const { deps } = session;
+  const reaper = (deps.startReaper ?? (await import('../child/reaper.js')).startReaper)(
+    { baseUrl: session.endpoint.url, apiKey: session.credentials.apiKey, origin: session.client.origin, timeoutMs: session.timeoutMs, svcPid: process.pid },
+    withoutKey(session.io.env),
+  );
+  let armed = false;
+  // The reaper is told "done" on every way out but one: a second signal during the revoke, which leaves the revoke to it.
+  let leftToReaper = false;
+  const guard = guarding(session, signals, () => armed);
   try {
-    if (guard.held() === null) end = await whileRunning(signals, () => start(key.secret));
+    const key = await createEphemeralKey(session.client, request, guard.run, deps.now);
+    session.render.info(`Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`);
+    armed = reaper !== null && (await reaper.arm(key));
+    if (!armed) session.render.warn(`svc's reaper did not start: should svc be killed, the key works until ${key.expiresAt}.`);
+    let child: RunningChild | null = null;
+    let supervised: Awaited<ReturnType<typeof supervise>> | null = null;
+    try {
+      if (guard.held() === null) {
+        child = start(key.secret, key.id);
+        if (child.pid !== undefined) reaper?.group(child.pid);
+        supervised = await supervise(child, signals, request.graceMs);
+      }
+    } finally {
+      signals.route(guard.between);
+      const leftovers = child === null ? Promise.resolve() : endLeftovers(child, supervised?.killed ? 0 : request.graceMs, deps.sleep, deps.now);
+      try {
+        await revokeEphemeralKey(await revokingClient(session), key, guard.run, deps.sleep);
+        session.render.info(`Revoked key ${clip(key.id, 200)}.`);
+      } catch (error) {
+        leftToReaper = error instanceof SignalStop && armed;
+        throw error;
+      } finally {
+        await leftovers;
+      }
+    }
+    return { end: supervised?.end ?? null, signal: supervised?.signal ?? guard.held() };
   } finally {
-    signals.route(guard.between);
-    await revokeEphemeralKey(await afterCommandClient(session), key, guard.run);
-    session.render.info(`Revoked key ${clip(key.id, 200)}.`);
+    if (!leftToReaper) await reaper?.done();
   }
-  return end ?? { code: null, signal: guard.held() };
-}
-
-/** The command, started by `start`, with every signal svc gets forwarded to its process group until it ends. */
-async function whileRunning(signals: SignalWatch, start: () => ReturnType<typeof startChild>): Promise<ChildEnd> {
-  const child = start();
-  signals.route((signal) => child.signal(signal));
-  return child.ended;
 }
 
 /**
@@ -115,9 +166,9 @@ async function whileRunning(signals: SignalWatch, start: () => ReturnType<typeof
  * at once; during the create or the revoke the first is waited through
  * (the answer decides what becomes of the key) and a second stops at once,
  * naming what it leaves behind. The first is remembered: after the create,
- * the command is not started.
+ * the command is not started, and svc ends by it.
  */
-function guarding(session: KeySession, signals: SignalWatch) {
+function guarding(session: KeySession, signals: SignalWatch, reaperHolds: () => boolean) {
   let held: NodeJS.Signals | null = null;
   const between = (signal: NodeJS.Signals) => {
     held ??= signal;
@@ -126,11 +177,11 @@ function guarding(session: KeySession, signals: SignalWatch) {
     let stop!: (error: Error) => void;
     const stopped = new Promise<never>((_, reject) => (stop = reject));
     signals.route((signal) => {
-      if (step.kind === 'clock') stop(new PassedOnStatus(signalStatus(signal)));
+      if (step.kind === 'clock') stop(new PassedOnStatus(signalStatus(signal), signal));
       else if (held === null) {
         held = signal;
         session.render.warn(waitingFor(step, signal));
-      } else stop(new SignalStop(leftBehind(step), signalStatus(signal)));
+      } else stop(new SignalStop(leftBehind(step, reaperHolds()), signalStatus(signal)));
     });
     try {
       return await Promise.race([work(), stopped]);
@@ -146,7 +197,7 @@ function waitingFor(step: Exclude<Step, { kind: 'clock' }>, signal: NodeJS.Signa
   return `${signal}: waiting for the revoke of ${clip(step.key.id, 200)} to finish (a second signal stops at once).`;
 }
 
-function leftBehind(step: Exclude<Step, { kind: 'clock' }>): string[] {
+function leftBehind(step: Exclude<Step, { kind: 'clock' }>, reaperHolds: boolean): string[] {
   if (step.kind === 'create') {
     return [
       `Stopped while the create was out: a key named '${clip(step.name, 200)}' may have been made; it works until ${step.expiresAt} unless revoked.`,
@@ -154,22 +205,43 @@ function leftBehind(step: Exclude<Step, { kind: 'clock' }>): string[] {
     ];
   }
   const { id, expiresAt } = step.key;
+  if (reaperHolds) return [`Stopped while the key made for the command, ${clip(id, 200)}, was being revoked: svc's reaper goes on revoking it, for up to ${REAP_BOUND_MS / 1000} s.`];
   return [
     `Stopped while the key made for the command, ${clip(id, 200)}, was being revoked: it may still work, until ${expiresAt}.`,
     `See with \`svc keys view ${shellWord(id)}\`, and revoke it with \`svc keys revoke ${shellWord(id)}\` if it is not.`,
   ];
 }
 
-/** The revoke comes after the command, however long it ran: --max-wait and --timeout count from then, not from svc's start. */
-async function afterCommandClient(session: KeySession) {
-  const waitUntilMs = session.deps.now() + session.options.maxWait * 1000;
-  return (await withKey({ ...session, waitUntilMs, deadlineMs: waitUntilMs + session.timeoutMs }, session.credentials)).client;
+/**
+ * The revoke comes after the command, however long it ran: its wait and
+ * its timeout count from then, not from svc's start. It waits through a
+ * rate limit for at least REVOKE_WAIT_S, --no-wait or not: a job's key is
+ * not left working to save a minute.
+ */
+async function revokingClient(session: KeySession) {
+  const maxWait = Math.max(session.options.maxWait, REVOKE_WAIT_S);
+  const waitUntilMs = session.deps.now() + maxWait * 1000;
+  const options = { ...session.options, wait: true, maxWait };
+  return (await withKey({ ...session, options, waitUntilMs, deadlineMs: waitUntilMs + session.timeoutMs }, session.credentials)).client;
 }
 
-/** svc's exit status is the command's: nothing to add when it succeeded, nothing to say when not. */
-function passOn(end: ChildEnd): void {
-  if (end.signal !== null) throw new PassedOnStatus(signalStatus(end.signal));
-  if (end.code !== 0) throw new PassedOnStatus(end.code ?? 1);
+/**
+ * svc's exit status is the command's, unless svc got a stop signal, by
+ * which it then ends; output svc lost is said, and fails a command that
+ * otherwise succeeded.
+ */
+function passOn(session: KeySession, end: ChildEnd | null, received: NodeJS.Signals | null): void {
+  const lost = (end?.lost ?? []).map(
+    ({ stream, error }) => `svc could not write the command's ${stream} (${clip(error.message, 200)}): what the command printed there from then on is lost.`,
+  );
+  if (received !== null || end === null || end.signal !== null || end.code !== 0) {
+    if (lost.length > 0) session.render.warn(...lost);
+    if (received !== null) throw new PassedOnStatus(signalStatus(received), received);
+    if (end === null) return;
+    if (end.signal !== null) throw new PassedOnStatus(signalStatus(end.signal), STOP_SIGNALS.includes(end.signal) ? end.signal : null);
+    throw new PassedOnStatus(end.code ?? 1);
+  }
+  if (lost.length > 0) throw new CliError([...lost, 'The command itself exited 0; svc exits 1 for the output it lost.']);
 }
 
 /** Variables a command needs for its own running, found by name whatever their case (Windows). */
@@ -185,13 +257,20 @@ function checkVariable(name: string): string {
   return name;
 }
 
+/** svc's environment less the key svc uses, which reaches no process but through what svc decides to hand on. */
+function withoutKey(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && name.toUpperCase() !== 'SVC_API_KEY'));
+}
+
 /**
  * svc's environment without SVC_API_KEY (the key svc itself uses is not the
  * command's unless it is the one handed over), with the key in `variable`
- * and the address in SVC_BASE_URL. Windows spells names in any case.
+ * and the address in SVC_BASE_URL; with --ephemeral, the key's id in
+ * SVC_EPHEMERAL_KEY_ID, so that an svc inside the job knows its key ends
+ * with the job. Windows spells names in any case.
  */
-function commandEnv(env: NodeJS.ProcessEnv, variable: string, secret: string, baseUrl: string): NodeJS.ProcessEnv {
-  const replaced = new Set(['SVC_API_KEY', 'SVC_BASE_URL', variable.toUpperCase()]);
-  const kept = Object.entries(env).filter(([name, value]) => value !== undefined && !replaced.has(name.toUpperCase()));
-  return { ...Object.fromEntries(kept), [variable]: secret, SVC_BASE_URL: baseUrl };
+function commandEnv(env: NodeJS.ProcessEnv, variable: string, secret: string, baseUrl: string, keyId: string | null): NodeJS.ProcessEnv {
+  const replaced = new Set(['SVC_API_KEY', 'SVC_BASE_URL', 'SVC_EPHEMERAL_KEY_ID', variable.toUpperCase()]);
+  const kept = Object.entries(withoutKey(env)).filter(([name]) => !replaced.has(name.toUpperCase()));
+  return { ...Object.fromEntries(kept), [variable]: secret, SVC_BASE_URL: baseUrl, ...(keyId === null ? {} : { SVC_EPHEMERAL_KEY_ID: keyId }) };
 }

@@ -31,7 +31,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyHint } from '../../contract/key-format.js';
 import { masking } from '../child/mask.js';
 import type { Deps } from '../deps.js';
 import { clip } from '../render/text.js';
@@ -99,7 +98,7 @@ function run(command: string, shown: string, secret: string, input: Input, ctx: 
     });
     const stopped = () => new DeliveryStepError(`${shown} was stopped (interrupted)`, signal);
     for (const stream of [child.stdout!, child.stderr!]) {
-      (ctx.mask ? stream.pipe(masking(secret, keyHint(secret))) : stream).pipe(ctx.output, { end: false });
+      (ctx.mask ? stream.pipe(masking(secret)) : stream).pipe(ctx.output, { end: false });
     }
     // Only once the whole secret was taken does the command's exit status decide.
     const written = input.write(child.stdin, secret).then(

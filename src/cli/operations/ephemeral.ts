@@ -1,11 +1,14 @@
 /**
  * `svc run --ephemeral` (docs/contract.md §C10): a key made for one
- * command, expiring after a lifetime read on the server's clock, and its
- * revocation once the command is over. Every request goes through `guard`,
- * the caller's watch over the signals that come while it is out.
+ * command, expiring after a lifetime read on the server's clock, at the
+ * expiry the server says it gave it; and its revocation once the command
+ * is over, done only when the server says so. Every request goes through
+ * `guard`, the caller's watch over the signals that come while it is out.
+ * svc's reaper (commands/reap.ts) revokes through here too.
  */
 import { basename } from 'node:path';
-import type { ApiClient } from '../../client/api.js';
+import { PROBE, type ApiClient } from '../../client/api.js';
+import { ApiError, RateLimitedError } from '../../client/errors.js';
 import { CliError, UsageError } from '../errors.js';
 import { isNotFound, revokeCommand } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
@@ -16,11 +19,18 @@ import { createKey } from './create.js';
 export const DEFAULT_LIFETIME = '1h';
 /** The longest --ephemeral: a key for one command that outlives a working day is no longer one. */
 export const MAX_LIFETIME = '24h';
+/**
+ * How much later than asked the server's expiry may be: its clock and ours
+ * disagree by a little, a server may round. More, and svc's promise that
+ * the key is gone by then if all else fails would not hold.
+ */
+export const EXPIRY_SLACK_MS = 60_000;
 
 export interface EphemeralKey {
   id: string;
   secret: string;
   name: string;
+  /** The expiry the server gave the key, as it said it. */
   expiresAt: string;
 }
 
@@ -29,6 +39,9 @@ export type Step = { kind: 'clock' } | { kind: 'create'; name: string; expiresAt
 
 /** `work`, with the signals that come while it is out answered as the caller sees fit for `step`. */
 export type Guard = <T>(step: Step, work: () => Promise<T>) => Promise<T>;
+
+/** No watch: the reaper's requests, in a process no signal of the job reaches. */
+export const unguarded: Guard = (_step, work) => work();
 
 /** `--ephemeral [duration]`: its lifetime in milliseconds; a usage error past MAX_LIFETIME. */
 export function ephemeralLifetime(given: string | true): number {
@@ -50,35 +63,89 @@ export async function createEphemeralKey(
   now: Deps['now'],
 ): Promise<EphemeralKey> {
   const serverNow = await guard({ kind: 'clock' }, () => client.readServerClock());
-  const expiresAt = new Date(serverNow + request.lifetimeMs).toISOString();
+  const askedMs = serverNow + request.lifetimeMs;
+  const asked = new Date(askedMs).toISOString();
   const name = request.name ?? `run ${clip(basename(request.command), 60)} ${new Date(serverNow).toISOString().replace(/\.\d+Z$/, 'Z')}`;
   // The run's own watch answers the signals (the guard): the create's must not answer them a second time.
   const watch = { now, onSignal: () => () => {}, interrupted: () => {} };
-  const made = await guard({ kind: 'create', name, expiresAt }, () => createKey(client, { name, expiresAt }, watch));
+  const made = await guard({ kind: 'create', name, expiresAt: asked }, () => createKey(client, { name, expiresAt: asked }, watch));
   const { id } = made.view;
-  if (made.secret === null || id === null) {
-    const why = made.secret === null ? "svc could not find the new key's secret in the server's answer" : "the server's answer gives no id for the new key, so svc could not revoke it afterwards";
-    if (id !== null) await revokeEphemeralKey(client, { id, secret: '', name, expiresAt }, guard);
+  const refuse = async (why: string, revokable: EphemeralKey | null) => {
+    if (revokable !== null) await revokeEphemeralKey(client, revokable, guard);
     throw new CliError([
       `The command was not run: ${why}.`,
-      id !== null ? `The key it made, ${clip(id, 200)}, is revoked.` : `The key named '${clip(name, 200)}' expires at ${expiresAt}; to revoke it before, ${revokeCommand(null)}.`,
+      revokable !== null ? `The key it made, ${clip(revokable.id, 200)}, is revoked.` : `The key named '${clip(name, 200)}' expires at ${asked}; to revoke it before, ${revokeCommand(null)}.`,
     ]);
+  };
+  if (made.secret === null || id === null) {
+    const why = made.secret === null ? "svc could not find the new key's secret in the server's answer" : "the server's answer gives no id for the new key, so svc could not revoke it afterwards";
+    return refuse(why, id === null ? null : { id, secret: '', name, expiresAt: asked });
   }
-  return { id, secret: made.secret, name, expiresAt };
+  const key = { id, secret: made.secret, name, expiresAt: asked };
+  const given = made.view.expiresAt ?? (await guard({ kind: 'revoke', key }, () => expiryOnRecord(client, id)));
+  if (given === null) return refuse(`the server gave the key no expiry svc can read (it was asked for ${asked}), so nothing would end it should svc be killed`, key);
+  if (given > askedMs + EXPIRY_SLACK_MS) {
+    return refuse(`the server gave the key a later expiry, ${new Date(given).toISOString()}, than the ${asked} svc asked for`, key);
+  }
+  return { ...key, expiresAt: new Date(given).toISOString() };
 }
 
-/** A key already gone counts as revoked; a revoke that fails says which key still works, and until when. */
-export async function revokeEphemeralKey(client: ApiClient, key: EphemeralKey, guard: Guard): Promise<void> {
+/** The expiry the key's record shows, where the create's answer showed none (a proxy that drops fields); null when none can be read. */
+async function expiryOnRecord(client: ApiClient, id: string): Promise<number | null> {
+  try {
+    return (await client.getKey(id)).view.expiresAt;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The key made for the command, revoked. A key already gone counts as
+ * revoked only once the server says it is gone: a 404 to the revoke of a
+ * key that still works (a proxy's page, another route) is no revoke, so
+ * svc asks with the key's own secret, which a gone key cannot pass.
+ * Throws, naming the key, its expiry and the command that revokes it,
+ * when it is not revoked or svc cannot tell.
+ */
+export async function revokeEphemeralKey(client: ApiClient, key: EphemeralKey, guard: Guard, sleep?: Deps['sleep']): Promise<void> {
+  let notFound: ApiError;
   try {
     await guard({ kind: 'revoke', key }, () => client.revokeKey(key.id));
+    return;
   } catch (error) {
-    if (isNotFound(error)) return;
     if (error instanceof SignalStop) throw error;
-    throw new CliError([
-      `The key made for the command, ${clip(key.id, 200)}, could not be revoked: ${clip((error as Error).message, 200)}.`,
-      `It works until ${key.expiresAt}: revoke it with \`svc keys revoke ${shellWord(key.id)}\`.`,
-    ]);
+    if (!isNotFound(error)) throw notRevoked(key, `could not be revoked: ${clip((error as Error).message, 200)}`);
+    notFound = error as ApiError;
   }
+  const gone = await guard({ kind: 'revoke', key }, () => confirmGone(client, key, sleep));
+  if (gone === true) return;
+  throw notRevoked(key, gone === false ? `was answered 404 to its revoke (${clip(notFound.message, 200)}), but it still works: it is not revoked` : `was answered 404 to its revoke, and svc could not tell whether it still works (${clip(gone.why, 200)})`);
+}
+
+/**
+ * A revoked key stops working within seconds (the spec): a key that still
+ * works is asked again a little later before it is said not to be gone.
+ */
+const RECHECK_MS = [1_000, 2_000];
+
+async function confirmGone(client: ApiClient, key: EphemeralKey, sleep?: Deps['sleep']): Promise<true | false | { why: string }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (key.secret === '') await client.getKey(key.id);
+      else await client.withApiKey(key.secret).probeKeyList(PROBE);
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || (key.secret === '' && error.status === 404))) return true;
+      // Rate limited is no refusal: the key was taken, and still works.
+      if (!(error instanceof RateLimitedError)) return { why: (error as Error).message };
+    }
+    const wait = RECHECK_MS[attempt];
+    if (wait === undefined || sleep === undefined) return false;
+    await sleep(wait);
+  }
+}
+
+function notRevoked(key: EphemeralKey, what: string): CliError {
+  return new CliError([`The key made for the command, ${clip(key.id, 200)}, ${what}.`, `It works until ${key.expiresAt}: revoke it with \`svc keys revoke ${shellWord(key.id)}\`.`]);
 }
 
 /** A second signal while a request was out: svc stops at once, saying what it leaves behind. */
