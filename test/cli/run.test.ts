@@ -1,6 +1,11 @@
 // tier: in-process
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createUndiciTransport, type HttpResponse, type Transport } from '../../src/client/transport.js';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
+import { recordingReaper } from '../helpers/reaper.js';
 import { signalsAt } from '../helpers/signals.js';
 
 // svc run where its command is never started (docs/contract.md §C10): what
@@ -90,5 +95,150 @@ describe('signals to svc run --ephemeral before the command', () => {
     expect(result.exitCode).toBe(130);
     expect(result.stderr).toMatch(/Stopped while the create was out: a key named 'two signals' may have been made; it works until \S+Z unless revoked\./);
     expect(result.stderr).toContain("svc keys list --name 'two signals'");
+  });
+});
+
+/** The reference server's answers, each as `change` rewrites it (a proxy that drops or alters fields). */
+function rewriting(change: (req: { method: string; url: string }, res: HttpResponse) => HttpResponse): Transport {
+  const real = createUndiciTransport();
+  return async (req) => change(req, await real(req));
+}
+
+const withJson = (res: HttpResponse, edit: (body: Record<string, unknown>) => void): HttpResponse => {
+  const body = JSON.parse(res.text) as Record<string, unknown>;
+  edit(body);
+  return { ...res, text: JSON.stringify(body) };
+};
+
+const isCreate = (req: { method: string; url: string }) => req.method === 'POST' && req.url.endsWith('/user/api-keys');
+
+describe("svc run --ephemeral: the expiry is the server's", () => {
+  it("an answer without the expiry: svc reads it from the key's record, and says that one", async () => {
+    const transport = rewriting((req, res) => (isCreate(req) ? withJson(res, (body) => delete body.expiresAt) : res));
+    const reaper = recordingReaper();
+    const result = await svc(['run', '--ephemeral', '--name', 'expiry read back', '--', 'true'], local.env, {
+      deps: { transport, startReaper: reaper.start, ...signalsOn([{ method: 'DELETE', signal: 'SIGTERM' }]) },
+    });
+    const made = /Made key (key_\w+) for the command; it expires at (\S+)\./.exec(result.stderr);
+    expect(made, result.stderr).not.toBeNull();
+    const record = await call(local.server.url, 'GET', '/_local/requests?limit=20', local.server.adminToken);
+    expect(JSON.stringify(record.json)).toContain(`/user/api-keys/${made![1]}`);
+    expect(reaper.orders.some((order) => 'key' in order && order.key.expiresAt === made![2])).toBe(true);
+  });
+
+  it.each([
+    ['none at all', (body: Record<string, unknown>) => delete body.expiresAt, 'the server gave the key no expiry svc can read'],
+    ['a later one', (body: Record<string, unknown>) => (body.expiresAt = new Date(Date.parse(String(body.expiresAt)) + 3_600_000).toISOString()), 'the server gave the key a later expiry'],
+  ])('%s: the key is revoked at once and the command not run (exit 1)', async (_, edit, message) => {
+    const name = `expiry ${_}`;
+    const transport = rewriting((req, res) => (isCreate(req) || (req.method === 'GET' && /\/user\/api-keys\/\w+$/.test(req.url)) ? withJson(res, edit) : res));
+    const file = `/tmp/svc-run-never-${process.pid}`;
+    const result = await svc(['run', '--ephemeral', '--name', name, '--', 'touch', file], local.env, { deps: { transport } });
+    expect(result.exitCode, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`The command was not run: ${message}`);
+    expect(result.stderr).toMatch(/The key it made, key_\w+, is revoked\./);
+    expect(await named(name)).toEqual([]);
+  });
+});
+
+describe('svc run --ephemeral: what the reaper is told', () => {
+  it('the server and svc key, then the key, then done, on a path that revokes itself', async () => {
+    const reaper = recordingReaper();
+    const result = await svc(['run', '--ephemeral', '--name', 'told', '--', 'true'], local.env, {
+      deps: { startReaper: reaper.start, ...signalsOn([{ method: 'POST', signal: 'SIGINT' }]) },
+    });
+    expect(result.exitCode).toBe(130);
+    expect(reaper.orders.map((order) => Object.keys(order)[0])).toEqual(['server', 'key', 'done']);
+    const [server] = reaper.orders as [{ server: { apiKey: string; baseUrl: string } }];
+    expect(server.server).toMatchObject({ apiKey: local.server.apiKey, baseUrl: local.server.url });
+  });
+
+  it('done also when no key was made (a lost create)', async () => {
+    await fault({ method: 'POST', path: '/user/api-keys', status: 503 });
+    const reaper = recordingReaper();
+    await svc(['run', '--ephemeral', '--name', 'never made', '--', 'true'], local.env, { deps: { startReaper: reaper.start } });
+    expect(reaper.orders.map((order) => Object.keys(order)[0])).toEqual(['server', 'done']);
+  });
+
+  it('a reaper that does not start is said, naming until when the key works', async () => {
+    const result = await svc(['run', '--ephemeral', '--name', 'no reaper', '--', 'true'], local.env, {
+      deps: { startReaper: () => null, ...signalsOn([{ method: 'POST', signal: 'SIGINT' }]) },
+    });
+    expect(result.stderr).toMatch(/svc's reaper did not start: should svc be killed, the key works until \S+Z\./);
+  });
+});
+
+describe('svc run --ephemeral: a revoke is done only when the server says so', () => {
+  it('a 404 to the revoke of a key that still works: not revoked, named, exit 1', async () => {
+    await fault({ method: 'DELETE', path: '/user/api-keys/*', status: 404, times: 0 });
+    const result = await svc(['run', '--ephemeral', '--name', 'answered 404', '--', 'true'], local.env, { deps: signalsOn([{ method: 'POST', signal: 'SIGTERM' }]) });
+    await call(local.server.url, 'DELETE', '/_local/faults', local.server.adminToken);
+    expect(result.exitCode).toBe(1);
+    const [left] = await named('answered 404');
+    expect(result.stderr).toContain(`The key made for the command, ${left!.id}, was answered 404 to its revoke`);
+    expect(result.stderr).toContain('but it still works: it is not revoked');
+    expect(result.stderr).toContain(`revoke it with \`svc keys revoke ${left!.id}\``);
+    expect(result.stderr).not.toContain('Revoked key');
+    expect((await svc(['keys', 'revoke', '--yes', left!.id], local.env)).exitCode).toBe(0);
+  });
+
+  it('a 404 to the revoke of a key that is gone: revoked', async () => {
+    // The revoke lands, and its answer is replaced by a 404 (a proxy that answers so after a retry, say).
+    await fault({ method: 'DELETE', path: '/user/api-keys/*', status: 404, after: true });
+    const result = await svc(['run', '--ephemeral', '--name', 'gone 404', '--', 'true'], local.env, { deps: signalsOn([{ method: 'POST', signal: 'SIGTERM' }]) });
+    expect(result.exitCode, result.stderr).toBe(143);
+    expect(result.stderr).toMatch(/Revoked key key_\w+\./);
+    expect(await named('gone 404')).toEqual([]);
+  });
+});
+
+describe('svc run: a command that cannot start', () => {
+  const plain = join(mkdtempSync(join(tmpdir(), 'svc-run-plain-')), 'not-executable');
+  writeFileSync(plain, 'echo never\n', { mode: 0o644 });
+
+  it.each([
+    ['no-such-command-anywhere', 127, 'no such command'],
+    [plain, 126, 'it is not an executable file'],
+    [tmpdir(), 126, 'it is not an executable file'],
+  ])('%s: exit %i before any request, no key made', async (command, status, message) => {
+    const before = (await call(local.server.url, 'GET', '/_local/requests?limit=1', local.server.adminToken)).json;
+    const result = await svc(['run', '--ephemeral', '--', command], local.env);
+    expect(result.exitCode).toBe(status);
+    expect(result.stderr).toContain(message);
+    expect((await call(local.server.url, 'GET', '/_local/requests?limit=1', local.server.adminToken)).json).toEqual(before);
+  });
+
+  it('--grace without --ephemeral: a usage error', async () => {
+    const result = await svc(['run', '--grace', '3s', '--', 'true'], local.env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--grace is how long --ephemeral gives the command');
+  });
+});
+
+describe('svc run --ephemeral: the revoke after the job', () => {
+  it('--no-wait does not skip it: a 429 is waited through', async () => {
+    await fault({ method: 'DELETE', path: '/user/api-keys/*', status: 429, code: 'RATE_LIMITED', retryAfter: '7' });
+    const result = await svc(['--no-wait', 'run', '--ephemeral', '--name', 'no-wait revoke', '--', 'true'], local.env, {
+      deps: signalsOn([{ method: 'POST', signal: 'SIGTERM' }]),
+    });
+    expect(result.stderr).toMatch(/Revoked key key_\w+\./);
+    expect(result.slept.some((ms) => ms >= 7_000)).toBe(true);
+    expect(await named('no-wait revoke')).toEqual([]);
+  });
+});
+
+describe("an svc inside an ephemeral job: the job's key ends with the job", () => {
+  it('is not advised to be rotated; any other key expiring soon is', async () => {
+    const made = await call(local.server.url, 'POST', '/api/service/user/api-keys', local.server.apiKey!, {
+      name: 'job key',
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const { id, secret } = made.json as { id: string; secret: string };
+    const inJob = await svc(['keys', 'list'], { ...local.env, SVC_API_KEY: secret, SVC_EPHEMERAL_KEY_ID: id });
+    expect(inJob.exitCode, inJob.stderr).toBe(0);
+    expect(inJob.stderr).not.toContain('svc keys rotate');
+    const elsewhere = await svc(['keys', 'list'], { ...local.env, SVC_API_KEY: secret });
+    expect(elsewhere.stderr).toContain(`svc keys rotate ${id}`);
+    await svc(['keys', 'revoke', '--yes', id], local.env);
   });
 });
