@@ -36,6 +36,10 @@ export const ENVIRONMENT = [
       'extra CA certificates (PEM) to trust: a server with a private or self-signed CA fails at once, naming this variable, until it is set',
   },
   {
+    names: ['PATH'],
+    description: 'where `svc run` looks for its command (it is given the same PATH), before any key is made for it',
+  },
+  {
     names: ['SVC_PROFILE'],
     description:
       "the profile (after `--profile`; else a project's `.svc-profile`, else the default profile, `default` unless `svc profile use` chose another)",

@@ -149,8 +149,7 @@ describe('svc run --ephemeral: what the reaper is told', () => {
     });
     expect(result.exitCode).toBe(130);
     expect(reaper.orders.map((order) => Object.keys(order)[0])).toEqual(['server', 'key', 'done']);
-    const [server] = reaper.orders as [{ server: { apiKey: string; baseUrl: string } }];
-    expect(server.server).toMatchObject({ apiKey: local.server.apiKey, baseUrl: local.server.url });
+    expect(reaper.orders[0]).toMatchObject({ server: { apiKey: local.server.apiKey, baseUrl: local.server.url } });
   });
 
   it('done also when no key was made (a lost create)', async () => {

@@ -8,6 +8,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { readEnv } from '../environment.js';
 import { CliError, type ExitCode } from '../errors.js';
 import { clip } from '../render/text.js';
 
@@ -22,7 +23,7 @@ const DEFAULT_PATH = '/bin:/usr/bin';
 export function cannotStart(file: string, env: NodeJS.ProcessEnv, cwd: string): CliError | null {
   // Windows finds a command by PATHEXT and its own rules; there the start itself says.
   if (process.platform === 'win32') return null;
-  const candidates = file.includes('/') ? [file] : (env.PATH ?? DEFAULT_PATH).split(delimiter).map((dir) => join(dir === '' ? '.' : dir, file));
+  const candidates = file.includes('/') ? [file] : (readEnv(env, 'PATH') ?? DEFAULT_PATH).split(delimiter).map((dir) => join(dir === '' ? '.' : dir, file));
   let found: 'none' | 'not runnable' = 'none';
   for (const candidate of candidates) {
     const path = isAbsolute(candidate) ? candidate : join(cwd, candidate);

@@ -12,17 +12,10 @@ import type { ApiClient } from '../../client/api.js';
 import { DEFAULT_POLICY } from '../../client/policy.js';
 import type { ReaperKey, ReaperOrder, ReaperServer } from '../child/reaper.js';
 import { CliError } from '../errors.js';
-import { revokeEphemeralKey, unguarded } from '../operations/ephemeral.js';
+import { REAP_BOUND_MS, revokeEphemeralKey, unguarded } from '../operations/ephemeral.js';
 import type { App } from '../program.js';
 import { clip } from '../render/text.js';
 import { proxySettings, type Session } from '../session.js';
-
-/**
- * How long after svc's end the reaper goes on trying to revoke the key
- * (docs/contract.md §C10 promises the key is gone within it, while the
- * server answers): retries and rate-limit waits included.
- */
-export const REAP_BOUND_MS = 15_000;
 
 export function register(program: Command, app: App): void {
   program.command('__reap', { hidden: true }).action(app.action('nothing', run));

@@ -12,6 +12,7 @@ import {
   DEFAULT_LIFETIME,
   ephemeralLifetime,
   MAX_LIFETIME,
+  REAP_BOUND_MS,
   revokeEphemeralKey,
   SignalStop,
   type Guard,
@@ -20,7 +21,6 @@ import {
 import type { App } from '../program.js';
 import { clip, shellWord } from '../render/text.js';
 import { withKey, type KeySession } from '../session.js';
-import { REAP_BOUND_MS } from './reap.js';
 
 export interface RunOptions {
   ephemeral?: string | true;

@@ -26,6 +26,13 @@ export const MAX_LIFETIME = '24h';
  */
 export const EXPIRY_SLACK_MS = 60_000;
 
+/**
+ * How long after svc's end its reaper (commands/reap.ts) goes on trying to
+ * revoke the key: docs/contract.md §C10 promises the key is gone within
+ * it, while the server answers; retries and rate-limit waits included.
+ */
+export const REAP_BOUND_MS = 15_000;
+
 export interface EphemeralKey {
   id: string;
   secret: string;
