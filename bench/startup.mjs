@@ -65,6 +65,15 @@ export async function benchStartup({ pairs, node = process.execPath }) {
         floor: requestFloor,
         target: null,
       },
+      // svc run --ephemeral makes a key, starts svc's reaper beside the command (bin/reap.js) and revokes the key: what that adds to a run
+      // with the saved key, which makes no request. A yardstick: its three requests are the service's to answer.
+      {
+        name: '`svc run --ephemeral -- true`, key in SVC_API_KEY',
+        args: [SVC_BIN, 'run', '--ephemeral', '--', 'true'],
+        env: envKeyEnv,
+        floor: { name: '`svc run -- true`', args: [SVC_BIN, 'run', '--', 'true'], env: envKeyEnv },
+        target: null,
+      },
       // Yardsticks, not svc: what an ES module entry point costs (svc's bin and bundle are CommonJS to avoid it), and the request floor itself.
       { name: '`node empty.mjs`', args: [emptyModule], env: baseEnv, floor: nodeFloor, target: null },
       { ...requestFloor, floor: nodeFloor, target: null },

@@ -2,6 +2,7 @@ import { jsonAsked } from './argv.js';
 import type { Deps } from './deps.js';
 import { signalExitCode } from './errors.js';
 import type { IO } from './io.js';
+import type { Leftovers } from './child/reap.js';
 
 export { processIO } from './io.js';
 export { ExitCode } from './errors.js';
@@ -31,4 +32,13 @@ export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Pr
 export function signalDocument(argv: readonly string[], signal: NodeJS.Signals): string | null {
   if (!jsonAsked(argv)) return null;
   return `${JSON.stringify({ error: { message: `Stopped by ${signal} before the command was done.`, exitCode: signalExitCode(signal) } }, null, 2)}\n`;
+}
+
+/**
+ * For bin/reap.js, svc's reaper, once svc ended before it was done with
+ * its job: loaded only then, since the reaper of every other run never
+ * needs it.
+ */
+export async function reap(left: Leftovers, io: IO): Promise<void> {
+  await (await import('./child/reap.js')).reap(left, io);
 }

@@ -18,7 +18,6 @@ import { register as registerApi } from './commands/api.js';
 import { register as registerRun } from './commands/run.js';
 import { register as registerCompletion } from './commands/completion.js';
 import { register as registerComplete } from './commands/complete.js';
-import { register as registerReap } from './commands/reap.js';
 import { register as registerInteractive } from './interactive/command.js';
 
 /** Each command of the program, in the help's order, and what declares it. */
@@ -33,7 +32,6 @@ const COMMANDS: readonly Branch[] = [
   { names: ['serve'], register: registerServe },
   { names: ['completion'], register: registerCompletion, wholeTree: true },
   { names: ['__complete'], register: registerComplete, wholeTree: true },
-  { names: ['__reap'], register: registerReap },
 ];
 
 /**

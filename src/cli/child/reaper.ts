@@ -43,7 +43,11 @@ export interface ReaperKey {
 export type ReaperOrder = { server: ReaperServer } | { key: ReaperKey } | { group: number } | { done: true };
 
 export interface Reaper {
-  /** Hands over the key; true once the reaper holds it, false when it did not say so within ARM_WAIT_MS (it did not start). */
+  /**
+   * Hands over the key; true once the reaper holds it (or svc was done
+   * first, when it no longer matters), false when it did not say so within
+   * ARM_WAIT_MS: it did not start.
+   */
   arm(key: ReaperKey): Promise<boolean>;
   /** COMMAND's process group. */
   group(pid: number): void;
@@ -60,9 +64,9 @@ const ARM_WAIT_MS = 10_000;
  * the key is made, so that its start-up runs while svc makes the key.
  */
 export function startReaper(server: ReaperServer, env: NodeJS.ProcessEnv): Reaper | null {
-  const bin = svcScript();
+  const bin = reaperScript();
   if (bin === null) return null;
-  const words = [process.execPath, bin, '__reap'];
+  const words = [process.execPath, bin];
   // The socket is fd 3 of sh, and of what sh starts in the background (fds past 2 pass on as they are).
   const options = { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] as ('ignore' | 'inherit' | 'pipe')[], detached: true, env, windowsHide: true };
   const started = process.platform === 'win32' ? spawn(words[0]!, words.slice(1), options) : spawn('/bin/sh', ['-c', '"$@" &', 'sh', ...words], options);
@@ -93,17 +97,17 @@ export function startReaper(server: ReaperServer, env: NodeJS.ProcessEnv): Reape
       socket.write(`${JSON.stringify(order)}\n`, () => resolve());
     });
   void send({ server });
+  // Settled by the reaper's "armed", by its silence for ARM_WAIT_MS, or by svc being done first, when it no longer matters.
+  let settleArm: (held: boolean) => void = () => {};
   return {
-    async arm(key) {
+    arm(key) {
       void send({ key });
       socket.ref();
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        return await Promise.race([armed, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ARM_WAIT_MS)))]);
-      } finally {
+      const timer = setTimeout(() => settleArm(false), ARM_WAIT_MS);
+      return Promise.race([armed, new Promise<boolean>((resolve) => (settleArm = resolve))]).finally(() => {
         clearTimeout(timer);
         socket.unref();
-      }
+      });
     },
     group(pid) {
       void send({ group: pid });
@@ -111,14 +115,15 @@ export function startReaper(server: ReaperServer, env: NodeJS.ProcessEnv): Reape
     async done() {
       await send({ done: true });
       socket.end();
+      settleArm(true);
     },
   };
 }
 
-/** bin/svc.js of this svc: beside dist/ in the package, or above src/ in a clone. */
-function svcScript(): string | null {
+/** bin/reap.js of this svc: beside dist/ in the package, or above src/ in a clone. */
+function reaperScript(): string | null {
   for (let dir = __dirname; ; dir = dirname(dir)) {
-    const script = join(dir, 'bin', 'svc.js');
+    const script = join(dir, 'bin', 'reap.js');
     if (existsSync(script) && existsSync(join(dir, 'package.json'))) return script;
     if (dirname(dir) === dir) return null;
   }

@@ -125,15 +125,19 @@ async function withEphemeralKey(
     { baseUrl: session.endpoint.url, apiKey: session.credentials.apiKey, origin: session.client.origin, timeoutMs: session.timeoutMs, svcPid: process.pid },
     withoutKey(session.io.env),
   );
-  let armed = false;
+  // Whether the reaper holds the key: unknown (null) until it says so, or until it is taken not to have started.
+  let armed: boolean | null = reaper === null ? false : null;
   // The reaper is told "done" on every way out but one: a second signal during the revoke, which leaves the revoke to it.
   let leftToReaper = false;
-  const guard = guarding(session, signals, () => armed);
+  const guard = guarding(session, signals, () => armed !== false);
   try {
     const key = await createEphemeralKey(session.client, request, guard.run, deps.now);
     session.render.info(`Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`);
-    armed = reaper !== null && (await reaper.arm(key));
-    if (!armed) session.render.warn(`svc's reaper did not start: should svc be killed, the key works until ${key.expiresAt}.`);
+    // Not waited for: what svc tells the reaper waits in the socket while it starts, and it acts on it even if svc is gone by then.
+    void (reaper?.arm(key) ?? Promise.resolve(false)).then((held) => {
+      armed = held;
+      if (!held) session.render.warn(`svc's reaper did not start: should svc be killed, the key works until ${key.expiresAt}.`);
+    });
     let child: RunningChild | null = null;
     let supervised: Awaited<ReturnType<typeof supervise>> | null = null;
     try {
@@ -149,7 +153,7 @@ async function withEphemeralKey(
         await revokeEphemeralKey(await revokingClient(session), key, guard.run, deps.sleep);
         session.render.info(`Revoked key ${clip(key.id, 200)}.`);
       } catch (error) {
-        leftToReaper = error instanceof SignalStop && armed;
+        leftToReaper = error instanceof SignalStop && armed !== false;
         throw error;
       } finally {
         await leftovers;

@@ -1,0 +1,65 @@
+/**
+ * What svc's reaper does once svc has ended before it was done with its
+ * job (docs/contract.md §C10): COMMAND's process group killed, the key
+ * made for it revoked within REAP_BOUND_MS, and both said on the stderr it
+ * shares with svc, where a CI log still takes it. bin/reap.js waits for
+ * svc's orders and loads this only then.
+ */
+import type { ApiClient } from '../../client/api.js';
+import { DEFAULT_POLICY } from '../../client/policy.js';
+import { realDeps, type Deps } from '../deps.js';
+import { CliError } from '../errors.js';
+import type { IO } from '../io.js';
+import { REAP_BOUND_MS, revokeEphemeralKey, unguarded } from '../operations/ephemeral.js';
+import { createRenderer } from '../render/renderer.js';
+import { clip } from '../render/text.js';
+import { proxySettings } from '../session.js';
+import type { ReaperKey, ReaperServer } from './reaper.js';
+
+export interface Leftovers {
+  server: ReaperServer;
+  key: ReaperKey | null;
+  group: number | null;
+}
+
+export async function reap(left: Leftovers, io: IO, deps: Deps = realDeps): Promise<void> {
+  const { server, key, group } = left;
+  const lines = [`svc (pid ${server.svcPid}) ended before it was done with its command.`];
+  if (group !== null) {
+    try {
+      process.kill(-group, 'SIGKILL');
+      lines.push(`Its command's process group (${group}) is killed.`);
+    } catch {
+      // Nothing left in it.
+    }
+  }
+  if (key !== null) {
+    try {
+      await revokeEphemeralKey(await reaperClient(server, io, deps), key, unguarded, deps.sleep);
+      lines.push(`The key made for the command, ${clip(key.id, 200)}, is revoked.`);
+    } catch (error) {
+      lines.push(...(error instanceof CliError ? error.lines : [`The key made for the command, ${clip(key.id, 200)}, could not be revoked: ${clip((error as Error).message, 200)}.`]));
+    }
+  }
+  (await createRenderer(io, { quiet: false })).warn(...lines);
+}
+
+/** svc's client as svc's session had it, within the reaper's bound: the proxies and CAs come with the environment svc passed on. */
+async function reaperClient(server: ReaperServer, io: IO, deps: Deps): Promise<ApiClient> {
+  const [{ ApiClient }, { createUndiciTransport }] = await Promise.all([import('../../client/api.js'), import('../../client/transport.js')]);
+  const until = deps.now() + REAP_BOUND_MS;
+  return new ApiClient({
+    baseUrl: server.baseUrl,
+    apiKey: server.apiKey,
+    timeoutMs: Math.min(server.timeoutMs, REAP_BOUND_MS),
+    deadlineMs: until,
+    waitUntilMs: until,
+    policy: { ...DEFAULT_POLICY, maxWaitSeconds: REAP_BOUND_MS / 1000 },
+    transport: deps.transport ?? createUndiciTransport({ proxy: proxySettings(io.env) }),
+    userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
+    wait: (event) => deps.sleep(event.ms),
+    now: deps.now,
+    random: deps.random,
+    origin: server.origin,
+  });
+}
