@@ -241,3 +241,23 @@ describe("an svc inside an ephemeral job: the job's key ends with the job", () =
     await svc(['keys', 'revoke', '--yes', id], local.env);
   });
 });
+
+describe('svc run --ephemeral: a server that loses answers', () => {
+  it("a revoke whose answer is lost and whose retry is answered 404: checked with the key, and revoked", async () => {
+    await fault({ method: 'DELETE', path: '/user/api-keys/*', then: 'reset', after: true });
+    const result = await svc(['run', '--ephemeral', '--name', 'lost revoke', '--', 'true'], local.env, { deps: signalsOn([{ method: 'POST', signal: 'SIGTERM' }]) });
+    expect(result.stderr).toMatch(/Revoked key key_\w+\./);
+    expect(await named('lost revoke')).toEqual([]);
+  });
+
+  it('a retry answered 404 while the key still works (the lost attempt never arrived, a route that answers 404): not revoked, exit 1', async () => {
+    await fault({ method: 'DELETE', path: '/user/api-keys/*', then: 'reset' });
+    await fault({ method: 'DELETE', path: '/user/api-keys/*', status: 404, times: 0 });
+    const result = await svc(['run', '--ephemeral', '--name', 'never revoked', '--', 'true'], local.env, { deps: signalsOn([{ method: 'POST', signal: 'SIGTERM' }]) });
+    await call(local.server.url, 'DELETE', '/_local/faults', local.server.adminToken);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('was answered 404 to its revoke (on a retry, after an answer that was lost), but it still works: it is not revoked');
+    const [left] = await named('never revoked');
+    expect((await svc(['keys', 'revoke', '--yes', left!.id], local.env)).exitCode).toBe(0);
+  });
+});

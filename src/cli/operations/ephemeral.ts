@@ -115,18 +115,19 @@ async function expiryOnRecord(client: ApiClient, id: string): Promise<number | n
  * when it is not revoked or svc cannot tell.
  */
 export async function revokeEphemeralKey(client: ApiClient, key: EphemeralKey, guard: Guard, sleep?: Deps['sleep']): Promise<void> {
-  let notFound: ApiError;
+  let notFound: string;
   try {
-    await guard({ kind: 'revoke', key }, () => client.revokeKey(key.id));
-    return;
+    // A 404 on a retry, after an attempt whose answer was lost, says no more than a first one: that attempt may never have arrived.
+    if (!(await guard({ kind: 'revoke', key }, () => client.revokeKey(key.id))).goneOnRetry) return;
+    notFound = 'on a retry, after an answer that was lost';
   } catch (error) {
     if (error instanceof SignalStop) throw error;
     if (!isNotFound(error)) throw notRevoked(key, `could not be revoked: ${clip((error as Error).message, 200)}`);
-    notFound = error as ApiError;
+    notFound = clip((error as ApiError).message, 200);
   }
   const gone = await guard({ kind: 'revoke', key }, () => confirmGone(client, key, sleep));
   if (gone === true) return;
-  throw notRevoked(key, gone === false ? `was answered 404 to its revoke (${clip(notFound.message, 200)}), but it still works: it is not revoked` : `was answered 404 to its revoke, and svc could not tell whether it still works (${clip(gone.why, 200)})`);
+  throw notRevoked(key, gone === false ? `was answered 404 to its revoke (${notFound}), but it still works: it is not revoked` : `was answered 404 to its revoke (${notFound}), and svc could not tell whether it still works (${clip(gone.why, 200)})`);
 }
 
 /**
