@@ -15,6 +15,12 @@ export interface WaitEvent {
   ms: number;
   /** What prompted the wait: the status, or the network failure. */
   cause: string;
+  /**
+   * No attempt so far can have done anything on the server: the request is
+   * a read, or every attempt of a change was refused (429) or never reached
+   * it. Stopping in the wait then leaves nothing unknown behind.
+   */
+  nothingDone: boolean;
 }
 
 export interface ClientOptions {
@@ -245,8 +251,8 @@ export class ApiClient {
    * `changed` is false when the key already had that state (204), unless an
    * earlier attempt may have made the change itself.
    */
-  async setEnabled(id: string, enabled: boolean): Promise<{ changed: boolean; document: unknown }> {
-    const res = await this.request<unknown>('PATCH', apiPaths.key(id), { body: { enabled } });
+  async setEnabled(id: string, enabled: boolean, opts: Pick<RequestOptions, 'onPhase'> = {}): Promise<{ changed: boolean; document: unknown }> {
+    const res = await this.request<unknown>('PATCH', apiPaths.key(id), { ...opts, body: { enabled } });
     return { changed: res.status !== 204 || res.afterLostAnswer, document: res.body };
   }
 
@@ -255,9 +261,9 @@ export class ApiClient {
    * only that the key is gone: that attempt revoked it, or no such key ever
    * existed (`goneOnRetry`); which, the caller may know from a list.
    */
-  async revokeKey(id: string): Promise<{ answer: unknown; goneOnRetry: boolean }> {
+  async revokeKey(id: string, opts: Pick<RequestOptions, 'onPhase'> = {}): Promise<{ answer: unknown; goneOnRetry: boolean }> {
     try {
-      return { answer: (await this.request<unknown>('DELETE', apiPaths.key(id))).body ?? { id, revoked: true }, goneOnRetry: false };
+      return { answer: (await this.request<unknown>('DELETE', apiPaths.key(id), opts)).body ?? { id, revoked: true }, goneOnRetry: false };
     } catch (error) {
       if (error instanceof ApiError && error.status === 404 && error.afterLostAnswer) return { answer: { id, revoked: true }, goneOnRetry: true };
       throw error;
@@ -337,6 +343,7 @@ export class ApiClient {
     const state = { method, retries: 0, waitedMs: 0 };
     // Set once an attempt that may have reached the server is retried.
     let afterLostAnswer = false;
+    const nothingDone = () => !afterLostAnswer || method === 'GET' || method === 'HEAD';
     const env = { nowMs: 0, random: this.random };
 
     for (let attempt = 1; ; attempt++) {
@@ -382,7 +389,7 @@ export class ApiClient {
         case 'wait-rate-limit': {
           opts.onPhase?.({ state: 'waiting', reason: 'rate-limit', afterLostAnswer });
           const waitStarted = this.now();
-          await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429' });
+          await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429', nothingDone: nothingDone() });
           state.waitedMs += this.now() - waitStarted;
           continue;
         }
@@ -393,6 +400,7 @@ export class ApiClient {
             reason: 'backoff',
             ms: step.delayMs,
             cause: res ? String(res.status) : failure!.message,
+            nothingDone: nothingDone(),
           });
           state.retries++;
           continue;

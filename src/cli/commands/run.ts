@@ -126,11 +126,11 @@ function guarding(session: KeySession, signals: SignalWatch) {
     let stop!: (error: Error) => void;
     const stopped = new Promise<never>((_, reject) => (stop = reject));
     signals.route((signal) => {
-      if (step.kind === 'clock') stop(new PassedOnStatus(signalStatus(signal)));
+      if (step.kind === 'clock') stop(new PassedOnStatus(signalStatus(signal), signal));
       else if (held === null) {
         held = signal;
         session.render.warn(waitingFor(step, signal));
-      } else stop(new SignalStop(leftBehind(step), signalStatus(signal)));
+      } else stop(new SignalStop(leftBehind(step), signalStatus(signal), signal));
     });
     try {
       return await Promise.race([work(), stopped]);
@@ -168,7 +168,7 @@ async function afterCommandClient(session: KeySession) {
 
 /** svc's exit status is the command's: nothing to add when it succeeded, nothing to say when not. */
 function passOn(end: ChildEnd): void {
-  if (end.signal !== null) throw new PassedOnStatus(signalStatus(end.signal));
+  if (end.signal !== null) throw new PassedOnStatus(signalStatus(end.signal), end.signal);
   if (end.code !== 0) throw new PassedOnStatus(end.code ?? 1);
 }
 

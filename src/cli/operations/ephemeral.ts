@@ -83,8 +83,8 @@ export async function revokeEphemeralKey(client: ApiClient, key: EphemeralKey, g
 
 /** A second signal while a request was out: svc stops at once, saying what it leaves behind. */
 export class SignalStop extends CliError {
-  constructor(lines: readonly string[], exitCode: number) {
-    super(lines, exitCode as CliError['exitCode']);
+  constructor(lines: readonly string[], exitCode: number, signal: NodeJS.Signals) {
+    super(lines, exitCode as CliError['exitCode'], undefined, signal);
     this.name = 'SignalStop';
   }
 }
