@@ -52,6 +52,18 @@ describe('a question withdrawn', () => {
   });
 });
 
+describe('the interactive manager', () => {
+  it.each([
+    ['SIGTERM', 143, 'SIGTERM'],
+    ['SIGINT', 0, null],
+  ] as const)('%s while its create is out: the key is shown, then svc ends (exit %i, by %s); Ctrl-C is the person at the menu, and the menu comes back', async (signal, exitCode, ending) => {
+    const script: Step[] = [{ menu: 'Create a key' }, { text: `managed-${signal}` }, { text: '' }, ...(signal === 'SIGINT' ? [{ pause: true } as const] : [])];
+    const result = await svc([], local.env, { tty: true, columns: 200, rows: 40, deps: { prompter: scriptedPrompter(script), ...signalsAt(atNth('POST', 1, [signal])) } });
+    expect(result).toMatchObject({ exitCode, signal: ending });
+    expect(result.stderr).toContain('Stopped after the new key was made (shown above); nothing else was changed.');
+  });
+});
+
 describe('a change to several keys', () => {
   it('a signal while the key in hand is out, which the server then refuses (429): stopped there, that key not revoked, ending by the signal', async () => {
     const ids = [await create('refused-a'), await create('refused-b'), await create('refused-c')];
