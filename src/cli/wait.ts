@@ -11,13 +11,14 @@ import { readEnv } from './environment.js';
 
 /**
  * Sleeps for the client's retry policy and tells the person why: a live
- * countdown on a terminal, one line in a log. When no attempt so far can
- * have done anything (event.nothingDone), SIGINT, SIGTERM or SIGHUP ends
- * the wait at once, on a terminal or off one, whatever else listens for
- * them (a create or a change to several keys, which wait through a first
- * signal for an answer): there is no answer to wait for, only a sleep
- * (StoppedBeforeRetryError). Otherwise the signal is the command's to
- * answer: the retry tells whether the change landed. The countdown's line
+ * countdown on a terminal, one line in a log. When stopping loses nothing
+ * (event.stoppable: no attempt so far can have done anything), SIGINT,
+ * SIGTERM or SIGHUP ends the wait at once, on a terminal or off one,
+ * whatever else listens for them (a create or a change to several keys,
+ * which wait through a first signal for an answer): there is no answer to
+ * wait for, only a sleep (StoppedBeforeRetryError). Otherwise the signal
+ * is the command's to answer: the retry tells whether the change landed,
+ * or the request is one svc must finish. The countdown's line
  * is cleared first, so the shell's prompt does not land after
  * "(Ctrl-C to stop)^C".
  */
@@ -30,7 +31,7 @@ export async function waitWithCountdown(
   let stoppedBy: NodeJS.Signals | null = null;
   let wake!: () => void;
   const woken = new Promise<void>((resolve) => (wake = resolve));
-  const off = event.nothingDone
+  const off = event.stoppable
     ? onSignal([...STOPPING_SIGNALS], (signal) => {
         stoppedBy ??= signal;
         wake();

@@ -184,6 +184,20 @@ describe('a signal a command waits through, then ends by', () => {
   });
 });
 
+describe('a wait svc must see through', () => {
+  it('the revoke of a new key whose secret went nowhere, refused with a 429: SIGTERM in its wait is waited through, the key revoked, then svc dies by it', async () => {
+    await server.fault({ method: 'DELETE', path: '/user/api-keys/*', status: 429, retryAfter: '2' });
+    const child = svc(['keys', 'create', 'undelivered', '--to-command', 'cat >/dev/null; exit 3', '--on-delivery-failure', 'revoke'], server.env);
+    await onStderr(child, 'Rate limited; retrying in');
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.signal).toBe('SIGTERM');
+    expect(result.stderr).toMatch(/Revoking the new key key_\w+ before stopping: nobody has its secret \(SIGTERM again to stop at once\)\./);
+    expect(result.stderr).toMatch(/the new key key_\w+, whose secret nobody saw, was revoked/);
+    expect(JSON.parse((await svc(['keys', 'list', '--name', 'undelivered', '--json'], server.env)).stdout).keys).toEqual([]);
+  });
+});
+
 describe('svc run', () => {
   const command = ['node', '-e', 'setTimeout(() => {}, 60000)'];
 

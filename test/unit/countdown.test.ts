@@ -15,7 +15,7 @@ describe('waitWithCountdown', () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO({ stderrIsTTY: true });
     let done = false;
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 3000, cause: '429', nothingDone: true }, realDeps).then(
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 3000, cause: '429', stoppable: true }, realDeps).then(
       () => (done = true),
     );
     await vi.advanceTimersByTimeAsync(2999);
@@ -40,7 +40,7 @@ describe('waitWithCountdown', () => {
       subscribed++;
       return () => subscribed--;
     };
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 30_000, cause: '429', nothingDone: true }, { ...realDeps, onSignal });
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 30_000, cause: '429', stoppable: true }, { ...realDeps, onSignal });
     const outcome = waiting.then(
       () => 'finished',
       (error: Error) => error.name,
@@ -57,7 +57,7 @@ describe('waitWithCountdown', () => {
   it('writes one plain line when stderr is not a terminal', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 5000, cause: '429', nothingDone: true }, realDeps);
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'rate-limit', ms: 5000, cause: '429', stoppable: true }, realDeps);
     await vi.advanceTimersByTimeAsync(5000);
     await waiting;
     expect(stderr()).toBe('Rate limited; retrying in 5 s.\n');
@@ -66,7 +66,7 @@ describe('waitWithCountdown', () => {
   it('announces a backoff with its cause', async () => {
     vi.useFakeTimers();
     const { io, stderr } = memoryIO();
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'backoff', ms: 1000, cause: '503', nothingDone: true }, realDeps);
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'backoff', ms: 1000, cause: '503', stoppable: true }, realDeps);
     await vi.advanceTimersByTimeAsync(1000);
     await waiting;
     expect(stderr()).toBe('Request failed (503); retrying in 1.0 s.\n');
@@ -89,7 +89,7 @@ describe('waitWithCountdown', () => {
     vi.useFakeTimers();
     const { io } = memoryIO();
     const fake = signals();
-    const outcome = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason, ms: 60_000, cause: '429', nothingDone: true }, { ...realDeps, onSignal: fake.onSignal }).then(
+    const outcome = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason, ms: 60_000, cause: '429', stoppable: true }, { ...realDeps, onSignal: fake.onSignal }).then(
       () => null,
       (error: Error & { signal: NodeJS.Signals | null }) => [error.name, error.signal],
     );
@@ -105,7 +105,7 @@ describe('waitWithCountdown', () => {
     const { io } = memoryIO();
     const fake = signals();
     let done = false;
-    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'backoff', ms: 1000, cause: '503', nothingDone: false }, { ...realDeps, onSignal: fake.onSignal }).then(
+    const waiting = waitWithCountdown(new Renderer(io, { quiet: false }, terminalLibraries), io, { reason: 'backoff', ms: 1000, cause: '503', stoppable: false }, { ...realDeps, onSignal: fake.onSignal }).then(
       () => (done = true),
     );
     expect(fake.listeners.size).toBe(0);

@@ -70,7 +70,7 @@ export async function createEphemeralKey(
 /** A key already gone counts as revoked; a revoke that fails says which key still works, and until when. */
 export async function revokeEphemeralKey(client: ApiClient, key: EphemeralKey, guard: Guard): Promise<void> {
   try {
-    await guard({ kind: 'revoke', key }, () => client.revokeKey(key.id));
+    await guard({ kind: 'revoke', key }, () => client.revokeKey(key.id, { finish: true }));
   } catch (error) {
     if (isNotFound(error)) return;
     if (error instanceof SignalStop) throw error;
