@@ -45,15 +45,7 @@ const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 for (const signal of Object.keys(STOP_SIGNALS)) {
   process.on(signal, () => {
     if (svc?.holdsSignal(signal)) return;
-    const document = processed?.stdoutTouched() ? null : svc?.signalDocument(argv, signal);
-    if (document) {
-      try {
-        writeSync(1, document);
-      } catch {
-        // stdout gone: the status says it.
-      }
-    }
-    dieBy(signal, STOP_SIGNALS[signal]);
+    dieBy(signal, STOP_SIGNALS[signal], processed?.stdoutTouched() ? null : svc?.signalDocument(argv, signal));
   });
 }
 
@@ -64,9 +56,18 @@ for (const signal of Object.keys(STOP_SIGNALS)) {
  * signal as handled. With no listener left Node gives the signal back its
  * default action, which ends the process as the kill(2) returns; `code` is
  * the exit should the process outlive it (a platform without that signal).
+ * `document`: what stdout still owes, written first, after the terminal is
+ * given back (it may be stdout).
  */
-function dieBy(signal, code) {
+function dieBy(signal, code, document = null) {
   processed?.restoreTerminal();
+  if (document) {
+    try {
+      writeSync(1, document);
+    } catch {
+      // stdout gone: the status says it.
+    }
+  }
   process.removeAllListeners(signal);
   process.kill(process.pid, signal);
   process.exit(code);

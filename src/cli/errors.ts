@@ -160,6 +160,8 @@ export class InterruptedError extends CliError {
  * 429, or that never reached the server): the request was given up at once.
  */
 export class StoppedBeforeRetryError extends InterruptedError {
+  declare readonly signal: NodeJS.Signals;
+
   constructor(signal: NodeJS.Signals) {
     super(undefined, signal);
     this.name = 'StoppedBeforeRetryError';

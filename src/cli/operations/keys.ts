@@ -258,7 +258,7 @@ async function eachKey<T>(
     try {
       settle({ id, state: 'done', value: await act(id, watch.onPhase) });
     } catch (error) {
-      if (error instanceof StoppedBeforeRetryError && watch.stopRequested) return { outcomes, notTried: ids.slice(index), stoppedBy: error.signal! };
+      if (error instanceof StoppedBeforeRetryError && watch.stopRequested) return { outcomes, notTried: ids.slice(index), stoppedBy: error.signal };
       if (isNotFound(error)) {
         settle({ id, state: 'gone' });
         continue;
@@ -302,7 +302,7 @@ async function eachKeyOrName<T>(
   try {
     byName = await keysByName(client, gone);
   } catch (error) {
-    if (error instanceof StoppedBeforeRetryError && watch.stopRequested) return stoppedBeforeNames(error.signal!);
+    if (error instanceof StoppedBeforeRetryError && watch.stopRequested) return stoppedBeforeNames(error.signal);
     throw error;
   }
   const named = (id: string) => byName.ids.has(id) || byName.shared.has(id) || byName.unsure.includes(id);
