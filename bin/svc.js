@@ -33,27 +33,44 @@ const bundle = join(__dirname, '..', 'dist', 'main.js');
 const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
 const cacheDir = process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache');
 
-// Ctrl-C (SIGINT), SIGTERM and SIGHUP end svc at once with 128 + the
-// signal's number, unless a command installed its own handler (to shut down
-// cleanly, or to wait for an answer that holds a secret). Under --json the
-// document stdout owes is printed first (signalDocument) when nothing was
-// printed there yet, written at once: the process ends before an
-// asynchronous write to a pipe would be done.
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP end svc at once, unless a command of
+// svc's own listens for the signal (to shut down cleanly, or to wait for an
+// answer that holds a secret: holdsSignal). Under --json the document stdout
+// owes is printed first (signalDocument) when nothing was printed there yet,
+// written at once: the process ends before an asynchronous write to a pipe
+// would be done.
 let svc;
-let stdoutTouched = () => false;
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+let processed;
+const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+for (const signal of Object.keys(STOP_SIGNALS)) {
   process.on(signal, () => {
-    if (process.listenerCount(signal) !== 1) return;
-    const document = stdoutTouched() ? null : svc?.signalDocument(argv, signal);
-    if (document) {
-      try {
-        writeSync(1, document);
-      } catch {
-        // stdout gone: the exit code says it.
-      }
-    }
-    process.exit(code);
+    if (svc?.holdsSignal(signal)) return;
+    dieBy(signal, STOP_SIGNALS[signal], processed?.stdoutTouched() ? null : svc?.signalDocument(argv, signal));
   });
+}
+
+/**
+ * Ends svc by `signal`, not by an exit with 128 + its number: a shell tells
+ * the two apart, and goes on with a loop (`for id in …; do svc keys revoke
+ * "$id"; done`), a script or make after a child that exited, taking the
+ * signal as handled. With no listener left Node gives the signal back its
+ * default action, which ends the process as the kill(2) returns; `code` is
+ * the exit should the process outlive it (a platform without that signal).
+ * `document`: what stdout still owes, written first, after the terminal is
+ * given back (it may be stdout).
+ */
+function dieBy(signal, code, document = null) {
+  processed?.restoreTerminal();
+  if (document) {
+    try {
+      writeSync(1, document);
+    } catch {
+      // stdout gone: the status says it.
+    }
+  }
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+  process.exit(code);
 }
 
 // Loaded only past the --version answer above: parsing the bundle is most of
@@ -62,7 +79,7 @@ const { loadBundle, commandKey } = require('./load-bundle.js');
 const loaded = process.env.NODE_DISABLE_COMPILE_CACHE ? { exports: require(bundle), keepCompiledCode: () => {} } : loadBundle(bundle, cacheDir, commandKey(argv));
 svc = loaded.exports;
 const { keepCompiledCode } = loaded;
-const { ExitCode, main, processIO, restoreV8Flags } = svc;
+const { ExitCode, invoke, processIO, restoreV8Flags } = svc;
 
 (async () => {
   // The reader went away (`svc keys list | head -1`): stop quietly, as a
@@ -71,15 +88,17 @@ const { ExitCode, main, processIO, restoreV8Flags } = svc;
   // Any other failed write (ENOSPC, EIO) stays on its stream, where svc looks
   // before it counts stdout's data as written (io.stdoutWritten): reported,
   // never thrown. A failed stderr has no one left to tell: the exit code says it.
-  const processed = processIO((error) => {
+  processed = processIO((error) => {
     if (error.code === 'EPIPE') process.exit(ExitCode.brokenPipe);
   });
   const { io, flushed } = processed;
-  stdoutTouched = processed.stdoutTouched;
-  process.exitCode = await main(argv, io);
+  const { exitCode, signal } = await invoke(argv, io);
+  process.exitCode = exitCode;
   // Writes to a pipe are asynchronous: exiting now would cut off what the
   // reader has not taken yet (everything past the pipe's 64 KiB buffer).
   await flushed();
+  // A signal stopped the command, which has done what it asks: svc ends by it.
+  if (signal) dieBy(signal, exitCode);
   // After the output, so that the first run of a command is not slower to
   // answer, only to exit; a failed run may have taken a path of no use later.
   if (process.exitCode === 0) keepCompiledCode(restoreV8Flags);

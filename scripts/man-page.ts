@@ -160,8 +160,14 @@ function exitStatus(): string[] {
     [ExitCode.notFound, t`Not found (404).`],
     [ExitCode.rateLimited, t`Rate limited past the ${bold('--max-wait')} budget, or at once with ${bold('--no-wait')}.`],
     [ExitCode.auditUnfinished, t`${bold('keys audit')} only: the audit could not finish (what is 1 for other commands: a server or network error, an unexpected answer, a key list that may be incomplete).`],
-    [ExitCode.hangUp, t`Stopped by SIGHUP. A signal's code is 128 + its number, whichever step it came in.`],
-    [ExitCode.interrupted, t`Interrupted (Ctrl-C, SIGINT), a question left with Esc, or a confirmation answered No: nothing more was done. ${bold('svc serve')} instead stops cleanly and exits 0 on SIGINT.`],
+    [
+      ExitCode.hangUp,
+      t`Stopped by SIGHUP. A signal's code is 128 + its number, whichever step it came in: once svc has done what the signal asks (finished the key in hand, shown a new key's secret, printed the ${bold('--json')} document), it dies by that signal rather than exit, so that a shell loop, ${bold('xargs')}, ${bold('make')} or a CI runner stops too; its shell still shows the code.`,
+    ],
+    [
+      ExitCode.interrupted,
+      t`Interrupted (Ctrl-C, SIGINT; Ctrl-C at a question too, which ends svc as SIGINT), or without a signal a question left with Esc or a confirmation answered No: nothing more was done. ${bold('svc serve')} instead stops cleanly and exits 0 on SIGINT.`,
+    ],
     [ExitCode.terminated, t`Stopped by SIGTERM (a cancelled CI job, ${bold('kill')}); ${bold('svc serve')} instead stops cleanly and exits 0.`],
     [ExitCode.brokenPipe, t`The reader of standard output went away, as for a process stopped by SIGPIPE.`],
   ];

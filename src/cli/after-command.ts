@@ -36,11 +36,12 @@ export async function keyHealth(session: ProfileSession, credentials: Credential
   const health = assessKeyHealth({ credentials, profile, list, nowMs: session.deps.now() });
   const remember = health.remember;
   if (remember) {
-    // A cache, written after the command did what it was asked: failing to write it is worth a warning, not a failed command.
+    // A cache, written after the command did what it was asked: failing to write it is worth a warning, not a failed
+    // command. A signal that stopped the write (its wait for another svc's lock) still ends svc.
     try {
       await session.config.update(session.profileName, (current) => (holdsKey(current, credentials.apiKey) ? { ...current, keyExpiry: remember } : { ...current }));
     } catch (error) {
-      if (!(error instanceof CliError)) throw error;
+      if (!(error instanceof CliError) || error.signal !== null) throw error;
       session.render.warn(`The key's expiry was not remembered in profile '${session.profileName}'. ${error.message}`);
     }
   }

@@ -34,6 +34,19 @@ export interface Deps {
   onSignal: (signals: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => () => void;
 }
 
+/** How many of svc's own listeners (realDeps.onSignal) each signal has now. */
+const held = new Map<NodeJS.Signals, number>();
+
+/**
+ * Whether svc itself listens for `signal` now (a command that shuts down
+ * cleanly, or waits for an answer that holds a secret): bin/svc.js's
+ * default handler then leaves the signal to it. Listeners of a library's
+ * (the prompts' signal-exit) do not count: at a prompt, SIGTERM still ends svc.
+ */
+export function holdsSignal(signal: NodeJS.Signals): boolean {
+  return (held.get(signal) ?? 0) > 0;
+}
+
 export const realDeps: Deps = {
   now: () => Date.now(),
   sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
@@ -44,9 +57,18 @@ export const realDeps: Deps = {
   },
   random: Math.random,
   onSignal(signals, listener) {
-    for (const signal of signals) process.on(signal, listener);
+    for (const signal of signals) {
+      process.on(signal, listener);
+      held.set(signal, (held.get(signal) ?? 0) + 1);
+    }
+    let subscribed = true;
     return () => {
-      for (const signal of signals) process.off(signal, listener);
+      if (!subscribed) return;
+      subscribed = false;
+      for (const signal of signals) {
+        process.off(signal, listener);
+        held.set(signal, held.get(signal)! - 1);
+      }
     };
   },
 };

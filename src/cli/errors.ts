@@ -27,11 +27,17 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export class CliError extends Error {
   readonly lines: readonly string[];
 
-  /** `cause`: the failure this one explains, whose server answer --json's document still reports (report.ts). */
+  /**
+   * `cause`: the failure this one explains, whose server answer --json's
+   * document still reports (report.ts). `signal`: the signal that stopped
+   * the command, when one did; svc then ends by it once this is reported
+   * (endingSignal), so that a shell loop around svc stops too.
+   */
   constructor(
     message: string | readonly string[],
     readonly exitCode: ExitCode = ExitCode.failure,
     cause?: unknown,
+    readonly signal: NodeJS.Signals | null = null,
   ) {
     const lines = typeof message === 'string' ? [message] : message;
     super(lines.join('\n'), cause === undefined ? undefined : { cause });
@@ -64,7 +70,7 @@ export class SecretNotWrittenError extends CliError {
     readonly before: readonly string[] = [],
     readonly revoked?: true | { why: string },
     /** The signal that came while svc revoked the key: the exit code is its. */
-    readonly signal: NodeJS.Signals | null = null,
+    signal: NodeJS.Signals | null = null,
   ) {
     const lost = `The new key${id === null ? '' : ` ${clip(id, 200)}`} was created, but its secret could not be written to stdout (${clip(writeError.message, 200)}): the secret is lost`;
     super(
@@ -79,6 +85,8 @@ export class SecretNotWrittenError extends CliError {
             ]),
       ],
       signal === null ? ExitCode.failure : signalExitCode(signal),
+      undefined,
+      signal,
     );
     this.name = 'SecretNotWrittenError';
   }
@@ -107,36 +115,67 @@ export class BrokenPipeError extends CliError {
 /** The signals svc stops on, and the exit code of each: 128 + its number, whichever path the command was on. */
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, ExitCode>> = { SIGHUP: ExitCode.hangUp, SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated };
 
+/** SIGINT, SIGTERM and SIGHUP: what asks svc to stop (and what svc, once stopped, ends by: endingSignal). */
+export const STOPPING_SIGNALS = Object.keys(SIGNAL_EXIT) as readonly NodeJS.Signals[];
+
 export function signalExitCode(signal: NodeJS.Signals): ExitCode {
   return SIGNAL_EXIT[signal] ?? ExitCode.interrupted;
 }
 
 /**
+ * The signal svc ends by once `error` is reported: the one that stopped the
+ * command, when it is one svc stops on (docs/contract.md §C5). Another
+ * signal a failure carries (one that ended `svc run`'s COMMAND: SIGKILL,
+ * SIGSEGV) is passed on as its status only: svc re-raising it would be a
+ * crash of svc's own, with a core dump.
+ */
+export function endingSignal(error: unknown): NodeJS.Signals | null {
+  const signal = error instanceof CliError ? error.signal : null;
+  return signal !== null && Object.hasOwn(SIGNAL_EXIT, signal) ? signal : null;
+}
+
+/** What --json's document says of a command a signal stopped with nothing else to say. */
+export function stoppedBeforeDone(signal: NodeJS.Signals): string {
+  return `Stopped by ${signal} before the command was done.`;
+}
+
+/**
  * Ctrl-C (or SIGTERM, SIGHUP): exit 128 + the signal's number, and nothing
- * said unless there is something the person must know (what was done before it).
+ * said unless there is something the person must know (what was done before
+ * it). `signal` null: no signal, a question withdrawn (exit 130 all the same).
  */
 export class InterruptedError extends CliError {
   readonly silent: boolean;
 
-  constructor(lines?: readonly string[], signal: NodeJS.Signals = 'SIGINT') {
-    super(lines ?? 'Interrupted.', signalExitCode(signal));
+  constructor(lines?: readonly string[], signal: NodeJS.Signals | null = 'SIGINT') {
+    super(lines ?? (signal === null ? 'Interrupted.' : stoppedBeforeDone(signal)), signal === null ? ExitCode.interrupted : signalExitCode(signal), undefined, signal);
     this.silent = lines === undefined;
     this.name = 'InterruptedError';
   }
 }
 
 /**
+ * A signal during the wait before a request was tried again, when no
+ * attempt so far can have done anything (a read; a change refused with a
+ * 429, or that never reached the server): the request was given up at once.
+ */
+export class StoppedBeforeRetryError extends InterruptedError {
+  declare readonly signal: NodeJS.Signals;
+
+  constructor(signal: NodeJS.Signals) {
+    super(undefined, signal);
+    this.name = 'StoppedBeforeRetryError';
+  }
+}
+
+/**
  * An exit status passed on with nothing to say: `svc run`'s COMMAND's own
- * (128 + n when a signal ended it), or a signal's that stopped svc before
- * COMMAND started.
+ * (128 + n when a signal ended it, `signal` that one), or a signal's that
+ * stopped svc before COMMAND started (`signal` that one).
  */
 export class PassedOnStatus extends CliError {
-  /** `signal`: the stop signal svc ends by once it has passed the status on, if one ended the work. */
-  constructor(
-    status: number,
-    readonly signal: NodeJS.Signals | null = null,
-  ) {
-    super([], status as ExitCode);
+  constructor(status: number, signal: NodeJS.Signals | null = null) {
+    super([], status as ExitCode, undefined, signal);
     this.name = 'PassedOnStatus';
   }
 }
@@ -145,11 +184,13 @@ export class PassedOnStatus extends CliError {
  * Esc or Ctrl-C in a prompt: the question was withdrawn. A command ends as
  * if interrupted; the interactive session goes back to its menu
  * (docs/contract.md §C7). `lines`: what was not done, when a confirmation
- * was declined (dialogs/confirm.ts).
+ * was declined (dialogs/confirm.ts). `signal` is SIGINT for Ctrl-C: in the
+ * prompt's raw mode it is a key, not a signal, but the person meant what a
+ * Ctrl-C means, so svc ends by SIGINT; Esc and a No are answers (null).
  */
 export class PromptCancelledError extends InterruptedError {
-  constructor(lines?: readonly string[]) {
-    super(lines);
+  constructor(lines?: readonly string[], signal: NodeJS.Signals | null = null) {
+    super(lines, signal);
     this.name = 'PromptCancelledError';
   }
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, realpathSync, statSync, writeSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { isatty, ReadStream } from 'node:tty';
@@ -95,6 +95,13 @@ export interface ProcessIO {
   flushed(): Promise<void>;
   /** Whether anything touched stdout yet (it is built for its first write): what bin/svc.js asks before it prints a signal's --json document. */
   stdoutTouched(): boolean;
+  /**
+   * Gives the terminal back as svc found it, before svc dies by a signal: a
+   * prompt's raw mode, which Node restores on its way out only when it
+   * exits, or dies by a signal no listener ever took; the cursor a list
+   * hides. Nothing when no prompt has the terminal.
+   */
+  restoreTerminal(): void;
 }
 
 /**
@@ -134,6 +141,7 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     return process.stdout;
   });
   const stderr = open(() => process.stderr);
+  let stdinBuilt = false;
   const io: IO = {
     get stdout() {
       return stdout();
@@ -143,6 +151,7 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     },
     // Touching process.stdin builds a stream; most commands never read it.
     get stdin() {
+      stdinBuilt = true;
       return process.stdin;
     },
     stdinIsTTY: isatty(0),
@@ -185,8 +194,17 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
   };
   // An empty write's callback runs once everything queued before it is flushed.
   const flushed = () => Promise.all(opened.map((s) => new Promise<void>((resolve) => s.write('', () => resolve())))).then(() => {});
-  return { io, flushed, stdoutTouched: () => stdoutBuilt };
+  const restoreTerminal = () => {
+    const stdin = stdinBuilt ? process.stdin : null;
+    if (!(stdin instanceof ReadStream) || !stdin.isRaw) return;
+    stdin.setRawMode(false);
+    // Written at once: the process ends before a stream's write would be done.
+    if (stderrIsTTY) writeSync(2, `${SHOW_CURSOR}\n`);
+  };
+  return { io, flushed, stdoutTouched: () => stdoutBuilt, restoreTerminal };
 }
+
+const SHOW_CURSOR = '\x1b[?25h';
 
 /**
  * What became of everything written to `stream`: once handed to the system,

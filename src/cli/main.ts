@@ -1,26 +1,35 @@
 import { jsonAsked } from './argv.js';
 import type { Deps } from './deps.js';
-import { signalExitCode } from './errors.js';
+import { signalExitCode, stoppedBeforeDone } from './errors.js';
 import type { IO } from './io.js';
 import type { Leftovers } from './child/reap.js';
+import type { Ending } from './report.js';
 
 export { processIO } from './io.js';
 export { ExitCode } from './errors.js';
+export { holdsSignal } from './deps.js';
 export { restoreV8Flags } from '../client/wasm-tiering.js';
 
 /**
- * Runs one `svc` invocation and returns its exit code; only bin/ exits.
+ * Runs one `svc` invocation and returns how it is to end: the exit code,
+ * and the signal svc is to die by when one stopped the command (bin/svc.js
+ * re-raises it, so that a shell loop stops as well); only bin/ exits.
  * `svc --version` (and `--version --json`) answers before the command tree (commander and every
  * command module) is even loaded: start-up time is a feature of a CLI.
  */
-export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
+export async function invoke(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<Ending> {
   const version = argv.filter((arg) => arg === '--version' || arg === '-V').length;
   if (version === 1 && argv.every((arg) => arg === '--version' || arg === '-V' || arg === '--json')) {
     io.stdout.write(argv.includes('--json') ? `${JSON.stringify({ version: SVC_VERSION })}\n` : `${SVC_VERSION}\n`);
-    return 0;
+    return { exitCode: 0, signal: null };
   }
   const { run } = await import('./run.js');
   return run(argv, io, deps);
+}
+
+/** invoke's exit code alone: what `$?` shows, whether svc exits with it or dies by the signal. */
+export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Promise<number> {
+  return (await invoke(argv, io, deps)).exitCode;
 }
 
 /**
@@ -31,7 +40,7 @@ export async function main(argv: string[], io: IO, deps: Partial<Deps> = {}): Pr
  */
 export function signalDocument(argv: readonly string[], signal: NodeJS.Signals): string | null {
   if (!jsonAsked(argv)) return null;
-  return `${JSON.stringify({ error: { message: `Stopped by ${signal} before the command was done.`, exitCode: signalExitCode(signal) } }, null, 2)}\n`;
+  return `${JSON.stringify({ error: { message: stoppedBeforeDone(signal), exitCode: signalExitCode(signal) } }, null, 2)}\n`;
 }
 
 /**

@@ -163,8 +163,9 @@ function listLayout(io: IO): Pick<SearchConfig<unknown>, 'pageSize' | 'fit' | 'o
 
 /**
  * Runs a prompt that Esc (when `byEscape`) or Ctrl-C withdraws: both come
- * back as PromptCancelledError. Inquirer knows Ctrl-C (ExitPromptError);
- * Esc it leaves to the caller, through an abort signal.
+ * back as PromptCancelledError, Ctrl-C's with SIGINT, which svc then ends
+ * by. Inquirer knows Ctrl-C (ExitPromptError, the key in raw mode); Esc it
+ * leaves to the caller, through an abort signal.
  */
 async function escapable<T>(io: IO, start: (signal: AbortSignal) => Promise<T>, byEscape = true): Promise<T> {
   const escape = new AbortController();
@@ -176,7 +177,8 @@ async function escapable<T>(io: IO, start: (signal: AbortSignal) => Promise<T>, 
     return await start(escape.signal);
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'AbortPromptError' || name === 'ExitPromptError') throw new PromptCancelledError();
+    if (name === 'AbortPromptError') throw new PromptCancelledError();
+    if (name === 'ExitPromptError') throw new PromptCancelledError(undefined, 'SIGINT');
     throw error;
   } finally {
     io.stdin.off('keypress', onKey);

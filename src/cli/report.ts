@@ -1,5 +1,5 @@
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
-import { BrokenPipeError, CliError, ExitCode, InterruptedError, loginCommand, PassedOnStatus, PromptCancelledError } from './errors.js';
+import { BrokenPipeError, CliError, endingSignal, ExitCode, InterruptedError, loginCommand, PassedOnStatus, PromptCancelledError } from './errors.js';
 import { isLoopbackHost } from '../client/loopback.js';
 import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
@@ -325,6 +325,12 @@ export interface FailureOutput extends ReportOptions {
   said?: boolean;
 }
 
+/** How svc's process is to end: its exit code, or the signal it dies by (whose status a shell shows as 128 + its number, the exit code). */
+export interface Ending {
+  exitCode: number;
+  signal: NodeJS.Signals | null;
+}
+
 /**
  * The one place a failure reaches the person: its lines on stderr, after
  * whatever it carries for stdout (a create's unreadable answer, which may
@@ -334,18 +340,21 @@ export interface FailureOutput extends ReportOptions {
  * failure's document, the answer inside it; a command that printed its
  * document before failing (a list with `incomplete`, a prune's or an
  * audit's report, a rotation's new key) keeps it as the one (docs/contract.md §C3).
+ * Returns how svc ends: by the signal that stopped the command, if one did
+ * (bin/svc.js re-raises it once the output is flushed), else with the exit code.
  */
-export function reportFailure(error: unknown, options: FailureOutput, render: Renderer): ExitCode {
+export function reportFailure(error: unknown, options: FailureOutput, render: Renderer): Ending {
   const report = describeFailure(error, options);
+  const ending = { exitCode: report.exitCode, signal: endingSignal(error) };
   // svc run's COMMAND ended so: its status is passed on, and it is not svc's failure to describe.
-  if (error instanceof PassedOnStatus) return report.exitCode;
+  if (error instanceof PassedOnStatus) return ending;
   const answer = error instanceof MaybeCreatedError ? error.answer : null;
   const brokenPipe = error instanceof BrokenPipeError;
   if (options.json && !options.json.stdoutUsed && !brokenPipe) render.json(failureDocument(error, report));
   else if (answer !== null) render.lines(answer.replace(/\n$/, '').split('\n'));
-  if (options.said || (error instanceof InterruptedError && error.silent) || brokenPipe) return report.exitCode;
+  if (options.said || (error instanceof InterruptedError && error.silent) || brokenPipe) return ending;
   // A declined confirmation is the person's choice, told as such: no "error:" before it.
   if (error instanceof PromptCancelledError) render.info(...report.lines);
   else render.failure(report.lines);
-  return report.exitCode;
+  return ending;
 }

@@ -6,7 +6,7 @@ import type { IO } from './io.js';
 import { createProgram, type Program } from './program.js';
 import { unknownHelpTopic } from './suggest.js';
 import { commandWords, declareBranches, takesNextWord, type Branch } from './branches.js';
-import { reportFailure } from './report.js';
+import { reportFailure, type Ending } from './report.js';
 import { createRenderer } from './render/renderer.js';
 import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
@@ -105,8 +105,10 @@ function helpTarget(program: Command, command: Command, path: readonly string[])
   return null;
 }
 
-/** Parses and runs one `svc` invocation; returns its exit code. */
-export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): Promise<number> {
+const SUCCESS: Ending = { exitCode: ExitCode.ok, signal: null };
+
+/** Parses and runs one `svc` invocation; returns how it ends. */
+export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): Promise<Ending> {
   const { io, stdoutUsed } = watchStdout(given);
   const { program } = buildProgram(io, { ...realDeps, ...deps }, argv);
   try {
@@ -115,13 +117,13 @@ export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): 
       const { environmentHelp } = await import('./docs/environment-help.js');
       // Help's own writer, laid out as the rest of help is: for the terminal, or piped for 80 columns.
       program.configureOutput().writeOut!(environmentHelp());
-      return ExitCode.ok;
+      return SUCCESS;
     }
     await program.parseAsync(expanded, { from: 'user' });
     // Data that never arrived (a full disk) is a failure, whichever command wrote it.
     const unwritten = await io.stdoutWritten?.();
     if (unwritten) throw new OutputError(unwritten);
-    return ExitCode.ok;
+    return SUCCESS;
   } catch (error) {
     const options = {
       verbose: program.opts().verbose === true || argv.includes('--verbose'),
@@ -129,9 +131,9 @@ export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): 
       json: program.opts().json === true || jsonAsked(argv) ? { stdoutUsed: stdoutUsed() } : undefined,
     };
     if (error instanceof CommanderError) {
-      if (error.exitCode === 0) return ExitCode.ok;
+      if (error.exitCode === 0) return SUCCESS;
       // Commander has already printed its message or the help text: only --json's document is left to print.
-      if (!options.json) return ExitCode.usage;
+      if (!options.json) return { exitCode: ExitCode.usage, signal: null };
       return reportFailure(new UsageError(commanderMessage(error)), { ...options, said: true }, await createRenderer(io, { quiet: false }));
     }
     return reportFailure(error, options, await createRenderer(io, { quiet: false }));

@@ -298,7 +298,7 @@ async function readConfig(base: Session, needs: Exclude<Needs, 'nothing'>): Prom
   const { openConfig, unopenedConfig } = await import('./config/store.js');
   const warn = (line: string) => base.render.warn(line);
   try {
-    return openConfig(io.env, warn);
+    return openConfig(io.env, warn, { onSignal: base.deps.onSignal });
   } catch (error) {
     const needsNone = (needs === 'key' || needs === 'credentials') && keyAndServerFromOutside(base);
     if (!(error instanceof CliError) || !needsNone) throw error;

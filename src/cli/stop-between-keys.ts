@@ -1,7 +1,8 @@
+import type { RequestPhase } from '../client/api.js';
 import { answerThroughInterrupt } from './answer-through-interrupt.js';
 import type { KeyOutcome, KeyRunWatch } from './operations/keys.js';
 import type { Deps } from './deps.js';
-import { InterruptedError } from './errors.js';
+import { InterruptedError, StoppedBeforeRetryError } from './errors.js';
 import type { Renderer } from './render/renderer.js';
 import { shown } from './views/keys.js';
 
@@ -10,7 +11,11 @@ import { shown } from './views/keys.js';
  * job): the first signal lets the key in hand finish and stops before the
  * next, so that every change that landed is told and none is left
  * unknown; a second stops at once, naming the keys changed so far and the
- * key whose change may or may not have landed. `tell` says each key as it
+ * key whose change may or may not have landed. While the key in hand
+ * waits to be tried again after attempts that did nothing (a 429, a
+ * connection that never reached the server), there is nothing to finish:
+ * a signal then, or one that came while the attempt refused was out,
+ * stops at once with that key not tried. `tell` says each key as it
  * lands; `run` gets the watch to hand to the operation; `verb` is the
  * change as a past participle ("revoked").
  */
@@ -23,6 +28,8 @@ export function stoppableBetweenKeys<T, R>(
 ): Promise<R> {
   let requested: NodeJS.Signals | null = null;
   let inHand: string | null = null;
+  let phase: RequestPhase = { state: 'out' };
+  const nothingToFinish = () => phase.state === 'waiting' && !phase.afterLostAnswer;
   const landed: string[] = [];
   const stopNow = (signal: NodeJS.Signals) =>
     new InterruptedError(
@@ -38,13 +45,21 @@ export function stoppableBetweenKeys<T, R>(
     onSignal,
     (signal) => {
       requested = signal;
-      if (inHand !== null) render.info(`Stopping once ${shown(inHand)} is done (${signal} again to stop at once).`);
+      // The wait itself stops at once then (waitWithCountdown).
+      if (inHand !== null && !nothingToFinish()) render.info(`Stopping once ${shown(inHand)} is done (${signal} again to stop at once).`);
     },
     stopNow,
     () =>
       run({
         stopRequested: () => requested,
-        onStart: (id) => (inHand = id),
+        onStart: (id) => {
+          inHand = id;
+          phase = { state: 'out' };
+        },
+        onPhase: (next) => {
+          phase = next;
+          if (requested !== null && nothingToFinish()) throw new StoppedBeforeRetryError(requested);
+        },
         onOutcome: (outcome, name) => {
           if (outcome.state === 'done') landed.push(outcome.id);
           tell(outcome, name);

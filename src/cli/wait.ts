@@ -3,7 +3,7 @@ import { TransportError } from '../client/errors.js';
 import { isLoopbackHost } from '../client/loopback.js';
 import type { Transport } from '../client/transport.js';
 import type { Deps } from './deps.js';
-import { InterruptedError } from './errors.js';
+import { InterruptedError, StoppedBeforeRetryError, STOPPING_SIGNALS } from './errors.js';
 import type { IO } from './io.js';
 import type { Renderer } from './render/renderer.js';
 import { tone } from './render/text.js';
@@ -11,9 +11,16 @@ import { readEnv } from './environment.js';
 
 /**
  * Sleeps for the client's retry policy and tells the person why: a live
- * countdown on a terminal, one line in a log. Ctrl-C during the countdown
- * clears its line first, so the shell's prompt does not land after
- * "(Ctrl-C to stop)^C", then ends the command as interrupted.
+ * countdown on a terminal, one line in a log. When stopping loses nothing
+ * (event.stoppable: no attempt so far can have done anything), SIGINT,
+ * SIGTERM or SIGHUP ends the wait at once, on a terminal or off one,
+ * whatever else listens for them (a create or a change to several keys,
+ * which wait through a first signal for an answer): there is no answer to
+ * wait for, only a sleep (StoppedBeforeRetryError). Otherwise the signal
+ * is the command's to answer: the retry tells whether the change landed,
+ * or the request is one svc must finish. The countdown's line
+ * is cleared first, so the shell's prompt does not land after
+ * "(Ctrl-C to stop)^C".
  */
 export async function waitWithCountdown(
   render: Renderer,
@@ -21,34 +28,42 @@ export async function waitWithCountdown(
   event: WaitEvent,
   { now, sleep, onSignal }: Pick<Deps, 'now' | 'sleep' | 'onSignal'>,
 ): Promise<void> {
-  if (event.reason === 'backoff') {
-    render.info(`Request failed (${event.cause}); retrying in ${(event.ms / 1000).toFixed(1)} s.`);
-    await sleep(event.ms);
-    return;
-  }
-  if (!io.stderrIsTTY) {
-    render.info(`Rate limited; retrying in ${Math.ceil(event.ms / 1000)} s.`);
-    await sleep(event.ms);
-    return;
-  }
-  let interrupted = false;
+  let stoppedBy: NodeJS.Signals | null = null;
   let wake!: () => void;
   const woken = new Promise<void>((resolve) => (wake = resolve));
-  const off = onSignal(['SIGINT'], () => {
-    interrupted = true;
-    wake();
-  });
+  const off = event.stoppable
+    ? onSignal([...STOPPING_SIGNALS], (signal) => {
+        stoppedBy ??= signal;
+        wake();
+      })
+    : () => {};
   try {
-    const deadline = now() + event.ms;
-    for (let left = deadline - now(); left > 0 && !interrupted; left = deadline - now()) {
-      render.progress([tone('Rate limited', 'yellow'), `: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`]);
-      await Promise.race([sleep(Math.min(left, ((left - 1) % 1000) + 1)), woken]);
+    if (event.reason === 'backoff') {
+      render.info(`Request failed (${event.cause}); retrying in ${(event.ms / 1000).toFixed(1)} s.`);
+      await Promise.race([sleep(event.ms), woken]);
+    } else if (!io.stderrIsTTY) {
+      render.info(`Rate limited; retrying in ${Math.ceil(event.ms / 1000)} s.`);
+      await Promise.race([sleep(event.ms), woken]);
+    } else {
+      await countDown(render, event.ms, now, (ms) => Promise.race([sleep(ms), woken]), () => stoppedBy !== null);
     }
   } finally {
     off();
+  }
+  if (stoppedBy) throw new StoppedBeforeRetryError(stoppedBy);
+}
+
+/** The rate-limit wait on a terminal: its line counted down each second, until `ms` passed or `stopped`, then cleared. */
+async function countDown(render: Renderer, ms: number, now: Deps['now'], nap: (ms: number) => Promise<unknown>, stopped: () => boolean): Promise<void> {
+  try {
+    const deadline = now() + ms;
+    for (let left = deadline - now(); left > 0 && !stopped(); left = deadline - now()) {
+      render.progress([tone('Rate limited', 'yellow'), `: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`]);
+      await nap(Math.min(left, ((left - 1) % 1000) + 1));
+    }
+  } finally {
     render.clearProgress();
   }
-  if (interrupted) throw new InterruptedError();
 }
 
 /** A request that has not answered after this long gets a progress line on a terminal. */
@@ -60,8 +75,8 @@ export const PROGRESS_AFTER_MS = 300;
  * counted each second and cleared once the request ends: a hung server is
  * a line that says what svc waits for, not a blank screen. Never on a
  * stderr that is not a terminal, nor in CI (the renderer draws progress
- * only on a terminal, and never with --quiet). Ctrl-C while the line shows
- * clears it and ends the command (exit 130) during a read (GET, HEAD),
+ * only on a terminal, and never with --quiet). Ctrl-C (or SIGTERM, SIGHUP)
+ * while the line shows clears it and ends the command during a read (GET, HEAD),
  * which nothing is lost by cutting short. A change is not cut: its answer
  * says whether it landed (a revoke, a switch) or holds a new secret (a
  * create), so the caller decides what a Ctrl-C means (keys create, svc
@@ -87,11 +102,11 @@ export function showingWaits(
       render.progress([`Waiting for ${baseUrl}`, seconds >= 1 ? ` (${seconds} s)` : '']);
       shown = true;
       if (!stopListening && (req.method === 'GET' || req.method === 'HEAD')) {
-        stopListening = onSignal(['SIGINT'], () => {
+        stopListening = onSignal([...STOPPING_SIGNALS], (signal) => {
           cancel();
           if (shown) render.clearProgress();
           shown = false;
-          interrupt(new InterruptedError());
+          interrupt(new InterruptedError(undefined, signal));
         });
       }
       cancel = schedule(1000 - (elapsed % 1000), tick);

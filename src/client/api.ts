@@ -15,6 +15,13 @@ export interface WaitEvent {
   ms: number;
   /** What prompted the wait: the status, or the network failure. */
   cause: string;
+  /**
+   * Stopping in this wait loses nothing: no attempt so far can have done
+   * anything on the server (the request is a read, or every attempt of a
+   * change was refused with a 429 or never reached it), and the request is
+   * not one svc must finish (RequestOptions.finish).
+   */
+  stoppable: boolean;
 }
 
 export interface ClientOptions {
@@ -63,6 +70,12 @@ export interface RequestOptions {
   waitOnRateLimit?: false;
   /** Told as each attempt goes out and as each wait between attempts begins: what stopping at that moment would leave behind. What it throws ends the request. */
   onPhase?: (phase: RequestPhase) => void;
+  /**
+   * A request svc must see through whatever comes (the revoke of a key
+   * nobody has the secret of): no wait of it is stoppable; the caller
+   * answers the signals that come meanwhile.
+   */
+  finish?: true;
 }
 
 export type RequestPhase =
@@ -253,8 +266,8 @@ export class ApiClient {
    * `changed` is false when the key already had that state (204), unless an
    * earlier attempt may have made the change itself.
    */
-  async setEnabled(id: string, enabled: boolean): Promise<{ changed: boolean; document: unknown }> {
-    const res = await this.request<unknown>('PATCH', apiPaths.key(id), { body: { enabled } });
+  async setEnabled(id: string, enabled: boolean, opts: Pick<RequestOptions, 'onPhase'> = {}): Promise<{ changed: boolean; document: unknown }> {
+    const res = await this.request<unknown>('PATCH', apiPaths.key(id), { ...opts, body: { enabled } });
     return { changed: res.status !== 204 || res.afterLostAnswer, document: res.body };
   }
 
@@ -263,9 +276,9 @@ export class ApiClient {
    * only that the key is gone: that attempt revoked it, or no such key ever
    * existed (`goneOnRetry`); which, the caller may know from a list.
    */
-  async revokeKey(id: string): Promise<{ answer: unknown; goneOnRetry: boolean }> {
+  async revokeKey(id: string, opts: Pick<RequestOptions, 'onPhase' | 'finish'> = {}): Promise<{ answer: unknown; goneOnRetry: boolean }> {
     try {
-      return { answer: (await this.request<unknown>('DELETE', apiPaths.key(id))).body ?? { id, revoked: true }, goneOnRetry: false };
+      return { answer: (await this.request<unknown>('DELETE', apiPaths.key(id), opts)).body ?? { id, revoked: true }, goneOnRetry: false };
     } catch (error) {
       if (error instanceof ApiError && error.status === 404 && error.afterLostAnswer) return { answer: { id, revoked: true }, goneOnRetry: true };
       throw error;
@@ -345,6 +358,7 @@ export class ApiClient {
     const state = { method, retries: 0, waitedMs: 0 };
     // Set once an attempt that may have reached the server is retried.
     let afterLostAnswer = false;
+    const stoppable = () => opts.finish !== true && (!afterLostAnswer || method === 'GET' || method === 'HEAD');
     const env = { nowMs: 0, random: this.random };
 
     for (let attempt = 1; ; attempt++) {
@@ -390,7 +404,7 @@ export class ApiClient {
         case 'wait-rate-limit': {
           opts.onPhase?.({ state: 'waiting', reason: 'rate-limit', afterLostAnswer });
           const waitStarted = this.now();
-          await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429' });
+          await this.options.wait({ reason: 'rate-limit', ms: step.seconds * 1000 + step.jitterMs, cause: '429', stoppable: stoppable() });
           state.waitedMs += this.now() - waitStarted;
           continue;
         }
@@ -401,6 +415,7 @@ export class ApiClient {
             reason: 'backoff',
             ms: step.delayMs,
             cause: res ? String(res.status) : failure!.message,
+            stoppable: stoppable(),
           });
           state.retries++;
           continue;

@@ -214,11 +214,11 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
     return await child;
   }
 
-  it('once: says it waits for the answer, prints the secret when it comes, exits 130', async () => {
+  it('once: says it waits for the answer, prints the secret when it comes, then ends by SIGINT', async () => {
     const { child } = await held(['keys', 'create', 'held']);
     child.kill('SIGINT');
     const result = await child;
-    expect(result.exitCode).toBe(130);
+    expect(result.signal).toBe('SIGINT');
     expect(result.stderr).toContain('Interrupted while the create was out: waiting for its answer');
     expect(result.stderr).toContain('Stopped after the new key was made (shown above)');
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
@@ -227,7 +227,7 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
 
   it('twice: stops without waiting for the answer, naming the command that finds the key, which then finds it', async () => {
     const result = await interruptedTwice((await held(['keys', 'create', 'given-up'])).child);
-    expect(result.exitCode).toBe(130);
+    expect(result.signal).toBe('SIGINT');
     // The answer holds the secret: had svc waited for it, the secret would be on stdout.
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain("a key named 'given-up' may have been made, and nobody has seen its secret");
@@ -235,21 +235,21 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
     await expect.poll(async () => (await svc(['keys', 'list', '--name', 'given-up', '--json'], server.env)).stdout).toContain('"name": "given-up"');
   });
 
-  it('svc api, once: says it waits for the answer, prints it (the secret with it), exits 130', async () => {
+  it('svc api, once: says it waits for the answer, prints it (the secret with it), then ends by SIGINT', async () => {
     const { child } = await held(['api', '/user/api-keys', '-f', 'name=api-held']);
     child.kill('SIGINT');
     const result = await child;
-    expect(result.exitCode).toBe(130);
+    expect(result.signal).toBe('SIGINT');
     expect(result.stderr).toContain('Interrupted while POST /user/api-keys was out: waiting for its answer');
     expect(result.stderr).toContain('Stopped after the answer came (shown above).');
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'api-held', secret: expect.stringMatching(/^sk_/) });
   });
 
-  it('SIGTERM (a cancelled CI job) once: waits for the answer and prints the secret as for Ctrl-C, but exits 143, not 130', async () => {
+  it('SIGTERM (a cancelled CI job) once: waits for the answer and prints the secret as for Ctrl-C, but ends by SIGTERM, not SIGINT', async () => {
     const { child } = await held(['keys', 'create', 'held-term']);
     child.kill('SIGTERM');
     const result = await child;
-    expect(result.exitCode).toBe(143);
+    expect(result.signal).toBe('SIGTERM');
     expect(result.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
   });
 
@@ -260,14 +260,14 @@ describe('SIGINT (kill -INT) while a create is held open by the server', () => {
     await expect.poll(async () => (await server.rules()).length).toBe(0);
     child.kill('SIGINT');
     const result = await child;
-    expect(result.exitCode).toBe(130);
+    expect(result.signal).toBe('SIGINT');
     expect(result.stdout).toBe('');
     expect(result.stderr).not.toContain('waiting for its answer');
   });
 
   it('svc api, twice: stops without the answer, saying a key may have been made and how to find it', async () => {
     const result = await interruptedTwice((await held(['api', '/user/api-keys', '-f', 'name=api-given-up'])).child);
-    expect(result.exitCode).toBe(130);
+    expect(result.signal).toBe('SIGINT');
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('Stopped while POST /user/api-keys was out: the server may have made the change.');
     expect(result.stderr).toContain('svc keys list --name api-given-up');
@@ -370,14 +370,14 @@ describe('svc api reading its body from a pipe named by its path', () => {
   }
 
   // Read as a file, open(2) held a worker thread until a writer came, and the exit of Ctrl-C waited on it.
-  it('--input FIFO with no writer: Ctrl-C ends it at once with 130, nothing sent', async () => {
+  it('--input FIFO with no writer: Ctrl-C ends it at once, by SIGINT, nothing sent', async () => {
     const path = fifo();
     const before = (await server.requests()).length;
     const child = spawn('node', [SVC_BIN, 'api', '/user/api-keys', '--input', path], { env: cleanEnv(server.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const closed = new Promise<NodeJS.Signals | null>((resolve) => child.once('close', (_code, signal) => resolve(signal)));
     await holding(child.pid!, path);
     child.kill('SIGINT');
-    expect(await closed).toBe(130);
+    expect(await closed).toBe('SIGINT');
     expect(await postsSince(before)).toEqual([]);
   });
 

@@ -225,6 +225,23 @@ describe('a Secret Service that hangs while the bus answers', () => {
     expect(await keyring().lookup(account('infile'))).toBeNull();
   });
 
+  it('SIGTERM while svc waits for it ends svc at once, by SIGTERM: the binding holds the event loop while it asks', async () => {
+    expect((await run(['login', '--with-key', '--keyring'], bus(), {}, key())).exitCode).toBe(0);
+    const watch = await keyring().watchCalls();
+    try {
+      const result = await whileHung(async () => {
+        const child = run(['keys', 'list'], bus());
+        await watch.called;
+        child.kill('SIGTERM');
+        return child;
+      });
+      expect(result.signal, result.stderr).toBe('SIGTERM');
+      expect(result.stderr).toBe('');
+    } finally {
+      watch.stop();
+    }
+  });
+
   it('logout does not claim the entry was removed: exit 3 with the command that deletes it, and the entry is still in the Secret Service', async () => {
     expect((await run(['login', '--with-key', '--keyring', '--profile', 'kept'], bus(), {}, key())).exitCode).toBe(0);
     const logout = await whileHung(() => run(['logout', '--profile', 'kept'], bus()));

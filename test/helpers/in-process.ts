@@ -1,5 +1,5 @@
 /**
- * svc in-process: any command run through main(argv, io, deps) against a
+ * svc in-process: any command run through invoke(argv, io, deps) against a
  * real reference server started in this process (or a scripted transport),
  * with a fake sleep that moves a fake clock, so backoff and rate-limit waits
  * take no time. The results have the shape of the spawned helpers in
@@ -9,7 +9,7 @@
 import { Readable, Writable } from 'node:stream';
 import type { Deps } from '../../src/cli/deps.js';
 import type { IO } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import { invoke } from '../../src/cli/main.js';
 import type { Plan } from '../../src/contract/plans.js';
 import type { LocalServerReady } from '../../src/contract/types.js';
 import { startServer, type ServerOptions } from '../../src/server/listen.js';
@@ -41,6 +41,8 @@ export interface RunOptions {
 
 export interface RunResult {
   exitCode: number;
+  /** The signal svc would die by once its output is flushed (bin/svc.js), as a spawned svc's result names it; null for an exit. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
   /** Every sleep svc asked for, in milliseconds; none of them was slept. */
@@ -82,7 +84,7 @@ export async function svc(args: string[], env: Record<string, string | undefined
       },
     }),
   };
-  const exitCode = await main(args, io, {
+  const { exitCode, signal } = await invoke(args, io, {
     now: () => Date.now() + sleptMs,
     sleep: async (ms) => {
       slept.push(ms);
@@ -98,7 +100,7 @@ export async function svc(args: string[], env: Record<string, string | undefined
     startReaper: recordingReaper().start,
     ...options.deps,
   });
-  return { exitCode, stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), slept };
+  return { exitCode, signal, stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), slept };
 }
 
 function withoutFinalNewline(text: string): string {

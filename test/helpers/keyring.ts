@@ -23,6 +23,12 @@ export interface PrivateKeyring {
   hang(): void;
   /** Lets it run again (SIGCONT). */
   resume(): void;
+  /**
+   * Watches the bus (dbus-monitor) from when it resolves: `called` resolves
+   * at the first method call sent to the Secret Service, from anyone, which
+   * a hung one leaves unanswered. `stop` ends the watch.
+   */
+  watchCalls(): Promise<{ called: Promise<void>; stop(): void }>;
   /** The secret under svc's service and `account`, as secret-tool reads it; null when there is none. */
   lookup(account: string): Promise<string | null>;
   stop(): Promise<void>;
@@ -96,6 +102,19 @@ export async function startPrivateKeyring(options: { secretService?: boolean; un
     resume() {
       secrets?.kill('SIGCONT');
     },
+    async watchCalls() {
+      const monitor = spawn('dbus-monitor', ['--address', address, "type='method_call',destination='org.freedesktop.secrets'"], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+      // Its first lines are the bus's signals to the monitor itself: it is watching.
+      await firstLine(monitor, 'dbus-monitor');
+      let seen = '';
+      const called = new Promise<void>((resolve) =>
+        monitor.stdout!.on('data', (chunk: string) => {
+          seen += chunk;
+          if (seen.includes('method call')) resolve();
+        }),
+      );
+      return { called, stop: () => monitor.kill() };
+    },
     async lookup(account) {
       const result = await execa('secret-tool', ['lookup', 'service', 'svc', 'username', account], { env, extendEnv: false, reject: false });
       return result.exitCode === 0 && result.stdout !== '' ? result.stdout : null;
@@ -118,7 +137,7 @@ export async function startPrivateKeyring(options: { secretService?: boolean; un
   }
 }
 
-function firstLine(child: ChildProcess): Promise<string> {
+function firstLine(child: ChildProcess, name = 'dbus-daemon'): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     child.stdout!.setEncoding('utf8');
@@ -127,7 +146,7 @@ function firstLine(child: ChildProcess): Promise<string> {
       const end = text.indexOf('\n');
       if (end >= 0) resolve(text.slice(0, end));
     });
-    child.once('exit', (code) => reject(new Error(`dbus-daemon exited (${code}) before printing its address`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before printing a line`)));
   });
 }
 

@@ -11,8 +11,8 @@ export type Step =
   | { secret: string }
   | { confirm: boolean }
   | { pause: true }
-  /** Esc or Ctrl-C at whatever is asked next. */
-  | { cancel: true };
+  /** Esc at whatever is asked next; 'ctrl-c', Ctrl-C (a key in the prompt's raw mode, which svc ends by as SIGINT). */
+  | { cancel: true | 'ctrl-c' };
 
 /**
  * Answers svc's prompts from a script, in order, as a person at a terminal
@@ -30,7 +30,7 @@ export function scriptedPrompter(script: Step[]): Prompter & { asked: string[]; 
     asked.push([message, ...choices.map((c) => `  ${c.name}`)].join('\n'));
     const step = script.shift();
     if (step === undefined && kind === 'menu') return { menu: null } as Record<K, unknown>;
-    if (step !== undefined && 'cancel' in step) throw new PromptCancelledError();
+    if (step !== undefined && 'cancel' in step) throw new PromptCancelledError(undefined, step.cancel === 'ctrl-c' ? 'SIGINT' : null);
     if (step === undefined || !(kind in step)) {
       throw new Error(`svc asked ${kind} "${message}", the script expected ${step ? Object.keys(step)[0] : 'nothing more'}`);
     }

@@ -2,10 +2,20 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { homeEnv } from './home.js';
 
 const run = promisify(execFile);
+const ENDING = fileURLToPath(new URL('./ending.mjs', import.meta.url));
+
+/** How a command on the terminal ended (ending.mjs): an exit with its code, or a death by a signal. */
+export interface Ending {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** The terminal was in line mode again once the command was gone. */
+  lineMode: boolean;
+}
 
 /**
  * How long a wait for the screen may last before the test fails: the wait ends as soon as the screen shows
@@ -21,24 +31,27 @@ export class Terminal {
   private readonly dir = mkdtempSync(join(tmpdir(), 'svc-tty-'));
   private readonly socket = join(this.dir, 'tmux.sock');
   private readonly exitFile = join(this.dir, 'exit');
+  private readonly endingFile = join(this.dir, 'ending.json');
 
   private constructor() {}
 
   /**
    * `clipboard`: tmux accepts OSC 52 clipboard writes from the program into
    * a paste buffer, so a test can see whether one got through (see pasteBuffer()).
+   * `ending`: the command runs under ending.mjs, which tells whether it exited
+   * or died by a signal (see ending()).
    */
   static async start(
     command: string[],
     env: Record<string, string>,
     size: { columns: number; rows: number } = { columns: 100, rows: 40 },
-    options: { clipboard?: boolean } = {},
+    options: { clipboard?: boolean; ending?: boolean } = {},
   ): Promise<Terminal> {
     const term = new Terminal();
     // tmux hands its own environment (CI=true in CI, say) to the session, so
     // the command starts from an empty one holding only what the test gives.
     const vars = Object.entries({ TERM: 'xterm-256color', PATH: process.env.PATH!, ...homeEnv(), ...env });
-    const argv = ['env', '-i', ...vars.map(([k, v]) => `${k}=${v}`), ...command];
+    const argv = ['env', '-i', ...vars.map(([k, v]) => `${k}=${v}`), ...(options.ending ? [process.execPath, ENDING, term.endingFile] : []), ...command];
     const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     // The shell outlives a Ctrl-C sent to the command (the whole foreground group gets SIGINT), so the exit status is still written.
     const script = `trap : INT; ${quoted}; echo $? > '${term.exitFile}'; sleep 600`;
@@ -140,6 +153,26 @@ export class Terminal {
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`The command did not end; the screen was:\n${await this.screen()}`);
+  }
+
+  /** How the command ended, once it has (started with `ending`). */
+  async ending(timeoutMs = SCREEN_WAIT_MS): Promise<Ending> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (existsSync(this.endingFile)) return JSON.parse(readFileSync(this.endingFile, 'utf8')) as Ending;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`The command did not end; the screen was:\n${await this.screen()}`);
+  }
+
+  /** The pid of the command started with `ending`, once it has started. */
+  async pid(timeoutMs = SCREEN_WAIT_MS): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (existsSync(`${this.endingFile}.pid`)) return Number(readFileSync(`${this.endingFile}.pid`, 'utf8'));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('The command did not start');
   }
 
   async close(): Promise<void> {

@@ -77,8 +77,8 @@ describe('ApiClient under the §C4 policies', () => {
     const res = await client.probeKeyList();
     expect(res.body).toEqual({ keys: [] });
     expect(waits).toEqual([
-      { reason: 'rate-limit', ms: 12_500, cause: '429' },
-      { reason: 'rate-limit', ms: 1_500, cause: '429' },
+      { reason: 'rate-limit', ms: 12_500, cause: '429', stoppable: true },
+      { reason: 'rate-limit', ms: 1_500, cause: '429', stoppable: true },
     ]);
   });
 
@@ -86,7 +86,7 @@ describe('ApiClient under the §C4 policies', () => {
     const limited = { ...rateLimited(), headers: { 'ratelimit-reset': '9' } };
     const { client, waits } = harness([limited, json(200, { keys: [] })]);
     await client.probeKeyList();
-    expect(waits).toEqual([{ reason: 'rate-limit', ms: 9_500, cause: '429' }]);
+    expect(waits).toEqual([{ reason: 'rate-limit', ms: 9_500, cause: '429', stoppable: true }]);
   });
 
   it('fails with RateLimitedError at once under --no-wait', async () => {
@@ -110,7 +110,7 @@ describe('ApiClient under the §C4 policies', () => {
       const limited: HttpResponse = { status: 429, headers: { 'retry-after': '2' }, text: body === undefined ? '<html>slow down</html>' : JSON.stringify(body) };
       const { client, waits } = harness([limited, json(200, { keys: [] })]);
       expect((await client.probeKeyList()).status).toBe(200);
-      expect(waits).toEqual([{ reason: 'rate-limit', ms: 2_500, cause: '429' }]);
+      expect(waits).toEqual([{ reason: 'rate-limit', ms: 2_500, cause: '429', stoppable: true }]);
     }
   });
 
@@ -130,10 +130,27 @@ describe('ApiClient under the §C4 policies', () => {
     expect(waits.map((w) => w.ms)).toEqual([500, 1000, 2000, 4000]);
   });
 
+  it('says of each wait whether stopping in it loses nothing: always for a read and a change refused (429), never after a change that may have landed', async () => {
+    const { client, waits } = harness([rateLimited('1'), json(503, { error: 'down', code: 'INTERNAL' }), rateLimited('1'), json(200, { id: 'key_1', revoked: true })]);
+    await client.revokeKey('key_1');
+    expect(waits.map((w) => [w.reason, w.stoppable])).toEqual([
+      ['rate-limit', true],
+      ['backoff', false],
+      ['rate-limit', false],
+    ]);
+    const read = harness([json(503, { error: 'down', code: 'INTERNAL' }), json(200, { keys: [] })]);
+    await read.client.probeKeyList();
+    expect(read.waits.map((w) => w.stoppable)).toEqual([true]);
+    // A revoke svc must see through (a key nobody has the secret of): none of its waits is cut short.
+    const finished = harness([rateLimited('1'), json(200, { id: 'key_1', revoked: true })]);
+    await finished.client.revokeKey('key_1', { finish: true });
+    expect(finished.waits.map((w) => w.stoppable)).toEqual([false]);
+  });
+
   it('recovers from a reset connection on a read', async () => {
     const { client, waits } = harness([new TransportError('reset', true), json(200, { keys: [] })]);
     await expect(client.probeKeyList()).resolves.toMatchObject({ status: 200 });
-    expect(waits).toEqual([{ reason: 'backoff', ms: 500, cause: 'reset' }]);
+    expect(waits).toEqual([{ reason: 'backoff', ms: 500, cause: 'reset', stoppable: true }]);
   });
 
   it('does not retry a POST that may have reached the server', async () => {

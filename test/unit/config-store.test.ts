@@ -306,6 +306,46 @@ describe('a lock whose pid now belongs to another process (issue 37)', () => {
     expect(warnings).toEqual([`Waiting for another svc (pid ${process.ppid}) to finish its change to ${file}; svc waits up to 1.3 s.`]);
   });
 
+  it('is waited for on the event loop, where a signal ends the wait at once: nothing saved, the lock left as it was', async () => {
+    const before = `${process.ppid} ${token(8)} ${processStartTime(process.ppid)}\n`;
+    writeFileSync(lock, before);
+    const listeners = new Set<(signal: NodeJS.Signals) => void>();
+    const onSignal = (_: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    };
+    // Told once the wait has lasted a second: the store is waiting, and the signal comes then.
+    const warn = () => [...listeners].forEach((listener) => listener('SIGTERM'));
+    const store = openConfig({ SVC_CONFIG_DIR: dir }, warn, { lockWaitMs: 60_000, onSignal });
+    const error = (await store.update('default', () => ({ apiKey: KEY_A })).catch((e: unknown) => e)) as CliError;
+    expect(error).toMatchObject({ name: 'InterruptedError', signal: 'SIGTERM', exitCode: ExitCode.terminated });
+    expect(error.message).toBe(
+      `Stopped by SIGTERM while waiting for another svc (pid ${process.ppid}) to finish its change to ${file}: profile 'default' was not saved. Nothing was changed.`,
+    );
+    expect(existsSync(file)).toBe(false);
+    expect(readFileSync(lock, 'utf8')).toBe(before);
+    expect(listeners.size).toBe(0);
+  });
+
+  it('a signal before the lock is taken: nothing saved', async () => {
+    const onSignal = (_: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => {
+      listener('SIGHUP');
+      return () => {};
+    };
+    const error = (await openConfig({ SVC_CONFIG_DIR: dir }, () => {}, { onSignal }).update('default', () => ({ apiKey: KEY_A })).catch((e: unknown) => e)) as CliError;
+    expect(error).toMatchObject({ name: 'InterruptedError', signal: 'SIGHUP' });
+    expect(error.message).toBe(`Stopped by SIGHUP before profile 'default' was saved to ${file}. Nothing was changed.`);
+    expect(existsSync(file)).toBe(false);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('two changes of one process at once both land: each holds the lock only within its own turn', async () => {
+    const store = open(60_000);
+    await Promise.all(['one', 'two', 'three'].map((name) => store.update(name, () => ({ baseUrl: `http://${name}.test` }))));
+    expect(store.profileNames()).toEqual(['one', 'three', 'two']);
+    expect(leftovers()).toEqual([]);
+  });
+
   it('is waited for while the process with that pid is the one that took it', async () => {
     writeFileSync(lock, `${process.ppid} ${token(6)} ${processStartTime(process.ppid)}\n`);
     expect((await failure(() => open(50).update('default', () => ({ apiKey: KEY_A })))).message).toContain(`held by another svc (pid ${process.ppid})`);

@@ -1,7 +1,7 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, UnexpectedResponseError, type RequestOrigin } from '../../src/client/errors.js';
-import { loginCommand, NotAuthenticatedError } from '../../src/cli/errors.js';
+import { CliError, endingSignal, InterruptedError, loginCommand, NotAuthenticatedError, PassedOnStatus, PromptCancelledError } from '../../src/cli/errors.js';
 import { describeFailure } from '../../src/cli/report.js';
 
 const origin = (over: Partial<RequestOrigin> = {}): RequestOrigin => ({
@@ -90,5 +90,21 @@ describe('loginCommand', () => {
     expect(loginCommand('ci-2.prod')).toBe('svc login --profile ci-2.prod');
     expect(loginCommand("it's mine")).toBe("svc login --profile 'it'\\''s mine'");
     expect(new NotAuthenticatedError('ci').message).toContain('Run `svc login --profile ci` to save a key');
+  });
+});
+
+describe('the signal svc ends by once a failure is reported (endingSignal)', () => {
+  it('is the one that stopped the command, when svc stops on it', () => {
+    expect(endingSignal(new InterruptedError(undefined, 'SIGHUP'))).toBe('SIGHUP');
+    expect(endingSignal(new PassedOnStatus(143, 'SIGTERM'))).toBe('SIGTERM');
+    expect(endingSignal(new PromptCancelledError(undefined, 'SIGINT'))).toBe('SIGINT');
+  });
+
+  it('is none for a question answered (Esc, No), any other failure, or a signal that ended svc run\'s command and that svc does not stop on', () => {
+    expect(endingSignal(new PromptCancelledError(['Cancelled; nothing was revoked.']))).toBeNull();
+    expect(endingSignal(new CliError('failed'))).toBeNull();
+    expect(endingSignal(new Error('a bug'))).toBeNull();
+    expect(endingSignal(new PassedOnStatus(137, 'SIGKILL'))).toBeNull();
+    expect(endingSignal(new PassedOnStatus(139, 'SIGSEGV'))).toBeNull();
   });
 });

@@ -185,7 +185,7 @@ function guarding(session: KeySession, signals: SignalWatch, reaperHolds: () => 
       else if (held === null) {
         held = signal;
         session.render.warn(waitingFor(step, signal));
-      } else stop(new SignalStop(leftBehind(step, reaperHolds()), signalStatus(signal)));
+      } else stop(new SignalStop(leftBehind(step, reaperHolds()), signalStatus(signal), signal));
     });
     try {
       return await Promise.race([work(), stopped]);

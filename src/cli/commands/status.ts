@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { readWorkspace } from '../../client/key-view.js';
 import type { Outcome } from '../after-command.js';
-import { CliError, NotAuthenticatedError, notLoggedIn, PassedOnStatus, UnknownProfileError } from '../errors.js';
+import { CliError, endingSignal, NotAuthenticatedError, notLoggedIn, PassedOnStatus, UnknownProfileError } from '../errors.js';
 import { describeFailure, NOT_RETRIED } from '../report.js';
 import { readStatus, type StatusReport } from '../operations/status.js';
 import type { App } from '../program.js';
@@ -55,7 +55,9 @@ function beyondBlock(failure: unknown, verbose: boolean): CliError {
   const rest = (failure instanceof ApiError ? lines : lines.slice(1)).filter((line) => line !== NOT_RETRIED);
   // The block says only that the profile does not exist: which ones do, and the one probably meant, come here.
   if (failure instanceof UnknownProfileError && failure.others) rest.unshift(`${failure.others[0]!.toUpperCase()}${failure.others.slice(1)}`);
-  return rest.length === 0 ? new PassedOnStatus(exitCode) : new CliError(rest, exitCode, failure);
+  // A signal that stopped the reads (Ctrl-C during a slow answer) still ends svc by it.
+  const signal = endingSignal(failure);
+  return rest.length === 0 ? new PassedOnStatus(exitCode, signal) : new CliError(rest, exitCode, failure, signal);
 }
 
 function statusFields(report: StatusReport, failure: unknown, workspaceOffered: boolean): { label: string; human: Line }[] {

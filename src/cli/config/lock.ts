@@ -17,44 +17,81 @@ export class LockBusyError extends Error {
   }
 }
 
+/** The wait was given up (LockOptions.until) before the lock was taken: nothing was changed. */
+export class LockWaitStopped extends Error {
+  constructor(
+    readonly lockPath: string,
+    /** The pid the lock named when the wait was given up; null before svc found it held. */
+    readonly holder: number | null,
+    /** What `until` was aborted with. */
+    readonly reason: unknown,
+  ) {
+    super(`the wait for ${lockPath} was given up`);
+    this.name = 'LockWaitStopped';
+  }
+}
+
+/** The lock file itself could not be made or read (a read-only or full file system): `cause` says why. */
+export class LockFileError extends Error {
+  constructor(readonly cause: unknown) {
+    super(`the lock file could not be made: ${(cause as Error).message}`);
+    this.name = 'LockFileError';
+  }
+}
+
+export interface LockOptions {
+  /** Told once, naming the holder, when the wait has lasted more than a moment. */
+  onWait?: (holder: number) => void;
+  /** Ends the wait at once when aborted (a signal): LockWaitStopped, and `work` is not run. */
+  until?: AbortSignal;
+}
+
 /** The pid, a token, and the holder's start time where the system tells it (earlier versions wrote no start time). */
 const LOCK_CONTENT = /^(\d+) [0-9a-f]{32}(?: (\d+))?\n$/;
 const FOREIGN_WAIT_MS = 1_000;
 /** A lock is one short line; anything longer is not svc's. */
 const MAX_LOCK_BYTES = 256;
-
-/**
- * Takes `lockPath`, a file naming this process and a token of its own, and
- * returns the function that gives it back. svc holds the lock only for a
- * synchronous read-change-write of the config, so waiting for it is
- * synchronous too, polling with short, jittered sleeps until `waitMs` has
- * passed. A lock whose pid is gone was left by a process killed while it
- * held it, and is taken over; so is one whose pid now belongs to a process
- * that started at another time (the pid was reused, by pid 1 in a
- * container say), where the system tells start times (Linux's /proc;
- * elsewhere the pid is all there is). Liveness is judged on this machine:
- * a config directory shared with another machine or PID namespace can see
- * a live holder taken for dead.
- */
 /** How long a wait for the lock goes unsaid: most holders give it back within a few milliseconds. */
 const SAY_WAIT_AFTER_MS = 1_000;
 
-export function acquireLock(lockPath: string, waitMs: number, onWait?: (holder: number) => void): () => void {
+/**
+ * Runs `work` holding `lockPath`, a file naming this process and a token of
+ * its own, and gives the lock back before it returns. `work` is
+ * synchronous and runs in the turn the lock was taken in: no other change
+ * of this process can run while it is held (isStale counts on that). The
+ * wait for it is not: it polls with short, jittered sleeps on the event
+ * loop, where a signal's listener runs (a synchronous sleep kept Ctrl-C
+ * and SIGTERM waiting for the whole wait), until `waitMs` has passed or
+ * `until` is aborted. A lock whose pid is gone was left by a process
+ * killed while it held it, and is taken over; so is one whose pid now
+ * belongs to a process that started at another time (the pid was reused,
+ * by pid 1 in a container say), where the system tells start times
+ * (Linux's /proc; elsewhere the pid is all there is). Liveness is judged
+ * on this machine: a config directory shared with another machine or PID
+ * namespace can see a live holder taken for dead.
+ */
+export async function withLock<T>(lockPath: string, waitMs: number, work: () => T, { onWait, until }: LockOptions = {}): Promise<T> {
   const token = randomBytes(16).toString('hex');
   // This process's start time tells it from a later process given its pid; read only here, by a change.
   const start = processStartTime(process.pid);
   const mine = `${process.pid} ${token}${start === null ? '' : ` ${start}`}\n`;
   const started = performance.now();
   const deadline = started + waitMs;
-  const nap = new Int32Array(new SharedArrayBuffer(4));
   let last = '';
   let told = false;
   for (;;) {
-    if (create(lockPath, mine, token)) return () => void removeIf(lockPath, mine);
-    const seen = readOrNull(lockPath);
+    if (until?.aborted) throw new LockWaitStopped(lockPath, holderOf(last), until.reason);
+    if (ofTheLock(() => create(lockPath, mine, token))) {
+      try {
+        return work();
+      } finally {
+        removeIf(lockPath, mine);
+      }
+    }
+    const seen = ofTheLock(() => readOrNull(lockPath));
     if (seen !== null) last = seen;
     // Gone already (its holder just gave it back), or stale and now removed: try again at once.
-    const cleared = seen === null || (isStale(seen) && takeOver(lockPath, seen, mine, token));
+    const cleared = seen === null || ofTheLock(() => isStale(seen) && takeOver(lockPath, seen, mine, token));
     const left = deadline - performance.now();
     // A file svc did not write will not be given back by an svc: a second is time enough to be sure it stays.
     const foreign = last !== '' && holderOf(last) === null && performance.now() - started >= FOREIGN_WAIT_MS;
@@ -65,8 +102,30 @@ export function acquireLock(lockPath: string, waitMs: number, onWait?: (holder: 
       told = true;
       onWait?.(holder);
     }
-    if (!cleared) Atomics.wait(nap, 0, 0, Math.min(left, 5 + Math.random() * 20));
+    if (!cleared) await nap(Math.min(left, 5 + Math.random() * 20), until);
   }
+}
+
+/** `step`, one of the lock's own file operations: what it throws is the lock file's failure, not the change's. */
+function ofTheLock<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    throw new LockFileError(error);
+  }
+}
+
+/** Sleeps `ms`, or until `until` is aborted. */
+function nap(ms: number, until: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      until?.removeEventListener('abort', wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    until?.addEventListener('abort', wake);
+  });
 }
 
 /**
@@ -117,8 +176,8 @@ export function removeDeadLockTemps(lockPath: string): void {
 
 /**
  * Our own pid in a lock we are not holding was left by an earlier process
- * that had this pid: locks are taken and given back within one synchronous
- * update, so this process cannot be holding one while it waits for another.
+ * that had this pid: a lock is taken and given back within one synchronous
+ * change (withLock), so this process cannot be holding one while it waits for another.
  * A live pid whose process started at another time than the lock says is
  * a later process given a dead holder's pid. Content svc never writes is
  * never stale: it is not ours to remove.

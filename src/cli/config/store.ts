@@ -2,10 +2,11 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { readEnv } from '../environment.js';
-import { CliError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { CliError, InterruptedError, STOPPING_SIGNALS } from '../errors.js';
 import { fileKind } from '../untrusted-file.js';
 import { ConfigShapeError, DEFAULT_PROFILE_FIELD, parseConfig, readConfigText, serializeConfig, type Profile } from './file.js';
-import { acquireLock, LockBusyError, removeDeadLockTemps } from './lock.js';
+import { LockBusyError, LockFileError, LockWaitStopped, removeDeadLockTemps, withLock } from './lock.js';
 import { loadConf, removeDeadWriters, writeAtomically, type ConfClass } from './writer.js';
 
 export type { KeyringRef, PendingRotation, Profile } from './file.js';
@@ -41,6 +42,12 @@ export interface ConfigOptions {
   lockWaitMs?: number;
   /** Where conf comes from: a test gives one that meets a full disk. */
   loadConf?: () => Promise<ConfClass>;
+  /**
+   * svc's signals: SIGINT, SIGTERM or SIGHUP before the lock is taken (a
+   * wait for another svc's change) stops the change at once, nothing
+   * saved (InterruptedError). Unset: nothing stops the wait but its end.
+   */
+  onSignal?: Deps['onSignal'];
 }
 
 const FILE_MODE = 0o600;
@@ -159,24 +166,46 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
     update(name, change, options = {}) {
       // Thrown here, not as a rejection: a change that calls update would otherwise go on with a promise for a profile.
       if (updating) throw new Error('ConfigStore.update was called from inside a change to the config');
-      return (storeOptions.loadConf ?? loadConf)().then((Conf) => save(Conf, name, change, options));
+      const stop = new AbortController();
+      const off = storeOptions.onSignal?.([...STOPPING_SIGNALS], (signal) => stop.abort(signal)) ?? (() => {});
+      return (storeOptions.loadConf ?? loadConf)()
+        .then((Conf) => save(Conf, name, change, options, stop.signal))
+        .finally(off);
     },
   };
 
-  function save(Conf: ConfClass, name: string, change: (profile: Readonly<Profile>) => Profile | undefined, options: UpdateOptions): Profile | undefined {
+  async function save(
+    Conf: ConfClass,
+    name: string,
+    change: (profile: Readonly<Profile>) => Profile | undefined,
+    options: UpdateOptions,
+    until: AbortSignal,
+  ): Promise<Profile | undefined> {
     const notSaved = (cause: string) =>
       new CliError(
         `Could not save profile '${name}' to ${file}: ${cause}. Nothing was changed; the file holds what it held before. ` +
           'SVC_CONFIG_DIR chooses another directory for the profiles.',
       );
     makeDirectory(dir, notSaved);
-    let release: () => void;
     try {
-      release = acquireLock(lockPath, lockWaitMs, (holder) =>
-        warn(`Waiting for another svc (pid ${holder}) to finish its change to ${file}; svc waits up to ${lockWaitMs / 1000} s.`),
-      );
+      return await withLock(lockPath, lockWaitMs, () => saveLocked(Conf, name, change, options, notSaved), {
+        onWait: (holder) => warn(`Waiting for another svc (pid ${holder}) to finish its change to ${file}; svc waits up to ${lockWaitMs / 1000} s.`),
+        until,
+      });
     } catch (error) {
-      if (!(error instanceof LockBusyError)) throw notSaved(`its lock file ${lockPath} could not be made: ${describeFsError(error)}`);
+      if (error instanceof LockFileError) throw notSaved(`its lock file ${lockPath} could not be made: ${describeFsError(error.cause)}`);
+      if (error instanceof LockWaitStopped) {
+        const signal = error.reason as NodeJS.Signals;
+        throw new InterruptedError(
+          [
+            error.holder === null
+              ? `Stopped by ${signal} before profile '${name}' was saved to ${file}. Nothing was changed.`
+              : `Stopped by ${signal} while waiting for another svc (pid ${error.holder}) to finish its change to ${file}: profile '${name}' was not saved. Nothing was changed.`,
+          ],
+          signal,
+        );
+      }
+      if (!(error instanceof LockBusyError)) throw error;
       const held =
         error.holder === null
           ? `${lockPath} is there, and it is not a lock svc made`
@@ -185,40 +214,46 @@ export function openConfig(env: NodeJS.ProcessEnv, warn: (line: string) => void,
         `Could not save profile '${name}' to ${file}: ${held}. Nothing was changed. If no svc is running, remove ${lockPath} and try again.`,
       );
     }
+  }
+
+  /** The read-change-write of `save`, under the lock. */
+  function saveLocked(
+    Conf: ConfClass,
+    name: string,
+    change: (profile: Readonly<Profile>) => Profile | undefined,
+    options: UpdateOptions,
+    notSaved: (cause: string) => CliError,
+  ): Profile | undefined {
+    removeDeadLockTemps(lockPath);
+    removeDeadWriters(target);
+    const { text, document } = load();
+    const before = Object.hasOwn(document.profiles, name) ? document.profiles[name] : undefined;
+    let changed: Profile | undefined;
+    updating = true;
     try {
-      removeDeadLockTemps(lockPath);
-      removeDeadWriters(target);
-      const { text, document } = load();
-      const before = Object.hasOwn(document.profiles, name) ? document.profiles[name] : undefined;
-      let changed: Profile | undefined;
-      updating = true;
-      try {
-        changed = change(Object.freeze({ ...before }));
-      } finally {
-        updating = false;
-      }
-      const after = written(changed);
-      const other = withDefault(document.other, name, options.setDefault);
-      if (JSON.stringify(before) === JSON.stringify(after) && other === document.other) return after;
-      const profiles = { ...document.profiles };
-      if (after === undefined) delete profiles[name];
-      else Object.defineProperty(profiles, name, { value: after, enumerable: true, writable: true, configurable: true });
-      const expected = serializeConfig({ ...document, other, profiles });
-      let failure: unknown;
-      try {
-        writeAtomically(Conf, target, { ...other, profiles }, expected, FILE_MODE);
-      } catch (error) {
-        failure = error;
-      }
-      // What is said is what the file holds, read back: not what the write returned.
-      const now = readBack(target);
-      if (now === expected) return after;
-      const cause = failure === undefined ? 'the file read back did not hold what was written' : describeFsError(failure);
-      if (now === text) throw notSaved(cause);
-      throw new CliError(`Could not save profile '${name}' to ${file}: ${cause}, and the file no longer holds what it held before. Check it before going on.`);
+      changed = change(Object.freeze({ ...before }));
     } finally {
-      release();
+      updating = false;
     }
+    const after = written(changed);
+    const other = withDefault(document.other, name, options.setDefault);
+    if (JSON.stringify(before) === JSON.stringify(after) && other === document.other) return after;
+    const profiles = { ...document.profiles };
+    if (after === undefined) delete profiles[name];
+    else Object.defineProperty(profiles, name, { value: after, enumerable: true, writable: true, configurable: true });
+    const expected = serializeConfig({ ...document, other, profiles });
+    let failure: unknown;
+    try {
+      writeAtomically(Conf, target, { ...other, profiles }, expected, FILE_MODE);
+    } catch (error) {
+      failure = error;
+    }
+    // What is said is what the file holds, read back: not what the write returned.
+    const now = readBack(target);
+    if (now === expected) return after;
+    const cause = failure === undefined ? 'the file read back did not hold what was written' : describeFsError(failure);
+    if (now === text) throw notSaved(cause);
+    throw new CliError(`Could not save profile '${name}' to ${file}: ${cause}, and the file no longer holds what it held before. Check it before going on.`);
   }
 }
 

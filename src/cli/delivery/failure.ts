@@ -39,7 +39,7 @@ export class DeliveryFailedError extends CliError {
   constructor(
     readonly delivered: readonly Delivered[],
     readonly reason: string,
-    readonly signal: NodeJS.Signals | null,
+    signal: NodeJS.Signals | null,
     readonly fallback: Fallback = { printed: true },
   ) {
     super(
@@ -48,6 +48,8 @@ export class DeliveryFailedError extends CliError {
         ...(delivered.length > 0 ? [`It did reach ${describeDelivered(delivered)} before that${'printed' in fallback ? '' : ', where it no longer works'}.`] : []),
       ],
       signal === null ? ExitCode.failure : signalExitCode(signal),
+      undefined,
+      signal,
     );
     this.name = 'DeliveryFailedError';
   }

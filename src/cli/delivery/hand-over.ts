@@ -104,7 +104,7 @@ async function revokeUnseen(
         session.render.warn(`Revoking the new key ${shown(id)} before stopping: nobody has its secret (${received} again to stop at once).`);
       },
       (received) => new StoppedBeforeRevoke(received),
-      () => session.client.revokeKey(id),
+      () => session.client.revokeKey(id, { finish: true }),
     );
     return { fallback: { revoked: id }, signal };
   } catch (error) {

@@ -24,7 +24,7 @@ export async function settleOrphans(session: KeySession, error: MaybeCreatedErro
   try {
     agreed = await (await session.prompts()).confirm(`Revoke ${what} now? Without the secret nobody can use ${keys.length === 1 ? 'it' : 'them'}.`, false);
   } catch (cancelled) {
-    if (cancelled instanceof PromptCancelledError) throw new InterruptedError(error.settled(new Set()).lines);
+    if (cancelled instanceof PromptCancelledError) throw new InterruptedError(error.settled(new Set()).lines, cancelled.signal);
     throw cancelled;
   }
   if (!agreed) return error.settled(new Set());

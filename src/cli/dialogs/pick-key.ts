@@ -74,7 +74,7 @@ export async function keysToActOn(session: KeySession, given: readonly string[],
       : [await pickKey(session, keys, list.nowMs, client.keyHint, wanted.question)];
   } catch (error) {
     // Esc or Ctrl-C at the list says what a declined confirmation says: the person stopped, and nothing was done.
-    if (error instanceof PromptCancelledError) throw new PromptCancelledError(['Cancelled; nothing was done.']);
+    if (error instanceof PromptCancelledError) throw new PromptCancelledError(['Cancelled; nothing was done.'], error.signal);
     throw error;
   }
   return { ids: picked.map((key) => key.id), list };

@@ -2,7 +2,7 @@ import { ApiError } from '../../client/errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { keyHealth } from '../after-command.js';
 import type { Deps } from '../deps.js';
-import { InterruptedError, notLoggedIn, PromptCancelledError } from '../errors.js';
+import { endingSignal, InterruptedError, notLoggedIn, PromptCancelledError } from '../errors.js';
 import type { IO } from '../io.js';
 import { settled } from '../program.js';
 import { Region } from '../render/region.js';
@@ -20,9 +20,10 @@ import { loadView, type View } from './view.js';
  * the manager is one screen even when stdout is elsewhere. Each screen and
  * each action gets a session of its own, resolved afresh (the profile as it
  * is now, a deadline of its own); the key-health step follows every action,
- * as it follows every command. Only Esc or Ctrl-C at the menu, Quit, or
- * Ctrl-C outside a prompt end it (docs/contract.md §C7): a failed action is
- * shown and the menu comes back.
+ * as it follows every command. Only Esc or Ctrl-C at the menu, Quit,
+ * Ctrl-C outside a prompt, or SIGTERM or SIGHUP (sent from outside the
+ * session: a kill, a closed terminal) end it (docs/contract.md §C7): a
+ * failed action is shown and the menu comes back.
  *
  * The screen is drawn in a region of the terminal (render/region.ts) that
  * is cleared once an action is chosen, and the action's questions and
@@ -55,8 +56,9 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
     } catch (error) {
       // Esc or Ctrl-C in one of the action's questions: nothing was done, the same screen comes back.
       if (error instanceof PromptCancelledError) session.render.info(tone('Cancelled.', 'dim'));
-      // Ctrl-C outside a prompt (a rate-limit countdown) ends the manager, as it ends a command.
-      else if (error instanceof InterruptedError && error.silent) throw error;
+      // Ctrl-C outside a prompt (a rate-limit countdown) ends the manager, as it ends a command; so does a
+      // SIGTERM or SIGHUP an action stopped for, once it has said what it must: no one at the menu sent it.
+      else if ((error instanceof InterruptedError && error.silent) || stoppedFromOutside(error)) throw error;
       // The screen drawn next, with the same key, says the 401 in place of the table: said here too, it was said twice.
       else if (rejectsSessionKey(error, session)) session.render.failure(['The server rejected the key (401); the screen below says more.']);
       else reportFailure(error, { verbose: options.verbose === true }, session.render);
@@ -66,6 +68,11 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
     else if (await storedSecret(session)) region.clear({ dropData: true });
     else region.leave();
   }
+}
+
+function stoppedFromOutside(error: unknown): boolean {
+  const signal = endingSignal(error);
+  return signal === 'SIGTERM' || signal === 'SIGHUP';
 }
 
 /** A 401 to the key the session uses (not to a key being logged in with). */

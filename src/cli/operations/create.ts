@@ -213,7 +213,7 @@ export class MaybeCreatedError extends CliError {
      */
     readonly told = false,
   ) {
-    super(told ? outcome(lookup, revoked) : findings(keyName, lookup, revoked), interrupted === null ? ExitCode.failure : signalExitCode(interrupted));
+    super(told ? outcome(lookup, revoked) : findings(keyName, lookup, revoked), interrupted === null ? ExitCode.failure : signalExitCode(interrupted), undefined, interrupted);
     this.name = 'MaybeCreatedError';
   }
 

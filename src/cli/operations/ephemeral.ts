@@ -118,7 +118,7 @@ export async function revokeEphemeralKey(client: ApiClient, key: EphemeralKey, g
   let notFound: string;
   try {
     // A 404 on a retry, after an attempt whose answer was lost, says no more than a first one: that attempt may never have arrived.
-    if (!(await guard({ kind: 'revoke', key }, () => client.revokeKey(key.id))).goneOnRetry) return;
+    if (!(await guard({ kind: 'revoke', key }, () => client.revokeKey(key.id, { finish: true }))).goneOnRetry) return;
     notFound = 'on a retry, after an answer that was lost';
   } catch (error) {
     if (error instanceof SignalStop) throw error;
@@ -158,8 +158,8 @@ function notRevoked(key: EphemeralKey, what: string): CliError {
 
 /** A second signal while a request was out: svc stops at once, saying what it leaves behind. */
 export class SignalStop extends CliError {
-  constructor(lines: readonly string[], exitCode: number) {
-    super(lines, exitCode as CliError['exitCode']);
+  constructor(lines: readonly string[], exitCode: number, signal: NodeJS.Signals) {
+    super(lines, exitCode as CliError['exitCode'], undefined, signal);
     this.name = 'SignalStop';
   }
 }

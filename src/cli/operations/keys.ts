@@ -3,10 +3,10 @@
  * None prints or asks; commands and the interactive manager decide what a
  * person sees.
  */
-import { PROBE, type ApiClient, type KeyList } from '../../client/api.js';
+import { PROBE, type ApiClient, type KeyList, type RequestPhase } from '../../client/api.js';
 import { ApiError } from '../../client/errors.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
-import { CliError, ExitCode, InterruptedError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError, StoppedBeforeRetryError } from '../errors.js';
 import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../key-filters.js';
 import { isKeyInUse, isNotFound, keyNotFound, listedFor, namedExactly, resolveKeyArgument, sharedName } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
@@ -187,9 +187,17 @@ export async function setEnabled(client: ApiClient, id: string, enabled: boolean
   }
 }
 
-async function switchOne(client: ApiClient, id: string, enabled: boolean): Promise<Switched> {
-  const answer = await client.setEnabled(id, enabled);
-  const document = answer.document ?? (await client.getKey(id)).document;
+async function switchOne(client: ApiClient, id: string, enabled: boolean, onPhase?: (phase: RequestPhase) => void): Promise<Switched> {
+  const answer = await client.setEnabled(id, enabled, { onPhase });
+  // The change has landed: the read of its record is out as a request whose outcome matters.
+  onPhase?.({ state: 'out' });
+  let document = answer.document;
+  try {
+    document ??= (await client.getKey(id)).document;
+  } catch (error) {
+    // A stop in the wait before that read was tried again is no stop before the change: the change was made.
+    throw error instanceof StoppedBeforeRetryError ? new InterruptedError(undefined, error.signal) : error;
+  }
   return { document, view: readKey(document), changed: answer.changed };
 }
 
@@ -202,8 +210,15 @@ export type KeyOutcome<T> = { id: string; state: 'done'; value: T } | { id: stri
  * lands, and asked between two keys whether to stop.
  */
 export interface KeyRunWatch<T> {
-  /** The signal that asked the run to stop, asked before each key but the first; null to go on. */
+  /**
+   * The signal that asked the run to stop, asked before each key but the
+   * first; null to go on. Given, a stop in the wait before the key in hand
+   * was tried again, when none of its attempts did anything
+   * (StoppedBeforeRetryError), ends the run there too, with that key not tried.
+   */
   stopRequested?: () => NodeJS.Signals | null;
+  /** The key in hand's request, as each attempt goes out and each wait between attempts begins; what it throws ends the request. */
+  onPhase?: (phase: RequestPhase) => void;
   /** The key about to be tried. */
   onStart?: (id: string) => void;
   /** Each key's outcome as it comes, before the next is tried; `name` when the argument that found it was its name. */
@@ -226,7 +241,7 @@ export interface KeysRun<T> {
  */
 async function eachKey<T>(
   ids: readonly string[],
-  act: (id: string) => Promise<T>,
+  act: (id: string, onPhase?: (phase: RequestPhase) => void) => Promise<T>,
   keepGoing: boolean,
   watch: KeyRunWatch<T> = {},
   nameOf: (id: string) => string | null = () => null,
@@ -241,8 +256,9 @@ async function eachKey<T>(
     if (stoppedBy) return { outcomes, notTried: ids.slice(index), stoppedBy };
     watch.onStart?.(id);
     try {
-      settle({ id, state: 'done', value: await act(id) });
+      settle({ id, state: 'done', value: await act(id, watch.onPhase) });
     } catch (error) {
+      if (error instanceof StoppedBeforeRetryError && watch.stopRequested) return { outcomes, notTried: ids.slice(index), stoppedBy: error.signal };
       if (isNotFound(error)) {
         settle({ id, state: 'gone' });
         continue;
@@ -269,14 +285,26 @@ export interface KeysActedOn<T> extends KeysRun<T> {
  * in `byName.shared`, neither done nor gone. A stop before the names were
  * read leaves those arguments in `unnamed`.
  */
-async function eachKeyOrName<T>(client: ApiClient, args: readonly string[], act: (id: string) => Promise<T>, watch: KeyRunWatch<T> = {}): Promise<KeysActedOn<T>> {
+async function eachKeyOrName<T>(
+  client: ApiClient,
+  args: readonly string[],
+  act: (id: string, onPhase?: (phase: RequestPhase) => void) => Promise<T>,
+  watch: KeyRunWatch<T> = {},
+): Promise<KeysActedOn<T>> {
   // A gone id is told only once it is known not to be a name either.
   const first = await eachKey(args, act, false, { ...watch, onOutcome: (o, name) => o.state !== 'gone' && watch.onOutcome?.(o, name) });
   const gone = first.outcomes.flatMap((o) => (o.state === 'gone' ? [o.id] : []));
   if (gone.length === 0 || first.outcomes.some((o) => o.state === 'failed')) return { ...first, byName: null, unnamed: [] };
+  const stoppedBeforeNames = (stoppedBy: NodeJS.Signals) => ({ outcomes: first.outcomes.filter((o) => o.state !== 'gone'), notTried: first.notTried, stoppedBy, byName: null, unnamed: gone });
   const stoppedBy = first.stoppedBy ?? watch.stopRequested?.() ?? null;
-  if (stoppedBy) return { outcomes: first.outcomes.filter((o) => o.state !== 'gone'), notTried: first.notTried, stoppedBy, byName: null, unnamed: gone };
-  const byName = await keysByName(client, gone);
+  if (stoppedBy) return stoppedBeforeNames(stoppedBy);
+  let byName: ByName;
+  try {
+    byName = await keysByName(client, gone);
+  } catch (error) {
+    if (error instanceof StoppedBeforeRetryError && watch.stopRequested) return stoppedBeforeNames(error.signal);
+    throw error;
+  }
   const named = (id: string) => byName.ids.has(id) || byName.shared.has(id) || byName.unsure.includes(id);
   for (const o of first.outcomes) if (o.state === 'gone' && !named(o.id)) watch.onOutcome?.(o, null);
   const argOf = new Map([...byName.ids].map(([arg, id]) => [id, arg]));
@@ -299,7 +327,7 @@ export type Revoked = Awaited<ReturnType<ApiClient['revokeKey']>>;
 
 /** Revokes each id; the value of each done one is the server's answer. */
 export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing: boolean, watch?: KeyRunWatch<Revoked>): Promise<KeysRun<Revoked>> {
-  return eachKey(ids, (id) => revokeOne(client, id), keepGoing, watch);
+  return eachKey(ids, (id, onPhase) => revokeOne(client, id, onPhase), keepGoing, watch);
 }
 
 /**
@@ -308,9 +336,9 @@ export function revokeKeys(client: ApiClient, ids: readonly string[], keepGoing:
  * very key and took effect. svc cannot list keys to tell, so it says both
  * what it knows and what it cannot, rather than the generic 401.
  */
-async function revokeOne(client: ApiClient, id: string): Promise<Revoked> {
+async function revokeOne(client: ApiClient, id: string, onPhase?: (phase: RequestPhase) => void): Promise<Revoked> {
   try {
-    return await client.revokeKey(id);
+    return await client.revokeKey(id, { onPhase });
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 401 && error.afterLostAnswer)) throw error;
     throw new CliError(
@@ -329,11 +357,11 @@ async function revokeOne(client: ApiClient, id: string): Promise<Revoked> {
  * list (prune, the manager, orphans) never go through names.
  */
 export function switchNamedKeys(client: ApiClient, args: readonly string[], enabled: boolean, watch?: KeyRunWatch<Switched>): Promise<KeysActedOn<Switched>> {
-  return eachKeyOrName(client, args, (id) => switchOne(client, id, enabled), watch);
+  return eachKeyOrName(client, args, (id, onPhase) => switchOne(client, id, enabled, onPhase), watch);
 }
 
 export function revokeNamedKeys(client: ApiClient, args: readonly string[], watch?: KeyRunWatch<Revoked>): Promise<KeysActedOn<Revoked>> {
-  return eachKeyOrName(client, args, (id) => revokeOne(client, id), watch);
+  return eachKeyOrName(client, args, (id, onPhase) => revokeOne(client, id, onPhase), watch);
 }
 
 export interface PrunePlan {

@@ -9,7 +9,7 @@ import type { KeyView } from '../../client/key-view.js';
 import { savedKeyHint } from '../config/file.js';
 import type { PendingRotation, Profile } from '../config/store.js';
 import type { Deps } from '../deps.js';
-import { CliError, InterruptedError, loginCommand, PromptCancelledError, SecretNotWrittenError, UsageError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, SecretNotWrittenError, UsageError } from '../errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
@@ -86,7 +86,7 @@ export async function rotateKey(session: KeySession, arg: string, opts: RotateOp
     rest = await handOver(session, created, hooks);
   } catch (error) {
     if (error instanceof SecretNotFoundError || error instanceof DeliveryFailedError || error instanceof SecretNotWrittenError) {
-      throw new CliError([...error.lines, `The old key ${clip(id, 200)} was left as it was.`], error.exitCode);
+      throw new CliError([...error.lines, `The old key ${clip(id, 200)} was left as it was.`], error.exitCode, undefined, error.signal);
     }
     throw error;
   }
@@ -156,10 +156,13 @@ async function decideSave(
   } catch (error) {
     if (!(error instanceof PromptCancelledError)) throw error;
     // Withdrawing the question stops the rotation where it stands: nothing more is changed.
-    throw new InterruptedError([
-      `Stopped: the new key ${created.view.id === null ? '' : `${clip(created.view.id, 200)} `}was created and shown above; the old key ${clip(id, 200)} still works, and ${holders.length === 1 ? 'profile' : 'profiles'} ${quoted(holders)} still ${holders.length === 1 ? 'holds' : 'hold'} it.`,
-      `Save the new key with \`${loginCommand(holders[0]!)}\`, then revoke the old one (svc keys revoke ${shellWord(id)}); or revoke the new one.`,
-    ]);
+    throw new InterruptedError(
+      [
+        `Stopped: the new key ${created.view.id === null ? '' : `${clip(created.view.id, 200)} `}was created and shown above; the old key ${clip(id, 200)} still works, and ${holders.length === 1 ? 'profile' : 'profiles'} ${quoted(holders)} still ${holders.length === 1 ? 'holds' : 'hold'} it.`,
+        `Save the new key with \`${loginCommand(holders[0]!)}\`, then revoke the old one (svc keys revoke ${shellWord(id)}); or revoke the new one.`,
+      ],
+      error.signal,
+    );
   }
 }
 
@@ -174,12 +177,18 @@ async function saveNewKey(session: KeySession, id: string, oldHint: string, hold
   const keyExpiry =
     view.id !== null && view.expiresKnown ? { hint: keyHint(secret), id: view.id, expiresAt: view.expiresAt === null ? null : new Date(view.expiresAt).toISOString() } : undefined;
   const saved: string[] = [];
-  const stopped = (why: string[]) =>
-    new CliError([
-      ...why,
-      `The new key above was created; the old key ${clip(id, 200)} was left as it was${saved.length > 0 ? `, and ${quoted(saved)} already ${saved.length === 1 ? 'holds' : 'hold'} the new one` : ''}.`,
-      'Store the new secret, then revoke whichever key nothing uses.',
-    ]);
+  // A save stopped by a signal (the wait for another svc's lock) stops the rotation with that signal's code.
+  const stopped = (why: readonly string[], cause?: CliError) =>
+    new CliError(
+      [
+        ...why,
+        `The new key above was created; the old key ${clip(id, 200)} was left as it was${saved.length > 0 ? `, and ${quoted(saved)} already ${saved.length === 1 ? 'holds' : 'hold'} the new one` : ''}.`,
+        'Store the new secret, then revoke whichever key nothing uses.',
+      ],
+      cause?.signal ? cause.exitCode : ExitCode.failure,
+      undefined,
+      cause?.signal ?? null,
+    );
   // Each where it keeps its key: the config file, or the OS keyring.
   const { saveKey } = await import('../secret-store/saved-key.js');
   const ctx = { config: session.config, env: session.io.env, schedule: session.deps.schedule };
@@ -189,7 +198,7 @@ async function saveNewKey(session: KeySession, id: string, oldHint: string, hold
       const keep = (profile: Readonly<Profile>) => savedKeyHint(profile) === oldHint;
       replaced = (await saveKey(ctx, name, secret, { keep, patch: (profile) => ({ ...profile, keyExpiry }) })).saved;
     } catch (error) {
-      if (error instanceof CliError) throw stopped([...error.lines]);
+      if (error instanceof CliError) throw stopped(error.lines, error);
       throw error;
     }
     if (!replaced) throw stopped([`Profile '${name}' no longer holds the key being rotated (another svc changed it meanwhile), so the new key was not saved there.`]);

@@ -11,7 +11,7 @@
  */
 import type { Deps } from '../deps.js';
 import { readEnv } from '../environment.js';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode, STOPPING_SIGNALS } from '../errors.js';
 import { shellWord } from '../render/text.js';
 
 /** Where a key is kept in the keyring. */
@@ -76,7 +76,7 @@ export async function openKeyring(env: NodeJS.ProcessEnv, schedule: Deps['schedu
   }
   const open = (entry: KeyringEntry) => {
     try {
-      return new AsyncEntry(entry.service, entry.account, SECRET_SERVICE_ONLY);
+      return withDefaultSignals(() => new AsyncEntry(entry.service, entry.account, SECRET_SERVICE_ONLY));
     } catch (error) {
       throw refused(error);
     }
@@ -113,6 +113,26 @@ async function loadLibrary(): Promise<Library> {
       `Keyring support is not installed: svc could not load @napi-rs/keyring (${firstLine(error)})`,
       `Keyring support is installed beside svc, on a platform @napi-rs/keyring has a build for: \`npm install -g svc-cli ${KEYRING_PACKAGE}\` (or, in a project, \`npm install svc-cli ${KEYRING_PACKAGE}\`); for one run, \`npx -p svc-cli -p ${KEYRING_PACKAGE} svc …\`. ${ENV_STILL_WORKS}`,
     );
+  }
+}
+
+/**
+ * `work`, a synchronous call that can hold the event loop, with SIGINT,
+ * SIGTERM and SIGHUP given back their default action while it runs. The
+ * binding's constructor is one: on Linux it asks the Secret Service over
+ * D-Bus before it returns, and waits up to 2 s for one that does not
+ * answer (a hung gnome-keyring). A listener runs on the event loop only,
+ * so a signal then would end svc once the call is over; with the default
+ * action it ends svc at once, by the signal (nothing is printed, and
+ * nothing was written: the entry is not made yet).
+ */
+function withDefaultSignals<T>(work: () => T): T {
+  const listening = STOPPING_SIGNALS.map((signal) => ({ signal, listeners: process.rawListeners(signal) as ((signal: NodeJS.Signals) => void)[] }));
+  for (const { signal } of listening) process.removeAllListeners(signal);
+  try {
+    return work();
+  } finally {
+    for (const { signal, listeners } of listening) for (const listener of listeners) process.on(signal, listener);
   }
 }
 
