@@ -47,6 +47,8 @@ export interface IO {
    * it met, or null. Unset: a stdout that cannot fail (tests' memory).
    */
   stdoutWritten?: () => Promise<Error | null>;
+  /** The same for stderr: where svc's messages went, or did not (a log on a full disk). */
+  stderrWritten?: () => Promise<Error | null>;
   /**
    * The man page this svc ships (man/svc.1 beside its bin/), which `man svc`
    * does not find when svc was not installed where man looks (npx, a
@@ -65,7 +67,7 @@ export interface IO {
    * must stop cleanly rather than be cut off, svc serve, takes it over while
    * subscribed. Returns the unsubscribe. Unset: streams that never break.
    */
-  onReaderGone?: (listener: () => void) => () => void;
+  onReaderGone?: (listener: (stream: 'stdout' | 'stderr') => void) => () => void;
   /**
    * Subscribes to the terminal's size changing (SIGWINCH, which Node turns
    * into stderr's 'resize'), for a screen drawn to fit it. Returns the
@@ -119,28 +121,28 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
   const stdoutLevel = level(stdoutIsTTY);
   const stderrLevel = level(stderrIsTTY);
   const opened: NodeJS.WriteStream[] = [];
-  const readerGone = new Set<() => void>();
-  const failed = (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' && readerGone.size > 0) for (const listener of [...readerGone]) listener();
+  const readerGone = new Set<(stream: 'stdout' | 'stderr') => void>();
+  const failed = (name: 'stdout' | 'stderr') => (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && readerGone.size > 0) for (const listener of [...readerGone]) listener(name);
     else onError(error);
   };
-  const open = (stream: () => NodeJS.WriteStream) => {
+  const open = (name: 'stdout' | 'stderr', stream: () => NodeJS.WriteStream) => {
     let built: NodeJS.WriteStream | undefined;
     return () => {
       if (!built) {
         built = stream();
-        built.on('error', failed);
+        built.on('error', failed(name));
         opened.push(built);
       }
       return built;
     };
   };
   let stdoutBuilt = false;
-  const stdout = open(() => {
+  const stdout = open('stdout', () => {
     stdoutBuilt = true;
     return process.stdout;
   });
-  const stderr = open(() => process.stderr);
+  const stderr = open('stderr', () => process.stderr);
   let stdinBuilt = false;
   const io: IO = {
     get stdout() {
@@ -173,6 +175,7 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     },
     // Not built yet: nothing was written to it, so nothing failed.
     stdoutWritten: () => (opened.includes(process.stdout) ? written(process.stdout) : Promise.resolve(null)),
+    stderrWritten: () => (opened.includes(process.stderr) ? written(process.stderr) : Promise.resolve(null)),
     env: process.env,
     invokedAs: invocation(process.argv[1], workingDirectory()),
     // Asked only by the top-level help.

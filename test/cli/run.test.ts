@@ -195,16 +195,27 @@ describe('svc run: a command that cannot start', () => {
   const plain = join(mkdtempSync(join(tmpdir(), 'svc-run-plain-')), 'not-executable');
   writeFileSync(plain, 'echo never\n', { mode: 0o644 });
 
+  const noInterpreter = join(mkdtempSync(join(tmpdir(), 'svc-run-shebang-')), 'script');
+  writeFileSync(noInterpreter, '#!/nonexistent/interpreter -x\necho never\n', { mode: 0o755 });
+
   it.each([
     ['no-such-command-anywhere', 127, 'no such command'],
-    [plain, 126, 'it is not an executable file'],
-    [tmpdir(), 126, 'it is not an executable file'],
+    [plain, 126, 'it is not executable (permission denied)'],
+    [tmpdir(), 126, 'it is a directory'],
+    [noInterpreter, 127, 'its interpreter, /nonexistent/interpreter (its #! line), is not there'],
+    ['', 2, 'The command to run is empty'],
   ])('%s: exit %i before any request, no key made', async (command, status, message) => {
     const before = (await call(local.server.url, 'GET', '/_local/requests?limit=1', local.server.adminToken)).json;
     const result = await svc(['run', '--ephemeral', '--', command], local.env);
     expect(result.exitCode).toBe(status);
     expect(result.stderr).toContain(message);
     expect((await call(local.server.url, 'GET', '/_local/requests?limit=1', local.server.adminToken)).json).toEqual(before);
+  });
+
+  it('--grace as long as the key lives: a usage error', async () => {
+    const result = await svc(['run', '--ephemeral', '10m', '--grace', '10m', '--', 'true'], local.env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--grace 10m is as long as the key lives');
   });
 
   it('--grace without --ephemeral: a usage error', async () => {

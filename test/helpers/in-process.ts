@@ -35,7 +35,7 @@ export interface RunOptions {
   deps?: Partial<Deps>;
   /** The working directory svc runs in (where it looks for a project's .svc-profile); the test process's by default. */
   cwd?: string;
-  /** Given what svc subscribes to its output's reader going away (IO.onReaderGone), for the test to call; unset, the IO has none. */
+  /** Given what svc subscribes to its stdout's reader going away (IO.onReaderGone), for the test to call; unset, the IO has none. */
   readerGone?: (subscribe: () => void) => void;
 }
 
@@ -78,8 +78,8 @@ export async function svc(args: string[], env: Record<string, string | undefined
     env: Object.fromEntries(Object.entries(cleanEnv(env)).filter(([, value]) => value !== undefined)),
     cwd: options.cwd,
     ...(options.readerGone && {
-      onReaderGone: (listener: () => void) => {
-        options.readerGone!(listener);
+      onReaderGone: (listener: (stream: 'stdout' | 'stderr') => void) => {
+        options.readerGone!(() => listener('stdout'));
         return () => {};
       },
     }),

@@ -17,6 +17,7 @@ export function recordingReaper(): { start: (server: ReaperServer) => Reaper; or
         },
         group: (pid) => void orders.push({ group: pid }),
         done: async () => void orders.push({ done: true }),
+        onGone: () => {},
       };
     },
   };

@@ -100,7 +100,7 @@ describe('masking', () => {
         fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { maxLength: 8 }),
         async (secret, parts, cutsAt) => {
           const text = parts.map(([filler, withSecret]) => filler + (withSecret ? secret : '')).join('');
-          const fragment = Math.min(12, secret.length);
+          const fragment = Math.min(12, Math.max(Math.ceil(secret.length / 2), Math.min(4, secret.length)));
           const pieces = Array.from({ length: secret.length - fragment + 1 }, (_, at) => secret.slice(at, at + fragment));
           const stream = masking(secret);
           const chunks: Buffer[] = [];
@@ -129,6 +129,16 @@ describe('masking', () => {
       await new Promise((resolve) => stream.on('end', resolve));
       expect(Buffer.concat(chunks).toString()).toBe('key=[secret];');
     }
+  });
+
+  it('of a short secret, a piece of half of it or more is masked: the secret less a character leaves nothing to guess', async () => {
+    const secret = 'Q1zX9pLmK7';
+    const stream = masking(secret);
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.end(Buffer.from(`${secret.slice(0, -1)} ${secret.slice(1)} ${secret.slice(0, 5)}\n${secret.slice(5)} ${secret.slice(0, 4)}`));
+    await new Promise((resolve) => stream.on('end', resolve));
+    expect(Buffer.concat(chunks).toString()).toBe(`[secret] [secret] [secret]\n[secret] ${secret.slice(0, 4)}`);
   });
 });
 

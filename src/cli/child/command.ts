@@ -11,6 +11,7 @@ import type { Deps } from '../deps.js';
 import { CliError, type ExitCode } from '../errors.js';
 import { clip } from '../render/text.js';
 import { NOT_FOUND, NOT_RUNNABLE } from './locate.js';
+import { jobAlive, signalJob } from './session.js';
 
 export interface ChildPlan {
   words: readonly string[];
@@ -40,12 +41,12 @@ export interface RunningChild {
   /** COMMAND's process id, which is also its process group's (on Windows, only its own). */
   pid: number | undefined;
   ended: Promise<ChildEnd>;
-  /** Sends `signal` to COMMAND's process group, what COMMAND left running in it included (on Windows, to COMMAND). */
+  /** Sends `signal` to COMMAND's process group and the rest of its session, what COMMAND left running included (on Windows, to COMMAND). */
   signal(signal: NodeJS.Signals): void;
-  /** Whether any process is left in COMMAND's process group, COMMAND itself or what it started. */
+  /** Whether any process is left of COMMAND's job (its process group, and its session's other members): COMMAND itself or what it started. */
   groupAlive(): boolean;
-  /** Stops reading COMMAND's output (its reader went away): what it writes next meets a closed pipe. */
-  stopPassing(): void;
+  /** Stops reading COMMAND's output on `stream`, whose reader went away: what it writes there next meets a closed pipe. */
+  stopPassing(stream: 'stdout' | 'stderr'): void;
 }
 
 /**
@@ -97,33 +98,24 @@ export function startChild(plan: ChildPlan): RunningChild {
   return {
     pid: child.pid,
     ended,
-    stopPassing() {
-      for (const output of outputs) output.drop();
+    stopPassing(stream) {
+      for (const output of outputs) if (output.name === stream) output.drop();
     },
     signal(signal) {
       if (child.pid === undefined) return;
-      try {
-        if (group) process.kill(-child.pid, signal);
-        else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      } catch {
-        // The group is gone already: nothing is left to tell.
-      }
+      if (group) signalJob(child.pid, signal);
+      else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
     groupAlive() {
       if (child.pid === undefined) return false;
       if (!group) return child.exitCode === null && child.signalCode === null;
-      try {
-        process.kill(-child.pid, 0);
-        return true;
-      } catch (error) {
-        // EPERM: a process is there, one svc may not signal (it changed its user).
-        return (error as NodeJS.ErrnoException).code === 'EPERM';
-      }
+      return jobAlive(child.pid);
     },
   };
 }
 
 interface Passing {
+  name: 'stdout' | 'stderr';
   /** Resolves once what came has gone on (through the filter, if any), or was dropped. */
   done: Promise<void>;
   /** Stops reading: what is still to come is not passed on; what was read still is. */
@@ -179,6 +171,7 @@ function pass(name: 'stdout' | 'stderr', from: NodeJS.ReadableStream & { destroy
     for (const event of ['end', 'close', 'error']) last.once(event, () => resolve());
   }).finally(() => to.off('error', onError));
   return {
+    name,
     done,
     cut() {
       from.unpipe();

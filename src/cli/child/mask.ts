@@ -12,8 +12,14 @@
 import { Transform } from 'node:stream';
 import { isWellFormedKey, keyHint } from '../../contract/key-format.js';
 
-/** Shorter pieces pass: 11 characters of a 64-character key leave 53 to guess. A shorter secret is masked whole only. */
+/**
+ * Shorter pieces pass: 11 characters of a 64-character key leave 53 to
+ * guess. Of a secret shorter than twice that (a server's own shape), a
+ * piece of half of it or more is masked (at least 4 characters, or the
+ * whole of a shorter one): 9 of 10 characters shown would leave one to guess.
+ */
 const FRAGMENT = 12;
+const LEAST_FRAGMENT = 4;
 
 /** A run held back longer than this is let through but for its last secret's length, so no output waits for ever. */
 const MOST_HELD = 4096;
@@ -31,7 +37,7 @@ export function masking(secret: string): Transform {
   // Bytes as latin1 characters, one for one: every byte passes unchanged, and a secret that is not ASCII is matched by its UTF-8 bytes.
   const wanted = Buffer.from(secret, 'utf8').toString('latin1');
   const shown = Buffer.from(maskedForm(secret), 'utf8').toString('latin1');
-  const fragment = Math.min(FRAGMENT, wanted.length);
+  const fragment = Math.min(FRAGMENT, Math.max(Math.ceil(wanted.length / 2), Math.min(LEAST_FRAGMENT, wanted.length)));
   const pieces = new Set<string>();
   for (let at = 0; at + fragment <= wanted.length; at++) pieces.add(wanted.slice(at, at + fragment));
   // A run is made of the characters a key is made of and those of this secret, whatever they are (a dash, a dot).

@@ -15,6 +15,7 @@ import { createRenderer } from '../render/renderer.js';
 import { clip } from '../render/text.js';
 import { proxySettings } from '../session.js';
 import type { ReaperKey, ReaperServer } from './reaper.js';
+import { jobAlive, signalJob } from './session.js';
 
 export interface Leftovers {
   server: ReaperServer;
@@ -24,19 +25,15 @@ export interface Leftovers {
 
 export async function reap(left: Leftovers, io: IO, deps: Deps = realDeps): Promise<void> {
   const { server, key, group } = left;
-  const lines = [`svc (pid ${server.svcPid}) ended before it was done with its command.`];
-  if (group !== null) {
-    try {
-      process.kill(-group, 'SIGKILL');
-      lines.push(`Its command's process group (${group}) is killed.`);
-    } catch {
-      // Nothing left in it.
-    }
+  const lines = [`svc run's reaper: svc (pid ${server.svcPid}) ended before it had revoked its command's key, so the reaper did.`];
+  if (group !== null && jobAlive(group)) {
+    signalJob(group, 'SIGKILL');
+    lines.push(`It killed what was left of the command (process group ${group}).`);
   }
   if (key !== null) {
     try {
       await revokeEphemeralKey(await reaperClient(server, io, deps), key, unguarded, deps.sleep);
-      lines.push(`The key made for the command, ${clip(key.id, 200)}, is revoked.`);
+      lines.push(`It revoked the key made for the command, ${clip(key.id, 200)}.`);
     } catch (error) {
       lines.push(...(error instanceof CliError ? error.lines : [`The key made for the command, ${clip(key.id, 200)}, could not be revoked: ${clip((error as Error).message, 200)}.`]));
     }

@@ -53,6 +53,8 @@ export interface Reaper {
   group(pid: number): void;
   /** svc is done with the key: the reaper ends without doing anything. Resolves once that was sent. */
   done(): Promise<void>;
+  /** Tells `listener` if the reaper, once it held the key, ends before svc is done (it was killed): svc is then on its own. */
+  onGone(listener: () => void): void;
 }
 
 /** A Node start on a loaded machine takes a few hundred milliseconds; one that takes this long did not start. */
@@ -83,10 +85,20 @@ export function startReaper(server: ReaperServer, env: NodeJS.ProcessEnv): Reape
     failed = true;
   });
   let heard = '';
+  let finished = false;
+  let holding = false;
+  const gone = new Set<() => void>();
+  // One that never started is said by arm; one that held the key and ended is said here.
+  socket.on('close', () => {
+    if (holding && !finished) for (const listener of gone) listener();
+  });
   const armed = new Promise<boolean>((resolve) => {
     socket.on('data', (chunk: Buffer) => {
       heard += chunk.toString('latin1');
-      if (heard.includes('armed\n')) resolve(true);
+      if (heard.includes('armed\n')) {
+        holding = true;
+        resolve(true);
+      }
     });
     socket.on('close', () => resolve(false));
     started.on('error', () => resolve(false));
@@ -112,7 +124,11 @@ export function startReaper(server: ReaperServer, env: NodeJS.ProcessEnv): Reape
     group(pid) {
       void send({ group: pid });
     },
+    onGone(listener) {
+      gone.add(listener);
+    },
     async done() {
+      finished = true;
       await send({ done: true });
       socket.end();
       settleArm(true);

@@ -19,7 +19,9 @@ import {
   type Step,
 } from '../operations/ephemeral.js';
 import type { App } from '../program.js';
-import { clip, shellWord } from '../render/text.js';
+import { clip, sanitize, shellWord } from '../render/text.js';
+import { readEnv } from '../environment.js';
+import { describeFailure } from '../report.js';
 import { withKey, type KeySession } from '../session.js';
 
 export interface RunOptions {
@@ -60,17 +62,19 @@ export function register(program: Command, app: App): void {
     .option('--no-masking', "pass the command's output on as it is, secret included, where svc would mask it")
     .addHelpText(
       'after',
-      `\nThe command runs without a shell, in a process group of its own, with svc's environment less SVC_API_KEY, plus the key in SVC_API_KEY (or --env) and the server's address in SVC_BASE_URL. Where svc's stdout or stderr is no terminal (a CI log), the command's output on it passes through svc with the secret replaced by its hint; on a terminal the command writes to it itself. SIGINT, SIGTERM and SIGHUP go on to the command's process group, and svc then ends by the signal it got.\n\nWith --ephemeral the key is revoked when the command ends, however it ends: when it exits (what it left running in its process group is ended too); ${DEFAULT_GRACE} after a signal to svc (--grace), the command killed if it is still running; and if svc itself is killed, by svc's reaper, within ${REAP_BOUND_MS / 1000} s. svc exits with the command's status (128 + the signal's number when a signal ended it).\n\nExamples:\n  $ svc run -- ./deploy.sh production\n  $ svc run --ephemeral 30m -- npm test\n  $ svc run --ephemeral --env MEDIA_API_KEY -- python upload.py`,
+      `\nThe command runs without a shell, in a process group of its own, with svc's environment less SVC_API_KEY, plus the key in SVC_API_KEY (or --env) and the server's address in SVC_BASE_URL. Where svc's stdout or stderr is no terminal (a CI log), or CI is set, the command's output on it passes through svc with the secret replaced by its hint; on a terminal the command writes to it itself. SIGINT, SIGTERM and SIGHUP go on to the command's process group, and svc then ends by the signal it got; Ctrl-Z stops the command with svc. svc prints no document of its own: stdout is the command's (with --json, svc's own failure is a document there only when the command printed nothing).\n\nWith --ephemeral the key is revoked when the command ends, however it ends: when it exits (what it left running in its process group is ended too); ${DEFAULT_GRACE} after a signal to svc (--grace), the command killed if it is still running; and if svc itself is killed, by svc's reaper, within ${REAP_BOUND_MS / 1000} s. svc exits with the command's status (128 + the signal's number when a signal ended it).\n\nExamples:\n  $ svc run -- ./deploy.sh production\n  $ svc run --ephemeral 30m -- npm test\n  $ svc run --ephemeral --env MEDIA_API_KEY -- python upload.py`,
     )
     .action(app.action('key', run));
 }
 
 export async function run(session: KeySession, words: string[], opts: RunOptions): Promise<void> {
+  if (words[0] === '') throw new UsageError('The command to run is empty: svc run -- COMMAND [ARGS…]');
   const variable = checkVariable(opts.env ?? 'SVC_API_KEY');
   const lifetimeMs = opts.ephemeral === undefined ? null : ephemeralLifetime(opts.ephemeral);
   if (lifetimeMs === null && opts.name !== undefined) throw new UsageError('--name names the key that --ephemeral makes: give --ephemeral too.');
   if (lifetimeMs === null && opts.grace !== undefined) throw new UsageError('--grace is how long --ephemeral gives the command before its key is revoked: give --ephemeral too.');
   const graceMs = parseDuration(opts.grace ?? DEFAULT_GRACE);
+  if (lifetimeMs !== null && graceMs >= lifetimeMs) throw new UsageError(`--grace ${clip(opts.grace!, 200)} is as long as the key lives: give the command less time than --ephemeral gives the key.`);
   const name = opts.name === undefined ? undefined : checkKeyName(opts.name);
   const env = (secret: string, keyId: string | null) => commandEnv(session.io.env, variable, secret, session.endpoint.url, keyId);
   // Before any key is made: a command that cannot start would cost a create and a revoke to find out.
@@ -81,15 +85,18 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
   const signals = watchSignals(session.deps.onSignal);
   // The reader of svc's output going away would end svc at once (exit 141), leaving the key working:
   // instead the command's output stops being read, and the command meets the closed pipe itself.
-  let stopPassing = () => {};
-  const offReaderGone = session.io.onReaderGone?.(() => stopPassing()) ?? (() => {});
+  let stopPassing: (stream: 'stdout' | 'stderr') => void = () => {};
+  const offReaderGone = session.io.onReaderGone?.((stream) => stopPassing(stream)) ?? (() => {});
+  // A terminal a person reads takes the output as it is; a log (no terminal, or a terminal under CI: a runner's
+  // pseudo-terminal) gets it through svc, masked, unless --no-masking.
+  const watched = (isTTY: boolean) => isTTY && (!opts.masking || !readEnv(session.io.env, 'CI'));
   try {
     const start = (secret: string, keyId: string | null) => {
       const child = spawnChild({
         words,
         env: env(secret, keyId),
-        stdout: session.io.stdoutIsTTY ? null : session.io.stdout,
-        stderr: session.io.stderrIsTTY ? null : session.io.stderr,
+        stdout: watched(session.io.stdoutIsTTY) ? null : session.io.stdout,
+        stderr: watched(session.io.stderrIsTTY) ? null : session.io.stderr,
         filter: opts.masking ? () => masking(secret) : null,
         schedule: session.deps.schedule,
       });
@@ -97,11 +104,14 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
       return child;
     };
     if (lifetimeMs === null) {
-      const { end, signal } = await supervise(start(session.credentials.apiKey, null), signals, null);
-      return passOn(session, end, signal);
+      const { end, signal } = await supervise(start(session.credentials.apiKey, null), signals, { graceMs: null, jobControl: jobControl(session) });
+      return await passOn(session, end, signal);
     }
     const { end, signal } = await withEphemeralKey(session, { name, lifetimeMs, command: words[0]!, graceMs }, signals, start);
-    return passOn(session, end, signal);
+    return await passOn(session, end, signal);
+  } catch (error) {
+    await sayOnStdoutIfStderrFailed(session, describeFailure(error, { verbose: false }).lines);
+    throw error;
   } finally {
     offReaderGone();
     signals.off();
@@ -133,10 +143,15 @@ async function withEphemeralKey(
   try {
     const key = await createEphemeralKey(session.client, request, guard.run, deps.now);
     session.render.info(`Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`);
+    if (Math.abs(key.clockSkewMs) >= SKEW_SAID_MS) session.render.warn(skewed(key.clockSkewMs, key.expiresAt));
     // Not waited for: what svc tells the reaper waits in the socket while it starts, and it acts on it even if svc is gone by then.
     void (reaper?.arm(key) ?? Promise.resolve(false)).then((held) => {
       armed = held;
       if (!held) session.render.warn(`svc's reaper did not start: should svc be killed, the key works until ${key.expiresAt}.`);
+    });
+    reaper?.onGone(() => {
+      armed = false;
+      session.render.warn(`svc's reaper ended before the job did: should svc be killed now, the key works until ${key.expiresAt}.`);
     });
     let child: RunningChild | null = null;
     let supervised: Awaited<ReturnType<typeof supervise>> | null = null;
@@ -144,11 +159,22 @@ async function withEphemeralKey(
       if (guard.held() === null) {
         child = start(key.secret, key.id);
         if (child.pid !== undefined) reaper?.group(child.pid);
-        supervised = await supervise(child, signals, request.graceMs);
+        supervised = await supervise(child, signals, {
+          graceMs: request.graceMs,
+          onGrace: (signal, ms) =>
+            session.render.info(`${signal}: passed on to the command, which has ${seconds(ms)} to end before it is killed and its key revoked (a second signal kills it now).`),
+          jobControl: jobControl(session),
+        });
       }
     } finally {
       signals.route(guard.between);
-      const leftovers = child === null ? Promise.resolve() : endLeftovers(child, supervised?.killed ? 0 : request.graceMs, deps.sleep, deps.now);
+      const grace = supervised?.killed ? 0 : request.graceMs;
+      const leftovers =
+        child === null
+          ? Promise.resolve()
+          : endLeftovers(child, grace, deps, () =>
+              session.render.info(`The command left processes running: they have ${seconds(grace)} to end before they are killed.`),
+            );
       try {
         await revokeEphemeralKey(await revokingClient(session), key, guard.run, deps.sleep);
         session.render.info(`Revoked key ${clip(key.id, 200)}.`);
@@ -163,6 +189,25 @@ async function withEphemeralKey(
   } finally {
     if (!leftToReaper) await reaper?.done();
   }
+}
+
+/** A difference of clocks worth saying: the expiry svc prints is on the server's, and a person reads it on theirs. */
+const SKEW_SAID_MS = 5 * 60_000;
+
+function skewed(skewMs: number, expiresAt: string): string {
+  const hours = Math.abs(skewMs) / 3_600_000;
+  const apart = hours >= 1 ? `${hours.toFixed(1)} h` : `${Math.round(Math.abs(skewMs) / 60_000)} min`;
+  return `The server's clock is ${apart} ${skewMs > 0 ? 'ahead of' : 'behind'} this machine's: ${expiresAt}, the key's expiry, is on the server's clock.`;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** Ctrl-Z where svc has a terminal: svc stops itself once it has stopped the job. */
+function jobControl(session: KeySession): { onSignal: KeySession['deps']['onSignal']; stopSelf: () => void } | undefined {
+  if (!session.io.stdinIsTTY) return undefined;
+  return { onSignal: session.deps.onSignal, stopSelf: () => process.kill(process.pid, 'SIGSTOP') };
 }
 
 /**
@@ -185,7 +230,11 @@ function guarding(session: KeySession, signals: SignalWatch, reaperHolds: () => 
       else if (held === null) {
         held = signal;
         session.render.warn(waitingFor(step, signal));
-      } else stop(new SignalStop(leftBehind(step, reaperHolds()), signalStatus(signal), signal));
+      } else {
+        // The request's progress line is its renderer's to clear once it ends, which it no longer will before svc says why it stopped.
+        session.render.clearProgress();
+        stop(new SignalStop(leftBehind(step, reaperHolds()), signalStatus(signal), signal));
+      }
     });
     try {
       return await Promise.race([work(), stopped]);
@@ -234,18 +283,31 @@ async function revokingClient(session: KeySession) {
  * which it then ends; output svc lost is said, and fails a command that
  * otherwise succeeded.
  */
-function passOn(session: KeySession, end: ChildEnd | null, received: NodeJS.Signals | null): void {
+async function passOn(session: KeySession, end: ChildEnd | null, received: NodeJS.Signals | null): Promise<void> {
   const lost = (end?.lost ?? []).map(
     ({ stream, error }) => `svc could not write the command's ${stream} (${clip(error.message, 200)}): what the command printed there from then on is lost.`,
   );
   if (received !== null || end === null || end.signal !== null || end.code !== 0) {
-    if (lost.length > 0) session.render.warn(...lost);
+    if (lost.length > 0) {
+      session.render.warn(...lost);
+      await sayOnStdoutIfStderrFailed(session, lost);
+    }
     if (received !== null) throw new PassedOnStatus(signalStatus(received), received);
     if (end === null) return;
     if (end.signal !== null) throw new PassedOnStatus(signalStatus(end.signal), STOP_SIGNALS.includes(end.signal) ? end.signal : null);
     throw new PassedOnStatus(end.code ?? 1);
   }
   if (lost.length > 0) throw new CliError([...lost, 'The command itself exited 0; svc exits 1 for the output it lost.']);
+}
+
+/**
+ * svc's own word on a job whose stderr failed (a CI log on a full disk):
+ * the job's stdout is a log too, and may still take it. Known only once
+ * svc wrote to stderr, which it does as it makes the key.
+ */
+async function sayOnStdoutIfStderrFailed(session: KeySession, lines: readonly string[]): Promise<void> {
+  if (lines.length === 0 || (await session.io.stderrWritten?.()) == null) return;
+  session.io.stdout.write(lines.map((line) => `svc: ${sanitize(line)}\n`).join(''));
 }
 
 /** Variables a command needs for its own running, found by name whatever their case (Windows). */
@@ -274,7 +336,8 @@ function withoutKey(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * with the job. Windows spells names in any case.
  */
 function commandEnv(env: NodeJS.ProcessEnv, variable: string, secret: string, baseUrl: string, keyId: string | null): NodeJS.ProcessEnv {
-  const replaced = new Set(['SVC_API_KEY', 'SVC_BASE_URL', 'SVC_EPHEMERAL_KEY_ID', variable.toUpperCase()]);
+  // Without --ephemeral an SVC_EPHEMERAL_KEY_ID svc was given stays: svc run inside an ephemeral job hands on that job's key.
+  const replaced = new Set(['SVC_API_KEY', 'SVC_BASE_URL', variable.toUpperCase(), ...(keyId === null ? [] : ['SVC_EPHEMERAL_KEY_ID'])]);
   const kept = Object.entries(withoutKey(env)).filter(([name]) => !replaced.has(name.toUpperCase()));
   return { ...Object.fromEntries(kept), [variable]: secret, SVC_BASE_URL: baseUrl, ...(keyId === null ? {} : { SVC_EPHEMERAL_KEY_ID: keyId }) };
 }

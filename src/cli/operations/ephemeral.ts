@@ -41,6 +41,11 @@ export interface EphemeralKey {
   expiresAt: string;
 }
 
+/** A key made for a command, and how far the server's clock, which its expiry is on, is from this machine's. */
+export interface MadeKey extends EphemeralKey {
+  clockSkewMs: number;
+}
+
 /** Which request a signal came during: nothing is made yet, a key may be, or one is being revoked. */
 export type Step = { kind: 'clock' } | { kind: 'create'; name: string; expiresAt: string } | { kind: 'revoke'; key: EphemeralKey };
 
@@ -68,8 +73,9 @@ export async function createEphemeralKey(
   request: { name: string | undefined; lifetimeMs: number; command: string },
   guard: Guard,
   now: Deps['now'],
-): Promise<EphemeralKey> {
+): Promise<MadeKey> {
   const serverNow = await guard({ kind: 'clock' }, () => client.readServerClock());
+  const clockSkewMs = serverNow - now();
   const askedMs = serverNow + request.lifetimeMs;
   const asked = new Date(askedMs).toISOString();
   const name = request.name ?? `run ${clip(basename(request.command), 60)} ${new Date(serverNow).toISOString().replace(/\.\d+Z$/, 'Z')}`;
@@ -94,7 +100,7 @@ export async function createEphemeralKey(
   if (given > askedMs + EXPIRY_SLACK_MS) {
     return refuse(`the server gave the key a later expiry, ${new Date(given).toISOString()}, than the ${asked} svc asked for`, key);
   }
-  return { ...key, expiresAt: new Date(given).toISOString() };
+  return { ...key, expiresAt: new Date(given).toISOString(), clockSkewMs };
 }
 
 /** The expiry the key's record shows, where the create's answer showed none (a proxy that drops fields); null when none can be read. */
