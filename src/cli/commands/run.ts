@@ -19,7 +19,7 @@ import {
   type Step,
 } from '../operations/ephemeral.js';
 import type { App } from '../program.js';
-import { clip, sanitize, shellWord } from '../render/text.js';
+import { clip, shellWord } from '../render/text.js';
 import { readEnv } from '../environment.js';
 import { describeFailure } from '../report.js';
 import { withKey, type KeySession } from '../session.js';
@@ -307,7 +307,7 @@ async function passOn(session: KeySession, end: ChildEnd | null, received: NodeJ
  */
 async function sayOnStdoutIfStderrFailed(session: KeySession, lines: readonly string[]): Promise<void> {
   if (lines.length === 0 || (await session.io.stderrWritten?.()) == null) return;
-  session.io.stdout.write(lines.map((line) => `svc: ${sanitize(line)}\n`).join(''));
+  session.render.lines(lines.map((line) => `svc: ${line}`));
 }
 
 /** Variables a command needs for its own running, found by name whatever their case (Windows). */
