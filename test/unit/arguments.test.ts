@@ -6,6 +6,7 @@ import { checkKeyId, replacementExpiry } from '../../src/cli/keys.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { integerAtLeast } from '../../src/cli/program.js';
 import { readKey } from '../../src/client/key-view.js';
+import { marksOf } from '../../src/cli/key-marks.js';
 import { apiPaths } from '../../src/contract/paths.js';
 
 describe('integerAtLeast', () => {
@@ -71,9 +72,14 @@ describe('replacementExpiry', () => {
     expect(replacementExpiry(key({ expires_at: Date.parse('2026-12-01T00:00:00.000Z') / 1000 }), now)).toEqual(ahead);
   });
 
-  it('gives an expired key its original lifetime again, from now', () => {
+  it('gives an expired key its original lifetime again, from now, less a part of a second drawn at random (svc\'s mark)', () => {
     const record = { created_at: '2026-11-01T00:00:00.000Z', expiresAt: '2026-11-11T00:00:00.000Z' };
-    expect(replacementExpiry(key(record), now)).toEqual({ expiresAt: '2026-12-01T10:00:00.000Z', unknown: false });
+    const { expiresAt, unknown } = replacementExpiry(key(record), now);
+    expect(unknown).toBe(false);
+    const asked = Date.parse('2026-12-01T10:00:00.000Z');
+    expect(asked - Date.parse(expiresAt!)).toBeGreaterThanOrEqual(0);
+    expect(asked - Date.parse(expiresAt!)).toBeLessThan(1000);
+    expect(marksOf({ name: 'ci', expiresAt: expiresAt! }).expiresAtMs).toBe(Date.parse(expiresAt!));
   });
 
   it('says so when the record does not tell', () => {

@@ -1,0 +1,57 @@
+/**
+ * What svc draws at random for a create, so that its key can be told from
+ * every other when the answer is lost (docs/contract.md §C4): a suffix to a
+ * name svc chose, and the milliseconds of an expiry svc computed from a
+ * duration. Nobody else sends them. A value is a mark only when svc drew it
+ * in this process: a name or a time typed by a person that looks the same
+ * is none, since another job may type it too.
+ *
+ * node:crypto, not Deps.random: tests pin that to one value, and two marks
+ * drawn from it would be the same.
+ */
+import { randomInt } from 'node:crypto';
+import type { CreateKeyRequest } from '../contract/types.js';
+
+const drawn = new Set<string>();
+
+const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+/** 36⁶, about two billion: two jobs of one second share a name once in that many. */
+const SUFFIX_LENGTH = 6;
+
+/** `base` and a random suffix: default names made in the same second (`run deploy.sh 2026-…Z`) differ. */
+export function uniqueName(base: string): string {
+  let suffix = '';
+  for (let i = 0; i < SUFFIX_LENGTH; i++) suffix += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
+  const name = `${base} ${suffix}`;
+  drawn.add(name);
+  return name;
+}
+
+/**
+ * `atMs` as an RFC 3339 time less than a second earlier, never later: its
+ * milliseconds drawn at random from 1 to 999. A server that keeps the time
+ * to the millisecond lists it back as sent; one that rounds it to the
+ * second cannot list it so, and the key is then unmarked (never .000, so
+ * rounding cannot keep it by chance).
+ */
+export function markedExpiry(atMs: number): string {
+  const second = Math.floor(atMs / 1000) * 1000;
+  const drawnMs = second + 1 + randomInt(999);
+  const iso = new Date(drawnMs > atMs ? drawnMs - 1000 : drawnMs).toISOString();
+  drawn.add(iso);
+  return iso;
+}
+
+/** What of a create's request svc drew itself: the name, and the expiry (epoch ms), when it did. */
+export interface Marks {
+  name: boolean;
+  expiresAtMs: number | null;
+}
+
+export function marksOf(request: CreateKeyRequest): Marks {
+  const expiry = request.expiresAt;
+  return {
+    name: drawn.has(request.name),
+    expiresAtMs: typeof expiry === 'string' && drawn.has(expiry) ? Date.parse(expiry) : null,
+  };
+}
