@@ -104,6 +104,7 @@ function findings(name: string, lookup: OrphanLookup, marked: boolean, fates: Re
       `${one ? 'A key' : `${dated.length} keys`} named ${quoted} ${one ? 'was' : 'were'} made since the request began, and svc cannot tell whether ${one ? 'it is' : 'one of them is'} the one this create made: another client may have made ${one ? 'it' : 'them'} with the same name in the same moment (${why}).`,
       'svc revoked none; revoke one only if no other client made it:',
       ...dated.map((key) => `  ${clip(key.id, 200)}  created ${new Date(key.createdAt!).toISOString()}  ${revokeCommand(key.id)}`),
+      `If the create's key is not among them, the server may still be creating it: check \`svc keys list --name ${shellWord(name)}\` in a minute before you try again.`,
     );
   } else {
     // Not finding it proves little: a server may commit a create after answering, or list it later.
