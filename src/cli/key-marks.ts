@@ -2,9 +2,11 @@
  * What svc draws at random for a create, so that its key can be told from
  * every other when the answer is lost (docs/contract.md §C4): a suffix to a
  * name svc chose, and the milliseconds of an expiry svc computed from a
- * duration. Nobody else sends them. A value is a mark only when svc drew it
- * in this process: a name or a time typed by a person that looks the same
- * is none, since another job may type it too.
+ * duration. Nobody else sends them. A value is a mark only for the create
+ * svc drew it for, in this process: a name or a time typed by a person that
+ * looks the same is none, since another job may type it too, and so is one
+ * a later create copies (a rotation keeps the old key's expiry, and a
+ * second job rotating the same key copies it as well).
  *
  * node:crypto, not Deps.random: tests pin that to one value, and two marks
  * drawn from it would be the same.
@@ -42,16 +44,17 @@ export function markedExpiry(atMs: number): string {
   return iso;
 }
 
-/** What of a create's request svc drew itself: the name, and the expiry (epoch ms), when it did. */
+/** What of a create's request svc drew for it: the name, and the expiry (epoch ms), when it did. */
 export interface Marks {
   name: boolean;
   expiresAtMs: number | null;
 }
 
-export function marksOf(request: CreateKeyRequest): Marks {
+/** The marks of the create about to send `request`, taken: no later request carries them as marks. */
+export function takeMarks(request: CreateKeyRequest): Marks {
   const expiry = request.expiresAt;
   return {
-    name: drawn.has(request.name),
-    expiresAtMs: typeof expiry === 'string' && drawn.has(expiry) ? Date.parse(expiry) : null,
+    name: drawn.delete(request.name),
+    expiresAtMs: typeof expiry === 'string' && drawn.delete(expiry) ? Date.parse(expiry) : null,
   };
 }

@@ -6,7 +6,7 @@ import { checkKeyId, replacementExpiry } from '../../src/cli/keys.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { integerAtLeast } from '../../src/cli/program.js';
 import { readKey } from '../../src/client/key-view.js';
-import { marksOf } from '../../src/cli/key-marks.js';
+import { takeMarks } from '../../src/cli/key-marks.js';
 import { apiPaths } from '../../src/contract/paths.js';
 
 describe('integerAtLeast', () => {
@@ -79,7 +79,8 @@ describe('replacementExpiry', () => {
     const asked = Date.parse('2026-12-01T10:00:00.000Z');
     expect(asked - Date.parse(expiresAt!)).toBeGreaterThanOrEqual(0);
     expect(asked - Date.parse(expiresAt!)).toBeLessThan(1000);
-    expect(marksOf({ name: 'ci', expiresAt: expiresAt! }).expiresAtMs).toBe(Date.parse(expiresAt!));
+    expect(takeMarks({ name: 'ci', expiresAt: expiresAt! }).expiresAtMs).toBe(Date.parse(expiresAt!));
+    expect(takeMarks({ name: 'ci', expiresAt: expiresAt! }).expiresAtMs, 'a mark is one create\'s').toBeNull();
   });
 
   it('says so when the record does not tell', () => {

@@ -13,7 +13,7 @@ import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interru
 import { parseDuration } from '../duration.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
-import { markedExpiry, marksOf } from '../key-marks.js';
+import { markedExpiry, takeMarks, type Marks } from '../key-marks.js';
 import { isNotFound, revokeCommand } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
 import { lookForOrphans } from './look-for-orphans.js';
@@ -84,6 +84,7 @@ export async function createExpiringKey(
  */
 export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch, existing: readonly string[] = []): Promise<NewKey> {
   const { now } = watch;
+  const marks = takeMarks(request);
   const began = now();
   let interrupted: NodeJS.Signals | null = null;
   let phase: RequestPhase = { state: 'out' };
@@ -118,7 +119,7 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
     if (!mayHaveCreated(error)) throw error;
     // A body svc cannot parse may still hold the secret: the report prints what there is.
     const answer = error instanceof UnexpectedResponseError && error.text.trim() !== '' ? error.text : null;
-    throw await afterLostAnswer(client, request, { cause: error, answer, began, existing, interrupted }, watch);
+    throw await afterLostAnswer(client, request, { cause: error, answer, marks, began, existing, interrupted }, watch);
   }
 }
 
@@ -133,10 +134,10 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
 async function afterLostAnswer(
   client: ApiClient,
   request: CreateKeyRequest,
-  failed: { cause: unknown; answer: string | null; began: number; existing: readonly string[]; interrupted: NodeJS.Signals | null },
+  failed: { cause: unknown; answer: string | null; marks: Marks; began: number; existing: readonly string[]; interrupted: NodeJS.Signals | null },
   watch: CreateWatch,
 ): Promise<MaybeCreatedError> {
-  const marks = marksOf(request);
+  const { marks } = failed;
   let signal = failed.interrupted;
   let signals = signal === null ? 0 : 1;
   let stopLook!: () => void;
