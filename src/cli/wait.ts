@@ -75,7 +75,7 @@ async function waitToLookAgain(render: Renderer, io: IO, event: SettleWait, { sl
     // Counted down by the sleeps themselves, a second at a time: a signal's wake leaves at most that much of a sleep behind.
     for (let left = event.ms; left > 0 && !woken; ) {
       const most = Math.ceil((event.settlesInMs - (event.ms - left)) / 1000);
-      if (live) render.progress(`Waiting for the lost create to settle: looking for its key again in ${Math.ceil(left / 1000)} s (for ${most} s at most; Ctrl-C stops)`);
+      if (live) render.progress(`Waiting for the create to settle: next look in ${Math.ceil(left / 1000)} s, ${most} s at most (Ctrl-C stops)`);
       const step = ((left - 1) % 1000) + 1;
       await Promise.race([sleep(step), signalled]);
       left -= step;
