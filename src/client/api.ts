@@ -5,6 +5,7 @@ import type { CreateKeyRequest } from '../contract/types.js';
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
 import { header } from './headers.js';
 import { isObject, keyDocuments, readKey, type KeyView } from './key-view.js';
+import { DrawnMarks } from './marks.js';
 import { nextPage, PAGE_FIELDS, unfollowedMore } from './pagination.js';
 import { nextStep, rateLimitSeconds, type RetryPolicy, type Step } from './policy.js';
 import { RATE_LIMIT_HEADERS, SERVER_INSTANCE_HEADER } from '../contract/headers.js';
@@ -122,6 +123,8 @@ export class ApiClient {
   private readonly random: () => number;
   private clockOffsetMs = 0;
   private lastInstance: string | null = null;
+  /** What this client drew for its creates, to tell their keys by when an answer is lost. */
+  readonly marks = new DrawnMarks();
 
   constructor(private readonly options: ClientOptions) {
     this.now = options.now ?? Date.now;

@@ -8,12 +8,12 @@
 import type { ApiClient, RequestPhase, RetryReason } from '../../client/api.js';
 import { ApiError, NetworkError, UnexpectedResponseError } from '../../client/errors.js';
 import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
+import type { Marks } from '../../client/marks.js';
 import type { CreateKeyRequest } from '../../contract/types.js';
 import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interrupt.js';
 import { parseDuration } from '../duration.js';
 import type { Deps } from '../deps.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
-import { markedExpiry, takeMarks, type Marks } from '../key-marks.js';
 import { isNotFound, revokeCommand } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
 import { lookForOrphans } from './look-for-orphans.js';
@@ -56,7 +56,7 @@ export class SecretNotFoundError extends CliError {
 /**
  * A key named `name` that expires at a time or after a lifetime; "in 30
  * days" is read on the server's clock (with a skewed clock of ours a short
- * lifetime would be refused as past), and carries svc's mark (key-marks.ts).
+ * lifetime would be refused as past), and carries svc's mark (client/marks.ts).
  * A time the person gave is sent as given.
  */
 export async function createExpiringKey(
@@ -66,7 +66,7 @@ export async function createExpiringKey(
   watch: CreateWatch,
 ): Promise<NewKey> {
   const lifetimeMs = expiry.expiresIn === undefined ? undefined : parseDuration(expiry.expiresIn);
-  const expiresAt = lifetimeMs === undefined ? expiry.expiresAt : markedExpiry((await client.readServerClock()) + lifetimeMs);
+  const expiresAt = lifetimeMs === undefined ? expiry.expiresAt : client.marks.expiry((await client.readServerClock()) + lifetimeMs);
   return createKey(client, expiresAt ? { name, expiresAt } : { name }, watch);
 }
 
@@ -84,7 +84,7 @@ export async function createExpiringKey(
  */
 export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch, existing: readonly string[] = []): Promise<NewKey> {
   const { now } = watch;
-  const marks = takeMarks(request);
+  const marks = client.marks.take(request);
   const began = now();
   let interrupted: NodeJS.Signals | null = null;
   let phase: RequestPhase = { state: 'out' };

@@ -11,7 +11,6 @@ import { isNotFound, revokeCommand } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
 import type { Deps } from '../deps.js';
 import { parseDuration } from '../duration.js';
-import { markedExpiry, uniqueName } from '../key-marks.js';
 import { createKey } from './create.js';
 
 export const DEFAULT_LIFETIME = '1h';
@@ -51,8 +50,8 @@ export async function createEphemeralKey(
   now: Deps['now'],
 ): Promise<EphemeralKey> {
   const serverNow = await guard({ kind: 'clock' }, () => client.readServerClock());
-  const expiresAt = markedExpiry(serverNow + request.lifetimeMs);
-  const name = request.name ?? uniqueName(`run ${clip(basename(request.command), 60)} ${new Date(serverNow).toISOString().replace(/\.\d+Z$/, 'Z')}`);
+  const expiresAt = client.marks.expiry(serverNow + request.lifetimeMs);
+  const name = request.name ?? client.marks.name(`run ${clip(basename(request.command), 60)} ${new Date(serverNow).toISOString().replace(/\.\d+Z$/, 'Z')}`);
   // The run's own watch answers the signals (the guard): the create's must not answer them a second time.
   const watch = { now, onSignal: () => () => {}, interrupted: () => {} };
   const made = await guard({ kind: 'create', name, expiresAt }, () => createKey(client, { name, expiresAt }, watch));

@@ -33,7 +33,7 @@ export class MaybeCreatedError extends CliError {
     readonly cause: unknown,
     readonly keyName: string,
     readonly lookup: OrphanLookup,
-    /** svc sent a mark nobody else sends (key-marks.ts): a key without it is no proof of anything. */
+    /** svc sent a mark nobody else sends (client/marks.ts): a key without it is no proof of anything. */
     readonly marked: boolean,
     readonly answer: string | null,
     readonly fates: ReadonlyMap<string, OrphanFate>,

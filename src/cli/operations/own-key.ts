@@ -1,7 +1,7 @@
 /**
  * Which keys of a list a lost create may have made (docs/contract.md §C4),
  * sorted into those svc can tell for its own and those it cannot. A key is
- * svc's own only by a mark nobody else sends (key-marks.ts): the name svc
+ * svc's own only by a mark nobody else sends (client/marks.ts): the name svc
  * drew, or the expiry it drew, listed back exactly. Besides, always: the
  * name sent, made at or after the request began (at the server's
  * precision), not a key known to be older (`existing`), and never used, as
@@ -11,7 +11,7 @@
  */
 import type { KeyList } from '../../client/api.js';
 import { neverUsed, type KeyView } from '../../client/key-view.js';
-import type { Marks } from '../key-marks.js';
+import type { Marks } from '../../client/marks.js';
 
 export type ListedKey = KeyView & { id: string };
 export type DatedKey = ListedKey & { createdAt: number };
