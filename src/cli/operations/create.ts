@@ -153,7 +153,10 @@ async function afterLostAnswer(
     const wanted = { name: request.name, marks, beganMs: failed.began, existing: failed.existing };
     const lookup = await lookForOrphans(client, wanted, { now: watch.now, stop: lookStopped, once: failed.interrupted !== null });
     const ids = (lookup.sighting?.orphans ?? []).map((key) => key.id);
-    const fates = failed.answer === null ? await revokeOrphans(client, ids, revokeStopped) : new Map(ids.map((id) => [id, { state: 'left' } as const]));
+    const fates =
+      failed.answer === null
+        ? await revokeOrphans(client, ids, { asked: () => signals >= 2, came: revokeStopped })
+        : new Map(ids.map((id) => [id, { state: 'left' } as const]));
     return new MaybeCreatedError(failed.cause, request.name, lookup, marks.name || marks.expiresAtMs !== null, failed.answer, fates, signal);
   } finally {
     off();
@@ -162,13 +165,21 @@ async function afterLostAnswer(
 
 const STOPPED = Symbol('stopped');
 
-/** Each in turn; a key already gone counts as revoked. Once `stopped` settles, the revoke out is left to land or not, and the rest are not tried. */
-async function revokeOrphans(client: ApiClient, ids: readonly string[], stopped: Promise<void>): Promise<Map<string, OrphanFate>> {
+/** A request to stop: whether it came, and its coming. */
+interface Stop {
+  asked: () => boolean;
+  came: Promise<void>;
+}
+
+/**
+ * Each in turn; a key already gone counts as revoked. Once a stop is
+ * asked, the revoke out is left to land or not, and the rest are not tried.
+ */
+async function revokeOrphans(client: ApiClient, ids: readonly string[], stop: Stop): Promise<Map<string, OrphanFate>> {
   const fates = new Map<string, OrphanFate>();
-  const stop = stopped.then((): typeof STOPPED => STOPPED);
-  let halted = false;
+  const stopped = stop.came.then((): typeof STOPPED => STOPPED);
   for (const id of ids) {
-    if (halted) {
+    if (stop.asked()) {
       fates.set(id, { state: 'failed', why: 'svc was stopped before its revoke' });
       continue;
     }
@@ -176,8 +187,7 @@ async function revokeOrphans(client: ApiClient, ids: readonly string[], stopped:
       (): OrphanFate => ({ state: 'revoked' }),
       (error): OrphanFate => (isNotFound(error) ? { state: 'revoked' } : { state: 'failed', why: (error as Error).message }),
     );
-    const fate = await Promise.race([revoked, stop]);
-    halted = fate === STOPPED;
+    const fate = await Promise.race([revoked, stopped]);
     fates.set(id, fate === STOPPED ? { state: 'stopped' } : fate);
   }
   return fates;
