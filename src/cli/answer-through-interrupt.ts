@@ -1,8 +1,8 @@
-import type { WaitEvent } from '../client/api.js';
+import type { RetryReason } from '../client/api.js';
 import type { Deps } from './deps.js';
 
 /** Why a request waiting to be tried again has done nothing yet: its attempts were refused, or never reached the server. */
-export function whyNothingYet(reason: WaitEvent['reason']): string {
+export function whyNothingYet(reason: RetryReason): string {
   return reason === 'rate-limit' ? 'the server refused it for the rate limit (429)' : 'it never reached the server';
 }
 

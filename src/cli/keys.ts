@@ -163,15 +163,16 @@ export function isKeyInUse(key: KeyView, inUse: string | undefined, listed?: Lis
 
 /**
  * The old key's expiry carries over; an already expired key gets its
- * original lifetime again from `nowMs` (the server's clock). `unknown` when
- * the record does not say enough to tell.
+ * original lifetime again from `nowMs` (the server's clock), written by
+ * `mark` (the client's, client/marks.ts). `unknown` when the record does not
+ * say enough to tell.
  */
-export function replacementExpiry(old: KeyView, nowMs: number): { expiresAt: string | null; unknown: boolean } {
+export function replacementExpiry(old: KeyView, nowMs: number, mark: (atMs: number) => string): { expiresAt: string | null; unknown: boolean } {
   if (!old.expiresKnown) return { expiresAt: null, unknown: true };
   if (old.expiresAt === null) return { expiresAt: null, unknown: false };
   if (old.expiresAt > nowMs) return { expiresAt: new Date(old.expiresAt).toISOString(), unknown: false };
   if (old.createdAt === null || old.createdAt >= old.expiresAt) return { expiresAt: null, unknown: true };
-  return { expiresAt: new Date(nowMs + (old.expiresAt - old.createdAt)).toISOString(), unknown: false };
+  return { expiresAt: mark(nowMs + (old.expiresAt - old.createdAt)), unknown: false };
 }
 
 /** The command that revokes a key, for messages. */

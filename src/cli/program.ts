@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { afterCommand, type Outcome } from './after-command.js';
 import type { Deps } from './deps.js';
 import type { IO } from './io.js';
-import type { MaybeCreatedError } from './operations/create.js';
+import type { MaybeCreatedError } from './operations/maybe-created.js';
 import { resolveSession, type GlobalOptions, type KeySession, type Needs, type Session, type SessionFor } from './session.js';
 
 /** What every command module's `register` receives. */

@@ -3,7 +3,7 @@ import { BrokenPipeError, CliError, endingSignal, ExitCode, InterruptedError, lo
 import { isLoopbackHost } from '../client/loopback.js';
 import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
-import { MaybeCreatedError } from './operations/create.js';
+import { MaybeCreatedError, type OrphanFields } from './operations/maybe-created.js';
 import type { Renderer } from './render/renderer.js';
 import { clip, sanitize } from './render/text.js';
 
@@ -277,7 +277,8 @@ function notTheService(origin: RequestOrigin | null): string {
  * text escaped as there (docs/contract.md §C3); `status`, `code` and
  * `details` are those of the server's answer that made the failure, when
  * one did; `answer` is a create's answer svc could not read, which may hold
- * the only copy of a secret.
+ * the only copy of a secret; `orphans` and `candidates`, for a create whose
+ * outcome is unknown, the keys it made and those svc cannot tell from its own.
  */
 export interface FailureDocument {
   error: {
@@ -287,7 +288,7 @@ export interface FailureDocument {
     code?: string;
     details?: readonly string[];
     answer?: string;
-  };
+  } & Partial<OrphanFields>;
 }
 
 export function failureDocument(error: unknown, report: Report): FailureDocument {
@@ -298,6 +299,8 @@ export function failureDocument(error: unknown, report: Report): FailureDocument
       exitCode: report.exitCode,
       ...serverAnswer(error),
       ...(answer === null ? {} : { answer }),
+      // As the server gave them, for a script to act on: the document's writer escapes what a terminal would obey (docs/contract.md §C3).
+      ...(error instanceof MaybeCreatedError ? error.fields() : {}),
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { WaitEvent } from '../client/api.js';
+import type { SettleWait, WaitEvent } from '../client/api.js';
 import { TransportError } from '../client/errors.js';
 import { isLoopbackHost } from '../client/loopback.js';
 import type { Transport } from '../client/transport.js';
@@ -28,6 +28,7 @@ export async function waitWithCountdown(
   event: WaitEvent,
   { now, sleep, onSignal }: Pick<Deps, 'now' | 'sleep' | 'onSignal'>,
 ): Promise<void> {
+  if (event.reason === 'settle') return waitToLookAgain(render, io, event, { sleep, onSignal });
   let stoppedBy: NodeJS.Signals | null = null;
   let wake!: () => void;
   const woken = new Promise<void>((resolve) => (wake = resolve));
@@ -63,6 +64,40 @@ async function countDown(render: Renderer, ms: number, now: Deps['now'], nap: (m
     }
   } finally {
     render.clearProgress();
+  }
+}
+
+/**
+ * The pause before svc looks again for the key a create whose answer was
+ * lost may have made: on a terminal (not in CI) a progress line counts down
+ * to the next look and says how long svc looks at most; in a log the first
+ * pause says so once. A signal ends it early: the look stops there and says
+ * what it found.
+ */
+async function waitToLookAgain(render: Renderer, io: IO, event: SettleWait, { sleep, onSignal }: Pick<Deps, 'sleep' | 'onSignal'>): Promise<void> {
+  const live = io.stderrIsTTY && !readEnv(io.env, 'CI');
+  if (!live && event.looks === 1) {
+    render.info(`The create's outcome is unknown: svc looks for the key it may have made for up to ${Math.ceil(event.settlesInMs / 1000)} s more, until it must have settled.`);
+  }
+  let woken = false;
+  let wake!: () => void;
+  const signalled = new Promise<void>((resolve) => (wake = resolve));
+  const off = onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], () => {
+    woken = true;
+    wake();
+  });
+  try {
+    // Counted down by the sleeps themselves, a second at a time: a signal's wake leaves at most that much of a sleep behind.
+    for (let left = event.ms; left > 0 && !woken; ) {
+      const most = Math.ceil((event.settlesInMs - (event.ms - left)) / 1000);
+      if (live) render.progress(`Waiting for the create to settle: next look in ${Math.ceil(left / 1000)} s, ${most} s at most (Ctrl-C stops)`);
+      const step = ((left - 1) % 1000) + 1;
+      await Promise.race([sleep(step), signalled]);
+      left -= step;
+    }
+  } finally {
+    off();
+    if (live) render.clearProgress();
   }
 }
 

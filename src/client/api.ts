@@ -5,23 +5,39 @@ import type { CreateKeyRequest } from '../contract/types.js';
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, TransportError, UnexpectedResponseError, type RequestOrigin } from './errors.js';
 import { header } from './headers.js';
 import { isObject, keyDocuments, readKey, type KeyView } from './key-view.js';
+import { DrawnMarks } from './marks.js';
 import { nextPage, PAGE_FIELDS, unfollowedMore } from './pagination.js';
 import { nextStep, rateLimitSeconds, type RetryPolicy, type Step } from './policy.js';
 import { RATE_LIMIT_HEADERS, SERVER_INSTANCE_HEADER } from '../contract/headers.js';
 import type { HttpResponse, Transport } from './transport.js';
 
-export interface WaitEvent {
-  reason: 'rate-limit' | 'backoff';
+/** Why a request waits before its next attempt. */
+export type RetryReason = 'rate-limit' | 'backoff';
+
+export type WaitEvent =
+  | {
+      reason: RetryReason;
+      ms: number;
+      /** What prompted the wait: the status, or the network failure. */
+      cause: string;
+      /**
+       * Stopping in this wait loses nothing: no attempt so far can have done
+       * anything on the server (the request is a read, or every attempt of a
+       * change was refused with a 429 or never reached it), and the request is
+       * not one svc must finish (RequestOptions.finish).
+       */
+      stoppable: boolean;
+    }
+  | SettleWait;
+
+/** A pause between two looks for the key a create whose answer was lost may have made (docs/contract.md §C4). */
+export interface SettleWait {
+  reason: 'settle';
   ms: number;
-  /** What prompted the wait: the status, or the network failure. */
-  cause: string;
-  /**
-   * Stopping in this wait loses nothing: no attempt so far can have done
-   * anything on the server (the request is a read, or every attempt of a
-   * change was refused with a 429 or never reached it), and the request is
-   * not one svc must finish (RequestOptions.finish).
-   */
-  stoppable: boolean;
+  /** The looks made so far. */
+  looks: number;
+  /** Until the create must have settled, from now: svc looks no longer than that. */
+  settlesInMs: number;
 }
 
 export interface ClientOptions {
@@ -81,7 +97,7 @@ export interface RequestOptions {
 export type RequestPhase =
   | { state: 'out' }
   /** Before the next attempt; `afterLostAnswer`: an attempt so far may have reached the server and done the work (a 429 did not). */
-  | { state: 'waiting'; reason: WaitEvent['reason']; afterLostAnswer: boolean };
+  | { state: 'waiting'; reason: RetryReason; afterLostAnswer: boolean };
 
 /** One attempt, no sleeping: a probe that must answer fast, whatever the server's state (status, completion). */
 export const PROBE: RequestOptions = { maxRetries: 0, waitOnRateLimit: false };
@@ -120,6 +136,8 @@ export class ApiClient {
   private readonly random: () => number;
   private clockOffsetMs = 0;
   private lastInstance: string | null = null;
+  /** What this client drew for its creates, to tell their keys by when an answer is lost. */
+  readonly marks = new DrawnMarks();
 
   constructor(private readonly options: ClientOptions) {
     this.now = options.now ?? Date.now;
@@ -150,6 +168,26 @@ export class ApiClient {
   /** The Svc-Server-Instance of the last answer (a reference server's run; docs/contract.md §B); null when it sent none. */
   get serverInstance(): string | null {
     return this.lastInstance;
+  }
+
+  /**
+   * How long a wait of the caller's own may still last: until the command's
+   * wait budget ends (the start plus --max-wait), 0 with --no-wait, as for
+   * the client's own waits.
+   */
+  waitRoomMs(): number {
+    if (this.noWait) return 0;
+    return Math.max(0, (this.options.waitUntilMs ?? this.options.deadlineMs ?? Infinity) - this.now());
+  }
+
+  /** --no-wait was given: no wait is begun, the client's own or a caller's. */
+  get noWait(): boolean {
+    return !this.options.policy.waitOnRateLimit;
+  }
+
+  /** A wait of the caller's own, slept and shown as the client's own waits are; the caller keeps it within waitRoomMs. */
+  pause(event: SettleWait): Promise<void> {
+    return this.options.wait(event);
   }
 
   /** The first page of the key list, one request: whether a key works (ping, login), not what the keys are. */

@@ -73,6 +73,16 @@ export function readKey(value: unknown): KeyView {
   };
 }
 
+/**
+ * The record says nothing of a use: its last use is null, or it has no
+ * such field (a server that does not show it). A value svc cannot read as
+ * a time may still say the key was used, so it is no "never".
+ */
+export function neverUsed(value: unknown): boolean {
+  const used = field(isObject(value) ? value : {}, ...SPELLINGS.lastUsedAt);
+  return used === undefined || used === null;
+}
+
 /** The records of a list answer, `{"keys": [...]}`, as they came; anything else is an empty list. */
 export function keyDocuments(body: unknown): unknown[] {
   const keys = isObject(body) ? body.keys : undefined;

@@ -1,6 +1,7 @@
 import type { ClockReading, LocalServerReady } from '../contract/types.js';
 import { CLOCK_LIMIT_MS, isoTime, type Clock } from './clock.js';
 import type { FaultTable } from './faults.js';
+import type { LateChanges } from './late-changes.js';
 import { HttpError, type Reply } from './http.js';
 import { openApiDocument } from './openapi.js';
 import { REQUEST_LOG_SIZE, type RequestLog } from './request-log.js';
@@ -23,11 +24,12 @@ export interface AdminDeps {
   save: () => Promise<void>;
   faults: FaultTable;
   requestLog: RequestLog;
+  lateChanges: LateChanges;
   reset: () => Promise<LocalServerReady>;
 }
 
 /** The local admin area of docs/contract.md §B, paths relative to /_local. */
-export function adminRouter({ store, clock, save, faults, requestLog, reset }: AdminDeps): Router<AdminHandler> {
+export function adminRouter({ store, clock, save, faults, requestLog, lateChanges, reset }: AdminDeps): Router<AdminHandler> {
   const clockReading = (): Reply => {
     const body: ClockReading = { now: isoTime(clock.now()) };
     return { status: 200, body };
@@ -101,6 +103,8 @@ export function adminRouter({ store, clock, save, faults, requestLog, reset }: A
           throw invalid(`"advanceSeconds" would move the clock past ${isoTime(CLOCK_LIMIT_MS)}, the latest it may be set to`);
         }
         clock.advance(seconds);
+        // Changes a fault held back until this time are made before the answer: a client's next request sees them.
+        await lateChanges.due();
         return clockReading();
       },
     })

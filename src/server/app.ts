@@ -24,6 +24,7 @@ import {
   type HeaderList,
   type Reply,
 } from './http.js';
+import type { LateChanges } from './late-changes.js';
 import type { FixedWindowLimiter, RateDecision } from './limiter.js';
 import { LockLostError, StateFileError } from './persistence.js';
 import type { RequestLog } from './request-log.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   reset: () => Promise<LocalServerReady>;
   /** Keeps a request unanswered for good (a `hang` fault) until the client gives up or the server stops. */
   hang: (req: IncomingMessage) => void;
+  /** Where a fault holds back a change (`landsAfterMs`) until the server's clock reaches its time. */
+  lateChanges: LateChanges;
   /** True once shutdown began: responses then close their connection instead of keeping it alive. */
   isClosing: () => boolean;
   /** Where unexpected errors go, stack included; clients only ever see a plain 500. */
@@ -106,7 +109,7 @@ const UNAUTHORIZED: Reply = writtenOnce(unauthorized().toReply());
 export function createApp(deps: AppDeps): RequestListener {
   const { store, clock, limiter, save, whenDurable, adminToken, faults, requestLog } = deps;
   const api = apiRouter({ store, now: () => clock.now(), save, whenDurable, pageSize: deps.pageSize });
-  const admin = adminRouter({ store, clock, save, faults, requestLog, reset: deps.reset });
+  const admin = adminRouter({ store, clock, save, faults, requestLog, lateChanges: deps.lateChanges, reset: deps.reset });
   const refusals = new Refusals();
 
   /**
@@ -132,6 +135,7 @@ export function createApp(deps: AppDeps): RequestListener {
       raw.catch(() => {});
       await sleep(plan.delayMs);
     }
+    if (plan.landsAfterMs !== null) return landingLate(req, path, seen, key, plan, raw ?? readBody(req));
     if (!plan.after) return plan.then === 'answer' ? admitted(req, path, seen, key, raw) : faulted(req, plan, seen);
     // The change is made and saved (the handler answers only once it is durable); then its answer is lost.
     let real: Reply;
@@ -141,6 +145,28 @@ export function createApp(deps: AppDeps): RequestListener {
       real = errorReply(error);
     }
     return plan.then === 'answer' ? real : faulted(req, plan, seen);
+  }
+
+  /**
+   * The fault's answer now, the change later: what a client meets behind a
+   * gateway that answered 504 while its upstream was still working. The body
+   * is read whole first (the client sent it before the answer came); the
+   * change is then handled as if the request arrived when it lands, and its
+   * own answer goes nowhere.
+   */
+  async function landingLate(req: IncomingMessage, path: string, seen: Seen, key: StoredKey, plan: FaultPlan, raw: Promise<Buffer>): Promise<Outcome> {
+    await raw;
+    // Its own, not the request's: what the late handler meets is logged nowhere, and sets no header of the answer already sent.
+    const landed: Seen = { key, fault: plan.fault, decision: null };
+    deps.lateChanges.hold(clock.now() + plan.landsAfterMs!, async () => {
+      try {
+        await admitted(req, path, landed, key, raw);
+      } catch (error) {
+        // What the handler refused (its key revoked meanwhile, a failed save) is the late change not made, as upstream.
+        if (!(error instanceof RequestAborted)) errorReply(error);
+      }
+    });
+    return faulted(req, plan, seen);
   }
 
   /**

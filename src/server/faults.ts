@@ -20,6 +20,8 @@ export interface FaultRule {
   delayMs: number;
   then: FaultAction;
   after: boolean;
+  /** The real handler runs this long after the fault's answer (on the server's clock), its answer dropped; null: it does not run. */
+  landsAfterMs: number | null;
   status?: number;
   body?: FaultBody;
   code?: string | null;
@@ -33,6 +35,7 @@ export interface FaultPlan {
   delayMs: number;
   then: FaultAction;
   after: boolean;
+  landsAfterMs: number | null;
   /** The answer that replaces the real one, for `then: "status"`. */
   reply?: Reply;
 }
@@ -47,7 +50,7 @@ export interface AmbientFaults {
 
 const ACTIONS: readonly FaultAction[] = ['answer', 'status', 'reset', 'hang'];
 const BODIES: readonly FaultBody[] = ['json', 'html', 'empty'];
-const RULE_FIELDS = ['method', 'path', 'times', 'delayMs', 'then', 'after', 'status', 'body', 'code', 'retryAfter'];
+const RULE_FIELDS = ['method', 'path', 'times', 'delayMs', 'then', 'after', 'landsAfterMs', 'status', 'body', 'code', 'retryAfter'];
 const STATUS_FIELDS = ['status', 'body', 'code', 'retryAfter'] as const;
 /** A day: longer than any client waits, short enough to be a mistake worth refusing when larger. */
 const MAX_DELAY_MS = 86_400_000;
@@ -116,6 +119,7 @@ export class FaultTable {
         delayMs: latency + rule.delayMs,
         then: rule.then,
         after: rule.after,
+        landsAfterMs: rule.landsAfterMs,
         reply: rule.then === 'status' ? statusReply(rule) : undefined,
       };
     }
@@ -127,10 +131,11 @@ export class FaultTable {
         delayMs: latency,
         then: 'status',
         after: false,
+        landsAfterMs: null,
         reply: statusReply({ status, body: 'json', code: defaultCode(status), retryAfter: null }),
       };
     }
-    return latency > 0 ? { fault: null, delayMs: latency, then: 'answer', after: false } : null;
+    return latency > 0 ? { fault: null, delayMs: latency, then: 'answer', after: false, landsAfterMs: null } : null;
   }
 
   private latency(): number {
@@ -187,7 +192,11 @@ function validRule(value: unknown, where: string): FaultRule {
     delayMs: has(input, 'delayMs') ? count(input.delayMs, `${where}.delayMs`, MAX_DELAY_MS) : 0,
     then,
     after: has(input, 'after') ? bool(input.after, `${where}.after`) : false,
+    landsAfterMs: has(input, 'landsAfterMs') && input.landsAfterMs !== null ? count(input.landsAfterMs, `${where}.landsAfterMs`, MAX_DELAY_MS) : null,
   };
+  // The change lands late behind an answer given without it: there must be such an answer, and the change must not be made first.
+  if (rule.landsAfterMs !== null && then === 'answer') throw invalid(`${where}.landsAfterMs needs an answer that replaces the real one ("then": "status", "reset" or "hang")`);
+  if (rule.landsAfterMs !== null && rule.after) throw invalid(`${where}.landsAfterMs and "after": true exclude each other: the change is made after the answer, or before it`);
   if (then === 'status') {
     if (!has(input, 'status')) throw invalid(`${where}.status is required with "then": "status"`);
     const status = input.status;

@@ -10,6 +10,7 @@ import { Clock } from './clock.js';
 import { claimDataFile, realDataFile } from './data-dir.js';
 import { rawErrorResponse, send, type Reply } from './http.js';
 import { FaultTable, type AmbientFaults } from './faults.js';
+import { LateChanges } from './late-changes.js';
 import { FixedWindowLimiter } from './limiter.js';
 import type { DataFileLock } from './lock.js';
 import { LockLostError, readState, StateFile, StateFileError, type SavedState, type StateFileOptions } from './persistence.js';
@@ -138,6 +139,7 @@ async function start(options: ServerOptions, lock: DataFileLock | null, logWarni
   const limiter = new FixedWindowLimiter(() => clock.now());
   const faults = new FaultTable(options.faults, options.random);
   const requestLog = new RequestLog();
+  const lateChanges = new LateChanges(clock);
   const readyDocument = (key: string | null): LocalServerReady => {
     const user = store.primaryUser();
     const workspace = store.workspace(user.activeWorkspaceId)!;
@@ -164,12 +166,14 @@ async function start(options: ServerOptions, lock: DataFileLock | null, logWarni
       adminToken,
       faults,
       requestLog,
+      lateChanges,
       async reset() {
         const { secret } = store.reset(plan);
         // Saved before it is acknowledged, like any change; a failed save brings the old world back and answers 503.
         await save();
         limiter.clear();
         faults.clear();
+        lateChanges.drop();
         requestLog.clear();
         return readyDocument(secret);
       },
@@ -204,6 +208,7 @@ async function start(options: ServerOptions, lock: DataFileLock | null, logWarni
     close() {
       closed ??= (async () => {
         closing = true;
+        lateChanges.drop();
         if (lockCheck) clearInterval(lockCheck);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

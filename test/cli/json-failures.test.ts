@@ -26,6 +26,8 @@ interface Failure {
   code?: string;
   details?: string[];
   answer?: string;
+  orphans?: { id: string; name: string; createdAt: string; revoked: boolean }[];
+  candidates?: { id: string; name: string; createdAt: string | null }[];
 }
 
 /** The one document on stdout, checked against the schema and against the exit code and stderr of the same run. */
@@ -200,6 +202,22 @@ describe('--json failures: the rules around them', () => {
     expect(document).not.toHaveProperty('error');
     expect(document.key.secret).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     expect(result.stderr).toContain("Profile 'json-rotate' still holds the old key");
+  });
+
+  it('a create whose answer was lost: the key svc told for its own in `orphans`, revoked; the keys it could not tell in `candidates`', async () => {
+    await server.fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true });
+    const marked = failureOf(await svc(['keys', 'create', 'json-lost', '--expires-in', '1d', '--json'], server.env));
+    expect(marked).toMatchObject({ exitCode: 1, status: 503, orphans: [{ name: 'json-lost', revoked: true }], candidates: [] });
+    await server.fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true });
+    const unmarked = failureOf(await svc(['keys', 'create', 'json-lost', '--json', '--no-wait'], server.env));
+    expect(unmarked).toMatchObject({ exitCode: 1, orphans: [], candidates: [{ name: 'json-lost', createdAt: expect.stringMatching(/Z$/) }] });
+    expect(unmarked.message).toContain(`svc keys revoke ${unmarked.candidates![0]!.id}`);
+  });
+
+  it('the fields are only on a create whose outcome is unknown', async () => {
+    const error = failureOf(await svc(['keys', 'view', 'no-such-key', '--json'], server.env));
+    expect(error).not.toHaveProperty('orphans');
+    expect(error).not.toHaveProperty('candidates');
   });
 
   it("a create's answer svc could not read goes inside the document, the secret with it", async () => {

@@ -151,7 +151,7 @@ describe('a create that may have made a key nobody saw', () => {
     expect([...server.keys.values()].some((k) => k.name === 'ci')).toBe(false);
   });
 
-  it('rotate whose create answer was lost leaves the old key alone, and names only the key it made', async () => {
+  it('rotate whose create answer was lost leaves the old key alone, and names only the key it made, revoking nothing it cannot tell', async () => {
     const e = await env();
     const old = await keyNamed(e, 'app');
     server.rules.push({ method: 'POST', times: 1, then: 'drop' });
@@ -161,36 +161,59 @@ describe('a create that may have made a key nobody saw', () => {
     expect(server.keys.get(old.id)!.enabled).toBe(true);
     expect(server.seen.some((r) => r.startsWith('DELETE'))).toBe(false);
     // The old key has the same name and was made a moment before: it is still the key being rotated.
-    expect(result.stderr).toContain("It did take effect: a key named 'app' appeared");
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain("A key named 'app' was made since the request began, and svc cannot tell whether it is the one this create made");
     expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
     expect(result.stderr).not.toContain(`svc keys revoke ${old.id}`);
   });
 
-  it('rotate on a terminal whose create answer was lost offers to revoke the key it made, never the old one', async () => {
+  it('rotate of an expired key, whose new expiry svc computes and marks: the key it made is revoked, the old one left alone', async () => {
     const e = await env();
     const old = await keyNamed(e, 'app');
+    old.createdAt -= 7_200_000;
+    old.expiresAt = Date.now() - 3_600_000;
     server.rules.push({ method: 'POST', times: 1, then: 'drop' });
-    const prompter = scriptedPrompter([{ confirm: true }, { confirm: true }]);
-    const result = await svc(['keys', 'rotate', old.id], e, { tty: true, deps: { prompter } });
-    const orphan = [...server.keys.values()].find((k) => k.name === 'app' && k.id !== old.id);
-    expect(prompter.asked[1]).toContain('Revoke it now?');
+    const result = await svc(['keys', 'rotate', '--yes', old.id], e);
     expect(result.exitCode).toBe(1);
-    expect(orphan).toBeUndefined();
-    expect(server.keys.get(old.id)!.enabled).toBe(true);
+    expect([...server.keys.values()].filter((k) => k.name === 'app').map((k) => k.id)).toEqual([old.id]);
     expect(server.seen.filter((r) => r.startsWith('DELETE'))).toHaveLength(1);
+    expect(result.stderr).toMatch(/created \S+ {2}revoked now: nobody could use it/);
   });
 
-  it('on a terminal, offers to revoke the key nobody saw, and does so on "y"', async () => {
+  it('on a terminal, a lost answer with the mark of an expiry svc computed: svc revokes the key at once, asking nothing', async () => {
     const e = await env();
     server.rules.push({ method: 'POST', times: 1, then: 'drop' });
-    const prompter = scriptedPrompter([{ confirm: true }]);
+    const prompter = scriptedPrompter([]);
+    const result = await svc(['keys', 'create', 'laptop', '--expires-in', '30d'], e, { tty: true, deps: { prompter } });
+    expect(prompter.asked).toEqual([]);
+    expect(result.exitCode).toBe(1);
+    const orphanId = /(\S+) {2}created \S+ {2}revoked now/.exec(result.stderr)![1]!;
+    expect(server.keys.has(orphanId)).toBe(false);
+    expect(server.seen).toContain(`DELETE /api/service/user/api-keys/${orphanId}`);
+  });
+
+  it('on a terminal, a lost answer without a mark: the key is listed, never offered', async () => {
+    const e = await env();
+    server.rules.push({ method: 'POST', times: 1, then: 'drop' });
+    const prompter = scriptedPrompter([]);
     const result = await svc(['keys', 'create', 'laptop'], e, { tty: true, deps: { prompter } });
+    expect(prompter.asked).toEqual([]);
+    expect(result.exitCode).toBe(1);
+    const orphan = [...server.keys.values()].find((k) => k.name === 'laptop')!;
+    expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
+    expect(server.seen.some((r) => r.startsWith('DELETE'))).toBe(false);
+  });
+
+  it('on a terminal, a 201 svc cannot read, which may hold the secret: offers to revoke the key it made (its mark tells it), and does so on "y"', async () => {
+    const e = await env();
+    server.rules.push({ method: 'POST', times: 1, then: { status: 201, body: 'created, secret below\n' } });
+    const prompter = scriptedPrompter([{ confirm: true }]);
+    const result = await svc(['keys', 'create', 'laptop', '--expires-in', '30d'], e, { tty: true, deps: { prompter } });
     expect(prompter.asked[0]).toContain('Revoke it now?');
     expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('created, secret below');
     // The explanation is said before the question; after it, only what became of the key.
     const orphanId = result.stderr.match(/\nerror: The create failed: (\S+), the key it made, is revoked now\.$/)![1]!;
     expect(result.stderr.replace(/\s+/g, ' ')).toContain(`${orphanId} created `);
-    expect(result.stderr.match(/may have reached the server|did take effect/g)).toHaveLength(2);
     expect(server.keys.has(orphanId)).toBe(false);
     expect(server.seen).toContain(`DELETE /api/service/user/api-keys/${orphanId}`);
   });

@@ -229,10 +229,11 @@ describe('the look for a lost create', () => {
     const env = await start({ pages: { size: 20, style: 'cursor' }, order: 'oldest-first', record: records.labelled });
     fill(30);
     spec.server.rules.push({ method: 'POST', times: 1, then: 'drop' });
-    const result = await svc(['keys', 'create', 'nightly'], env);
+    const result = await svc(['keys', 'create', 'nightly', '--expires-in', '1d'], env);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("It did take effect: a key named 'nightly' appeared since the request began");
-    expect(result.stderr).toContain(`svc keys revoke ${byName('nightly').id}`);
+    expect(result.stderr).toContain("It did take effect: a key named 'nightly' appeared since the request began, made by this create");
+    expect(result.stderr).toMatch(/created \S+ {2}revoked now/);
+    expect(spec.server.keys.size).toBe(31);
   });
 
   it('against a server that commits late: "not found yet", and where to look in a minute', async () => {

@@ -50,14 +50,27 @@ describe('svc run refuses, before any request', () => {
 });
 
 describe('svc run --ephemeral, a create whose answer is lost', () => {
-  it('runs no command, and names the key the look for it finds', async () => {
+  it('runs no command; the key the look finds is told by the expiry svc drew, and revoked', async () => {
     await fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true });
     const result = await svc(['run', '--ephemeral', '--name', 'lost answer', '--', 'true'], local.env);
     expect(result.exitCode).toBe(1);
-    const [made] = await named('lost answer');
-    expect(result.stderr).toContain("It did take effect: a key named 'lost answer' appeared since the request began");
-    expect(result.stderr).toContain(`svc keys revoke ${made!.id}`);
-    expect(result.stderr).not.toContain('Revoked');
+    expect(result.stderr).toContain("It did take effect: a key named 'lost answer' appeared since the request began, made by this create");
+    expect(result.stderr).toMatch(/key_[a-z0-9]+ {2}created \S+ {2}revoked now/);
+    expect(await named('lost answer')).toEqual([]);
+  });
+
+  it('under its default name, also when a job started in the same second made a key of that name and pattern', async () => {
+    const second = (await call(local.server.url, 'GET', '/_local/clock', local.server.adminToken)).json.now.replace(/\.\d+Z$/, 'Z');
+    const other = await call(local.server.url, 'POST', '/api/service/user/api-keys', local.env.SVC_API_KEY, { name: `run true ${second} abcdef` });
+    await fault({ method: 'POST', path: '/user/api-keys', then: 'reset', after: true });
+    const result = await svc(['run', '--ephemeral', '--json', '--', 'true'], local.env);
+    expect(result.exitCode).toBe(1);
+    const { orphans, candidates } = JSON.parse(result.stdout).error;
+    expect(orphans).toHaveLength(1);
+    expect(orphans[0]).toMatchObject({ revoked: true, name: expect.stringMatching(/^run true \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ [a-z0-9]{6}$/) });
+    expect(candidates).toEqual([]);
+    const runKeys = JSON.parse((await svc(['keys', 'list', '--json', '--name', 'run true'], local.env)).stdout).keys as { id: string }[];
+    expect(runKeys.map((k) => k.id)).toEqual([other.json.id]);
   });
 });
 

@@ -19,6 +19,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SVC_BIN, svc } from '../helpers/cli.js';
 import { cleanEnv } from '../helpers/env.js';
 import { useFaultyServer } from '../helpers/reference-faults.js';
+import { startSpecServer } from '../helpers/spec-server.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const server = useFaultyServer();
@@ -152,17 +153,22 @@ describe('Ctrl-C at a question ends the command there: exit 130, and nothing aft
     expect(await named('stale')).toMatchObject([{ id: stale.id, status: 'disabled' }]);
   });
 
-  it("keys create whose answer was lost, at the offer to revoke the key nobody saw: it stays, and the command that revokes it is named", async () => {
-    await server.fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true });
-    term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'lost-answer'], server.env);
-    await term.waitFor('Revoke it now?');
-    await term.send('C-c');
-    expect(await term.exitCode()).toBe(130);
-    const [orphan, ...more] = await named('lost-answer');
-    expect(more).toEqual([]);
-    expect(orphan).toMatchObject({ status: 'enabled' });
-    await term.waitFor(`svc keys revoke ${orphan!.id}`);
-    expect(await changes()).toEqual(['POST /user/api-keys 503']);
+  it("keys create whose answer svc could not read, at the offer to revoke the key it made: it stays, and the command that revokes it is named", async () => {
+    const spec = await startSpecServer();
+    try {
+      spec.rules.push({ method: 'POST', times: 1, then: { status: 201, body: 'created, but not as JSON\n' } });
+      term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'lost-answer', '--expires-in', '1d'], { ...server.env, SVC_BASE_URL: spec.url, SVC_API_KEY: spec.apiKey });
+      await term.waitFor('Revoke it now?');
+      await term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+      const [orphan, ...more] = [...spec.keys.values()].filter((k) => k.name === 'lost-answer');
+      expect(more).toEqual([]);
+      expect(orphan).toMatchObject({ enabled: true });
+      await term.waitFor(`svc keys revoke ${orphan!.id}`);
+      expect(spec.seen.filter((r) => !r.startsWith('GET '))).toEqual(['POST /api/service/user/api-keys']);
+    } finally {
+      await spec.close();
+    }
   });
 });
 

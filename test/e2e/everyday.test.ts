@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SVC_BIN, call, cleanEnv, tempConfigDir, useLocalServer } from '../helpers/cli.js';
+import { startSpecServer } from '../helpers/spec-server.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const repo = dirname(dirname(SVC_BIN));
@@ -92,21 +93,40 @@ describe('on a terminal', () => {
     expect(screen).toMatch(/^ID +NAME/m);
   });
 
-  it('a create whose answer was lost explains itself before asking, and says it once', async () => {
+  it('a create whose answer svc cannot read explains itself before asking, and says it once', async () => {
+    // A 201 that is not JSON may hold the secret, so the key svc made is offered for revoke rather than revoked (docs/contract.md §C4).
+    const spec = await startSpecServer();
+    try {
+      spec.rules.push({ method: 'POST', times: 1, then: { status: 201, body: 'created; the secret follows\n' } });
+      const specEnv = { ...env(), SVC_BASE_URL: spec.url, SVC_API_KEY: spec.apiKey };
+      term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'lost-on-tty', '--expires-in', '30d'], specEnv, { columns: 100, rows: 30 });
+      const asking = await term.waitFor('? Revoke it now?');
+      // Long messages break between words to fit the terminal: what they say is read with white space folded.
+      const before = fold(asking.slice(0, asking.indexOf('? Revoke it now?')));
+      expect(before).toContain('created; the secret follows');
+      expect(before).toContain('answered 201 without a JSON body');
+      expect(before).toMatch(/It did take effect: a key named 'lost-on-tty' appeared since the request began/);
+      expect(before).toMatch(/\w+ created \S+ revoke it: svc keys revoke \w+/);
+      await term.send('n', 'Enter');
+      expect(await term.exitCode()).toBe(1);
+      const screen = await term.screen();
+      const after = fold(screen.slice(screen.indexOf('Revoke it now?')));
+      expect(after).toMatch(/error: The create failed: \w+, the key it made, was left as it is \(svc keys revoke \w+ revokes it\)\./);
+      expect(after).not.toContain('201');
+      expect([...spec.keys.values()].filter((k) => k.name === 'lost-on-tty')).toHaveLength(1);
+    } finally {
+      await spec.close();
+    }
+  });
+
+  it('a create whose answer was lost, on a terminal: svc revokes the key its expiry tells for its own, asking nothing', async () => {
     await fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true });
-    term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'lost-on-tty'], env(), { columns: 100, rows: 30 });
-    const asking = await term.waitFor('? Revoke it now?');
-    // Long messages break between words to fit the terminal: what they say is read with white space folded.
-    const before = fold(asking.slice(0, asking.indexOf('? Revoke it now?')));
-    expect(before).toContain('POST /user/api-keys failed (503');
-    expect(before).toMatch(/It did take effect: a key named 'lost-on-tty' appeared since the request began/);
-    expect(before).toMatch(/key_\w+ created \S+ revoke it: svc keys revoke key_\w+/);
-    await term.send('n', 'Enter');
+    term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'lost-and-revoked', '--expires-in', '30d'], env(), { columns: 100, rows: 30 });
     expect(await term.exitCode()).toBe(1);
-    const screen = await term.screen();
-    const after = fold(screen.slice(screen.indexOf('Revoke it now?')));
-    expect(after).toMatch(/error: The create failed: key_\w+, the key it made, was left as it is \(svc keys revoke key_\w+ revokes it\)\./);
-    expect(after).not.toContain('503');
+    const screen = fold(await term.screen());
+    expect(screen).toContain('POST /user/api-keys failed (503');
+    expect(screen).toMatch(/key_\w+ created \S+ revoked now: nobody could use it/);
+    expect(screen).not.toContain('Revoke it now?');
   });
 
   it('at 40 columns keys list leaves out the columns that do not fit instead of wrapping rows', async () => {

@@ -6,7 +6,8 @@
  * it, the server's keys (read with the bootstrap key, which no step
  * touches) and the config file must match the model exactly. A command
  * whose outcome svc cannot know (a create whose answer was lost) may leave
- * a key behind only when svc names it; everything svc reports as done must
+ * a key behind only when svc names it, and svc revokes it when the expiry
+ * it computed tells it for its own; everything svc reports as done must
  * have landed, and nothing it reports as failed may have, unless it says so.
  *
  * Steps refer to keys by position, resolved when they run, so that
@@ -291,15 +292,23 @@ function printedSecret(stdout: string, json: boolean, rotation: boolean): string
   return rotation ? document.key.secret : document.secret;
 }
 
+/** The key svc says it revoked after a lost create answer, as its own (docs/contract.md §C4). */
+function revokedOrphan(stderr: string): string {
+  const revoked = [...stderr.matchAll(/(key_[a-z0-9]+) {2}created \S+ {2}revoked now/g)].map((m) => m[1]!);
+  expect(revoked, 'the one key svc says it revoked').toHaveLength(1);
+  return revoked[0]!;
+}
+
 /** The keys svc says to revoke after a lost create answer. */
 const namedIds = (text: string) => [...new Set([...text.matchAll(/svc keys revoke (key_[a-z0-9]+)/g)].map((m) => m[1]!))];
 
 /**
- * svc names the key a lost create made, and no key that is known to be
- * older (a rotation's old key). It may name another key of that name made
- * a moment before the request, which nothing can tell from it
- * (docs/contract.md §C4): svc reads "since the request began" on the
- * server's clock from a Date header of whole seconds, with 1.5 s to spare.
+ * svc names the key a lost create made (one it cannot tell for its own: no
+ * mark), and no key that is known to be older (a rotation's old key). It
+ * may name another key of that name made a moment before the request, which
+ * nothing can tell from it (docs/contract.md §C4): svc reads "since the
+ * request began" on the server's clock from a Date header of whole seconds,
+ * with 1.5 s to spare.
  */
 function expectOrphanNamed(stderr: string, made: ServerKey, model: Model, now: number, old?: KeyModel): void {
   const named = namedIds(stderr);
@@ -385,6 +394,14 @@ function plan(step: Exclude<Step, { kind: 'clock' }>, model: Model, now: number,
             expect(exitCode).toBe(1);
             expect(stderr).toContain(`No key named '${name}' made since the request began is in the list yet`);
             return expect(made).toEqual([]);
+          }
+          if (step.fault !== 'none' && lifetime !== null) {
+            // The expiry svc computed carries its mark: the key the lost answer made is svc's own, and revoked at once.
+            expect(exitCode).toBe(1);
+            expect(made, 'a lost create whose key svc could tell for its own').toEqual([]);
+            const revoked = revokedOrphan(stderr);
+            model.dead.push({ id: revoked, secret: null, owner: step.profile });
+            return;
           }
           expect(made).toHaveLength(1);
           const key = made[0]!;
@@ -473,6 +490,13 @@ function plan(step: Exclude<Step, { kind: 'clock' }>, model: Model, now: number,
           if (createFault === '503') {
             expect(exitCode).toBe(1);
             return expect(made).toEqual([]);
+          }
+          // An expired key's replacement gets an expiry svc computes, with its mark: a lost answer's key is svc's own, and revoked.
+          if (createFault !== 'none' && old.expiresAt !== null && old.expiresAt <= now) {
+            expect(exitCode).toBe(1);
+            expect(made, 'a lost create whose key svc could tell for its own').toEqual([]);
+            model.dead.push({ id: revokedOrphan(stderr), secret: null, owner: old.owner });
+            return;
           }
           expect(made).toHaveLength(1);
           const key = made[0]!;

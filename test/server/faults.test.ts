@@ -69,6 +69,7 @@ describe('managing rules', () => {
       delayMs: 0,
       then: 'status',
       after: false,
+      landsAfterMs: null,
       status: 503,
       body: 'json',
       code: 'UNAVAILABLE',
@@ -98,6 +99,9 @@ describe('managing rules', () => {
     ['a path without a slash', { rules: [{ path: 'user/api-keys', status: 500 }] }],
     ['a Retry-After that cannot be a header', { rules: [{ status: 429, retryAfter: 'a\r\nx-evil: 1' }] }],
     ['after that is not a boolean', { rules: [{ status: 502, after: 'yes' }] }],
+    ['landsAfterMs with the real answer', { rules: [{ landsAfterMs: 1000 }] }],
+    ['landsAfterMs with after', { rules: [{ status: 504, after: true, landsAfterMs: 1000 }] }],
+    ['a fractional landsAfterMs', { rules: [{ status: 504, landsAfterMs: 0.5 }] }],
   ])('refuses %s with 400 and adds none of the rules', async (_, body) => {
     const res = await t.admin('POST', '/faults', body);
     expect(res.status, res.text).toBe(400);
@@ -283,6 +287,51 @@ describe('after: the request is handled, then its answer is lost', () => {
     const res = await t.api('GET', '/workspace');
     expect(res.status).toBe(200);
     expect(res.headers['ratelimit-limit']).toBeDefined();
+  });
+});
+
+describe('landsAfterMs: the answer now, the change later, as behind a gateway whose upstream still works', () => {
+  const advance = (seconds: number) => t.admin('POST', '/clock', { advanceSeconds: seconds });
+
+  it('a 504 at once; the key appears once the clock passes the time, created then', async () => {
+    await addFaults({ method: 'POST', path: '/user/api-keys', status: 504, body: 'html', landsAfterMs: 20_000 });
+    const res = await rawApi('POST', '/user/api-keys', { name: 'landing-late' });
+    expect(res.status).toBe(504);
+    expect(await keyNames()).not.toContain('landing-late');
+    await advance(19);
+    expect(await keyNames()).not.toContain('landing-late');
+    const moved = await advance(2);
+    const landed = (await t.api('GET', '/user/api-keys')).json.keys.find((k: { name: string }) => k.name === 'landing-late');
+    expect(landed).toBeDefined();
+    expect(Date.parse(landed.createdAt)).toBeGreaterThan(Date.parse(moved.json.now) - 2_000);
+    expect(landed.lastUsedAt).toBeNull();
+  });
+
+  it('a reset at once; the change lands on the real clock too', async () => {
+    await addFaults({ method: 'POST', path: '/user/api-keys', then: 'reset', landsAfterMs: 50 });
+    const error = await (async () => {
+      try {
+        await rawApi('POST', '/user/api-keys', { name: 'reset-then-landed' });
+      } catch (e) {
+        return e as { code?: string };
+      }
+    })();
+    expect(error?.code).toMatch(/^(ECONNRESET|UND_ERR_SOCKET)$/);
+    await expect.poll(keyNames).toContain('reset-then-landed');
+  });
+
+  it('a change held back past a reset of the world is dropped with it', async () => {
+    const fresh = await startTestServer({ plan: 'pro' });
+    try {
+      await fresh.admin('POST', '/faults', { rules: [{ method: 'POST', status: 504, landsAfterMs: 5_000 }] });
+      expect((await fresh.api('POST', '/user/api-keys', { body: { name: 'never-lands' } })).status).toBe(504);
+      const reset = await fresh.admin('POST', '/reset');
+      await fresh.advance(10);
+      const listed = await fresh.api('GET', '/user/api-keys', { key: reset.json.apiKey });
+      expect(listed.json.keys.map((k: { name: string }) => k.name)).toEqual(['bootstrap']);
+    } finally {
+      await fresh.close();
+    }
   });
 });
 

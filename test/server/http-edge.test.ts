@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { Clock } from '../../src/server/clock.js';
 import { FaultTable } from '../../src/server/faults.js';
+import { LateChanges } from '../../src/server/late-changes.js';
 import { FixedWindowLimiter } from '../../src/server/limiter.js';
 import { StateFileError } from '../../src/server/persistence.js';
 import { RequestLog } from '../../src/server/request-log.js';
@@ -212,6 +213,7 @@ describe('unexpected failures', () => {
         adminToken: 'admin',
         faults: new FaultTable(),
         requestLog: new RequestLog(),
+        lateChanges: new LateChanges(clock),
         instance: 'mem-test',
         reset: () => Promise.reject(new Error('no reset here')),
         hang: () => {},

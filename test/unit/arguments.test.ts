@@ -6,6 +6,7 @@ import { checkKeyId, replacementExpiry } from '../../src/cli/keys.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { integerAtLeast } from '../../src/cli/program.js';
 import { readKey } from '../../src/client/key-view.js';
+import { DrawnMarks } from '../../src/client/marks.js';
 import { apiPaths } from '../../src/contract/paths.js';
 
 describe('integerAtLeast', () => {
@@ -58,27 +59,35 @@ describe('key ids', () => {
 });
 
 describe('replacementExpiry', () => {
+  const drawn = new DrawnMarks();
+  const expiry = (old: ReturnType<typeof readKey>, nowMs: number) => replacementExpiry(old, nowMs, (atMs) => drawn.expiry(atMs));
   const now = Date.parse('2026-11-21T10:00:00.000Z');
   const key = (record: Record<string, unknown>) => readKey({ id: 'key_1', name: 'ci', ...record });
 
   it('never expires when the old key never did', () => {
-    expect(replacementExpiry(key({ createdAt: '2026-11-01T00:00:00.000Z', expiresAt: null }), now)).toEqual({ expiresAt: null, unknown: false });
+    expect(expiry(key({ createdAt: '2026-11-01T00:00:00.000Z', expiresAt: null }), now)).toEqual({ expiresAt: null, unknown: false });
   });
 
   it('keeps the old expiry while it is still ahead, whatever its spelling', () => {
     const ahead = { expiresAt: '2026-12-01T00:00:00.000Z', unknown: false };
-    expect(replacementExpiry(key({ expiresAt: '2026-12-01T00:00:00.000Z' }), now)).toEqual(ahead);
-    expect(replacementExpiry(key({ expires_at: Date.parse('2026-12-01T00:00:00.000Z') / 1000 }), now)).toEqual(ahead);
+    expect(expiry(key({ expiresAt: '2026-12-01T00:00:00.000Z' }), now)).toEqual(ahead);
+    expect(expiry(key({ expires_at: Date.parse('2026-12-01T00:00:00.000Z') / 1000 }), now)).toEqual(ahead);
   });
 
-  it('gives an expired key its original lifetime again, from now', () => {
+  it('gives an expired key its original lifetime again, from now, less a part of a second drawn at random (svc\'s mark)', () => {
     const record = { created_at: '2026-11-01T00:00:00.000Z', expiresAt: '2026-11-11T00:00:00.000Z' };
-    expect(replacementExpiry(key(record), now)).toEqual({ expiresAt: '2026-12-01T10:00:00.000Z', unknown: false });
+    const { expiresAt, unknown } = expiry(key(record), now);
+    expect(unknown).toBe(false);
+    const asked = Date.parse('2026-12-01T10:00:00.000Z');
+    expect(asked - Date.parse(expiresAt!)).toBeGreaterThanOrEqual(0);
+    expect(asked - Date.parse(expiresAt!)).toBeLessThan(1000);
+    expect(drawn.take({ name: 'ci', expiresAt: expiresAt! }).expiresAtMs).toBe(Date.parse(expiresAt!));
+    expect(drawn.take({ name: 'ci', expiresAt: expiresAt! }).expiresAtMs, 'a mark is one create\'s').toBeNull();
   });
 
   it('says so when the record does not tell', () => {
-    expect(replacementExpiry(key({}), now)).toEqual({ expiresAt: null, unknown: true });
-    expect(replacementExpiry(key({ expiresAt: 'soon' }), now)).toEqual({ expiresAt: null, unknown: true });
-    expect(replacementExpiry(key({ expiresAt: '2026-11-11T00:00:00.000Z' }), now)).toEqual({ expiresAt: null, unknown: true });
+    expect(expiry(key({}), now)).toEqual({ expiresAt: null, unknown: true });
+    expect(expiry(key({ expiresAt: 'soon' }), now)).toEqual({ expiresAt: null, unknown: true });
+    expect(expiry(key({ expiresAt: '2026-11-11T00:00:00.000Z' }), now)).toEqual({ expiresAt: null, unknown: true });
   });
 });

@@ -44,7 +44,7 @@ describe('--fail-rate', () => {
 describe('--latency', () => {
   it('draws each delay from the range, and adds it to a rule\'s own', () => {
     const table = new FaultTable({ latency: { minMs: 100, maxMs: 300 } }, script(0, 1, 0.5));
-    expect(table.take('GET', '/x')).toEqual({ fault: null, delayMs: 100, then: 'answer', after: false });
+    expect(table.take('GET', '/x')).toEqual({ fault: null, delayMs: 100, then: 'answer', after: false, landsAfterMs: null });
     expect(table.take('GET', '/x')!.delayMs).toBe(300);
     table.add({ rules: [{ delayMs: 50, status: 500 }] });
     expect(table.take('GET', '/x')).toMatchObject({ delayMs: 250, then: 'status' });

@@ -56,7 +56,7 @@ export function register(program: Command, app: App): void {
     .addOption(
       new Option('--ephemeral [duration]', `give the command a key of its own, expiring after the duration (default ${DEFAULT_LIFETIME}, at most ${MAX_LIFETIME}), revoked when it ends`),
     )
-    .option('--name <name>', 'with --ephemeral: the new key\'s name (default: "run", the command\'s name and the time)')
+    .option('--name <name>', 'with --ephemeral: the new key\'s name (default: "run", the command\'s name, the time and a random suffix)')
     .option('--grace <duration>', `with --ephemeral: how long the command has to end after a signal before it is killed and its key revoked (default ${DEFAULT_GRACE})`)
     .option('--env <var>', 'the variable that holds the key (default: SVC_API_KEY)')
     .option('--no-masking', "pass the command's output on as it is, secret included, where svc would mask it")

@@ -1,18 +1,23 @@
 /**
  * POST /user/api-keys, and what svc does when its outcome is unknown
- * (docs/contract.md §C4): it looks once for keys of that name made since
- * the request began and returns them as data in a MaybeCreatedError.
+ * (docs/contract.md §C4): it looks for the key it may have made until the
+ * create must have settled, revokes the keys it can tell for its own
+ * (nobody has their secret), and returns what it found as data in a
+ * MaybeCreatedError.
  */
-import type { ApiClient, RequestPhase, WaitEvent } from '../../client/api.js';
+import type { ApiClient, RequestPhase, RetryReason } from '../../client/api.js';
 import { ApiError, NetworkError, UnexpectedResponseError } from '../../client/errors.js';
 import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
+import type { Marks } from '../../client/marks.js';
 import type { CreateKeyRequest } from '../../contract/types.js';
 import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interrupt.js';
 import { parseDuration } from '../duration.js';
 import type { Deps } from '../deps.js';
-import { CliError, ExitCode, InterruptedError, signalExitCode } from '../errors.js';
-import { revokeCommand } from '../keys.js';
+import { CliError, ExitCode, InterruptedError } from '../errors.js';
+import { isNotFound, revokeCommand } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
+import { lookForOrphans } from './look-for-orphans.js';
+import { MaybeCreatedError, type OrphanFate } from './maybe-created.js';
 
 /** A key the server just made: its document as it came, and the secret found in it, if any. */
 export interface NewKey {
@@ -51,7 +56,8 @@ export class SecretNotFoundError extends CliError {
 /**
  * A key named `name` that expires at a time or after a lifetime; "in 30
  * days" is read on the server's clock (with a skewed clock of ours a short
- * lifetime would be refused as past).
+ * lifetime would be refused as past), and carries svc's mark (client/marks.ts).
+ * A time the person gave is sent as given.
  */
 export async function createExpiringKey(
   client: ApiClient,
@@ -60,7 +66,7 @@ export async function createExpiringKey(
   watch: CreateWatch,
 ): Promise<NewKey> {
   const lifetimeMs = expiry.expiresIn === undefined ? undefined : parseDuration(expiry.expiresIn);
-  const expiresAt = lifetimeMs === undefined ? expiry.expiresAt : new Date((await client.readServerClock()) + lifetimeMs).toISOString();
+  const expiresAt = lifetimeMs === undefined ? expiry.expiresAt : client.marks.expiry((await client.readServerClock()) + lifetimeMs);
   return createKey(client, expiresAt ? { name, expiresAt } : { name }, watch);
 }
 
@@ -78,6 +84,7 @@ export async function createExpiringKey(
  */
 export async function createKey(client: ApiClient, request: CreateKeyRequest, watch: CreateWatch, existing: readonly string[] = []): Promise<NewKey> {
   const { now } = watch;
+  const marks = client.marks.take(request);
   const began = now();
   let interrupted: NodeJS.Signals | null = null;
   let phase: RequestPhase = { state: 'out' };
@@ -112,12 +119,82 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
     if (!mayHaveCreated(error)) throw error;
     // A body svc cannot parse may still hold the secret: the report prints what there is.
     const answer = error instanceof UnexpectedResponseError && error.text.trim() !== '' ? error.text : null;
-    throw new MaybeCreatedError(error, request.name, await lookForOrphans(client, request.name, began, now, existing), answer, undefined, interrupted);
+    throw await afterLostAnswer(client, request, { cause: error, answer, marks, began, existing, interrupted }, watch);
   }
 }
 
+/**
+ * The look for what the create made, then svc's own keys among what it
+ * found revoked: nobody has their secret, unless the unreadable answer svc
+ * prints holds it, and then they are left for the person (orphans.ts). A
+ * first signal ends the look where it is (one that came while the create
+ * was out leaves it one look); the revoke is waited through it, and a
+ * second stops that too.
+ */
+async function afterLostAnswer(
+  client: ApiClient,
+  request: CreateKeyRequest,
+  failed: { cause: unknown; answer: string | null; marks: Marks; began: number; existing: readonly string[]; interrupted: NodeJS.Signals | null },
+  watch: CreateWatch,
+): Promise<MaybeCreatedError> {
+  const { marks } = failed;
+  let signal = failed.interrupted;
+  let signals = signal === null ? 0 : 1;
+  let stopLook!: () => void;
+  let stopRevoke!: () => void;
+  const lookStopped = new Promise<void>((resolve) => (stopLook = resolve));
+  const revokeStopped = new Promise<void>((resolve) => (stopRevoke = resolve));
+  const off = watch.onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], (received) => {
+    signal ??= received;
+    stopLook();
+    if (++signals >= 2) stopRevoke();
+  });
+  try {
+    const wanted = { name: request.name, marks, beganMs: failed.began, existing: failed.existing };
+    const lookup = await lookForOrphans(client, wanted, { now: watch.now, stop: lookStopped, once: failed.interrupted !== null });
+    const ids = (lookup.sighting?.orphans ?? []).map((key) => key.id);
+    const fates =
+      failed.answer === null
+        ? await revokeOrphans(client, ids, { asked: () => signals >= 2, came: revokeStopped })
+        : new Map(ids.map((id) => [id, { state: 'left' } as const]));
+    return new MaybeCreatedError(failed.cause, request.name, lookup, marks.name || marks.expiresAtMs !== null, failed.answer, fates, signal);
+  } finally {
+    off();
+  }
+}
+
+const STOPPED = Symbol('stopped');
+
+/** A request to stop: whether it came, and its coming. */
+interface Stop {
+  asked: () => boolean;
+  came: Promise<void>;
+}
+
+/**
+ * Each in turn; a key already gone counts as revoked. Once a stop is
+ * asked, the revoke out is left to land or not, and the rest are not tried.
+ */
+async function revokeOrphans(client: ApiClient, ids: readonly string[], stop: Stop): Promise<Map<string, OrphanFate>> {
+  const fates = new Map<string, OrphanFate>();
+  const stopped = stop.came.then((): typeof STOPPED => STOPPED);
+  for (const id of ids) {
+    if (stop.asked()) {
+      fates.set(id, { state: 'failed', why: 'svc was stopped before its revoke' });
+      continue;
+    }
+    const revoked = client.revokeKey(id).then(
+      (): OrphanFate => ({ state: 'revoked' }),
+      (error): OrphanFate => (isNotFound(error) ? { state: 'revoked' } : { state: 'failed', why: (error as Error).message }),
+    );
+    const fate = await Promise.race([revoked, stopped]);
+    fates.set(id, fate === STOPPED ? { state: 'stopped' } : fate);
+  }
+  return fates;
+}
+
 /** Stopped before a create was tried again, when no attempt so far can have made a key. */
-function noKeyMade(name: string, reason: WaitEvent['reason'], signal: NodeJS.Signals): InterruptedError {
+function noKeyMade(name: string, reason: RetryReason, signal: NodeJS.Signals): InterruptedError {
   return new InterruptedError([`Stopped before the create was tried again: ${whyNothingYet(reason)}, so no key named '${clip(name, 200)}' was made. Nothing was changed.`], signal);
 }
 
@@ -127,134 +204,4 @@ function mayHaveCreated(error: unknown): boolean {
     (error instanceof ApiError && error.status >= 500) ||
     error instanceof UnexpectedResponseError
   );
-}
-
-/**
- * "Since the request began" is read on the server's clock. Its Date header
- * has whole seconds, so a clock within 2 s of ours is taken to be ours
- * (allowing for ordinary skew); a farther one is estimated from the
- * client's reading of it, with room for its rounding.
- */
-function serverSince(beganMs: number, serverNowMs: number, localNow: number): number {
-  if (Math.abs(serverNowMs - localNow) <= 2_000) return beganMs - 250;
-  return beganMs + (serverNowMs - localNow) - 1_500;
-}
-
-/**
- * The unit the server writes creation times in: the coarsest of 1 s, 100 ms
- * and 10 ms that every listed time is a whole number of. One that writes
- * whole seconds (epoch seconds, or RFC 3339 without a fraction) lists a key
- * made at :17.8 as made at :17, before a request that began at :17.7; its
- * times are compared at its own precision. A list of times to the
- * millisecond all but surely holds one that is not a multiple of 10 ms, and
- * keeps the comparison to the millisecond.
- */
-function timeUnitMs(keys: readonly KeyView[]): number {
-  const times = keys.map((k) => k.createdAt).filter((t): t is number => t !== null);
-  return [1000, 100, 10].find((unit) => times.every((t) => t % unit === 0)) ?? 1;
-}
-
-function floorTo(ms: number, unitMs: number): number {
-  return Math.floor(ms / unitMs) * unitMs;
-}
-
-export type OrphanLookup =
-  | { state: 'found'; keys: (KeyView & { id: string; createdAt: number })[] }
-  | {
-      state: 'none';
-      /** Keys of that name whose creation time svc cannot read: any of them may be the one. */
-      undated: (KeyView & { id: string })[];
-      /** Keys whose name svc cannot read at all. */
-      unnamed: number;
-      /** Why the list may lack keys the server has, when it may. */
-      incomplete: string | null;
-    }
-  | { state: 'failed'; message: string };
-
-async function lookForOrphans(client: ApiClient, name: string, beganMs: number, now: () => number, existing: readonly string[]): Promise<OrphanLookup> {
-  try {
-    // One look, each page once: after a failed create, minutes of backoff would help nobody.
-    const list = await client.listAllKeys({ maxRetries: 0 });
-    const since = floorTo(serverSince(beganMs, list.nowMs, now()), timeUnitMs(list.keys));
-    const named = list.keys.filter((k): k is KeyView & { id: string } => k.name === name && k.id !== null && !existing.includes(k.id));
-    const keys = named.filter((k): k is KeyView & { id: string; createdAt: number } => k.createdAt !== null && k.createdAt >= since);
-    if (keys.length > 0) return { state: 'found', keys };
-    return {
-      state: 'none',
-      undated: named.filter((k) => k.createdAt === null),
-      unnamed: list.keys.filter((k) => k.name === null).length,
-      incomplete: list.incomplete,
-    };
-  } catch (error) {
-    return { state: 'failed', message: (error as Error).message };
-  }
-}
-
-/**
- * A create whose outcome is unknown (docs/contract.md §C4): the request may
- * have made a key whose secret nobody saw. Carries what the look for such
- * keys found, which of them were revoked since, and the answer's raw text
- * when it could not be read (it may hold the secret); the report puts the
- * cause first and prints that text on stdout.
- */
-export class MaybeCreatedError extends CliError {
-  constructor(
-    readonly cause: unknown,
-    readonly keyName: string,
-    readonly lookup: OrphanLookup,
-    readonly answer: string | null,
-    readonly revoked: ReadonlySet<string> = new Set(),
-    /** The signal that came while the request was out: the command ends with its code (SIGINT 130, SIGTERM 143). */
-    readonly interrupted: NodeJS.Signals | null = null,
-    /**
-     * The person was shown the cause, what was found and the answer (on a
-     * terminal, before being asked whether to revoke): what is left to say
-     * is what became of each key.
-     */
-    readonly told = false,
-  ) {
-    super(told ? outcome(lookup, revoked) : findings(keyName, lookup, revoked), interrupted === null ? ExitCode.failure : signalExitCode(interrupted), undefined, interrupted);
-    this.name = 'MaybeCreatedError';
-  }
-
-  /** The same failure once it was explained and some of its keys (maybe none) were revoked. */
-  settled(revoked: ReadonlySet<string>): MaybeCreatedError {
-    return new MaybeCreatedError(this.cause, this.keyName, this.lookup, null, revoked, this.interrupted, true);
-  }
-}
-
-/** What became of the keys a failed create made, once the person was told about them. */
-function outcome(lookup: OrphanLookup, revoked: ReadonlySet<string>): string[] {
-  const keys = lookup.state === 'found' ? lookup.keys : [];
-  const fate = (id: string) => (revoked.has(id) ? 'is revoked now' : `was left as it is (${revokeCommand(id)} revokes it)`);
-  if (keys.length === 1) return [`The create failed: ${clip(keys[0]!.id, 200)}, the key it made, ${fate(keys[0]!.id)}.`];
-  return ['The create failed; the keys it made:', ...keys.map((key) => `  ${clip(key.id, 200)} ${fate(key.id)}`)];
-}
-
-function findings(name: string, lookup: OrphanLookup, revoked: ReadonlySet<string>): string[] {
-  if (lookup.state === 'failed') return [`svc could not look for it (${clip(lookup.message, 200)}): run \`svc keys list\` before you try again.`];
-  const quoted = `'${clip(name, 200)}'`;
-  if (lookup.state === 'none') {
-    // Not finding it proves little: a server may commit a create after answering, or list it later.
-    const lines = [
-      `No key named ${quoted} made since the request began is in the list yet. It may not have been made, or the server may still be creating it:`,
-      `check \`svc keys list --name ${shellWord(name)}\` in a minute before you try again.`,
-    ];
-    if (lookup.undated.length > 0) {
-      const one = lookup.undated.length === 1;
-      lines.push(`${one ? 'A key' : `${lookup.undated.length} keys`} named ${quoted} ${one ? 'shows' : 'show'} no creation time svc can read; ${one ? 'it' : 'any of them'} may be the one:`);
-      lines.push(...lookup.undated.map((key) => `  ${clip(key.id, 200)}  ${revokeCommand(key.id)}`));
-    }
-    if (lookup.unnamed > 0) lines.push(`${lookup.unnamed === 1 ? 'A key shows' : `${lookup.unnamed} keys show`} no name svc can read, so svc could not tell whether one of them is it.`);
-    if (lookup.incomplete !== null) lines.push(`The list may lack keys: ${clip(lookup.incomplete, 200)}.`);
-    return lines;
-  }
-  const one = lookup.keys.length === 1;
-  return [
-    `It did take effect: ${one ? 'a key' : `${lookup.keys.length} keys`} named ${quoted} appeared since the request began, and no one has seen ${one ? 'its secret' : 'their secrets'}.`,
-    ...lookup.keys.map((key) => {
-      const created = new Date(key.createdAt).toISOString();
-      return revoked.has(key.id) ? `  ${clip(key.id, 200)}  created ${created}  revoked now` : `  ${clip(key.id, 200)}  created ${created}  revoke it: ${revokeCommand(key.id)}`;
-    }),
-  ];
 }

@@ -76,9 +76,9 @@ export async function createEphemeralKey(
 ): Promise<MadeKey> {
   const serverNow = await guard({ kind: 'clock' }, () => client.readServerClock());
   const clockSkewMs = serverNow - now();
-  const askedMs = serverNow + request.lifetimeMs;
-  const asked = new Date(askedMs).toISOString();
-  const name = request.name ?? `run ${clip(basename(request.command), 60)} ${new Date(serverNow).toISOString().replace(/\.\d+Z$/, 'Z')}`;
+  const asked = client.marks.expiry(serverNow + request.lifetimeMs);
+  const askedMs = Date.parse(asked);
+  const name = request.name ?? client.marks.name(`run ${clip(basename(request.command), 60)} ${new Date(serverNow).toISOString().replace(/\.\d+Z$/, 'Z')}`);
   // The run's own watch answers the signals (the guard): the create's must not answer them a second time.
   const watch = { now, onSignal: () => () => {}, interrupted: () => {} };
   const made = await guard({ kind: 'create', name, expiresAt: asked }, () => createKey(client, { name, expiresAt: asked }, watch));

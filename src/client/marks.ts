@@ -1,0 +1,63 @@
+/**
+ * What svc draws at random for a create, so that its key can be told from
+ * every other when the answer is lost (docs/contract.md §C4): a suffix to a
+ * name svc chose, and the milliseconds of an expiry svc computed from a
+ * duration. Nobody else sends them. A value is a mark only for the one
+ * create it was drawn for, by this client (one per command, one per action
+ * of the interactive manager): a name or a time typed by a person that
+ * looks the same is none, since another job may type it too, and so is one
+ * a later create copies (a rotation keeps the old key's expiry, as a
+ * second job rotating the same key would).
+ *
+ * node:crypto, not the client's `random`: tests pin that to one value, and
+ * two marks drawn from it would be the same.
+ */
+import { randomInt } from 'node:crypto';
+import type { CreateKeyRequest } from '../contract/types.js';
+
+const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+/** 36⁶, about two billion: two jobs of one second share a name once in that many. */
+const SUFFIX_LENGTH = 6;
+
+/** What of a create's request svc drew for it: the name, and the expiry (epoch ms), when it did. */
+export interface Marks {
+  name: boolean;
+  expiresAtMs: number | null;
+}
+
+export class DrawnMarks {
+  private readonly drawn = new Set<string>();
+
+  /** `base` and a random suffix: default names made in the same second (`run deploy.sh 2026-…Z`) differ. */
+  name(base: string): string {
+    let suffix = '';
+    for (let i = 0; i < SUFFIX_LENGTH; i++) suffix += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
+    const name = `${base} ${suffix}`;
+    this.drawn.add(name);
+    return name;
+  }
+
+  /**
+   * `atMs` as an RFC 3339 time less than a second earlier, never later: its
+   * milliseconds drawn at random from 1 to 999. A server that keeps the time
+   * to the millisecond lists it back as sent; one that rounds it to the
+   * second cannot list it so, and the key is then unmarked (never .000, so
+   * rounding cannot keep it by chance).
+   */
+  expiry(atMs: number): string {
+    const second = Math.floor(atMs / 1000) * 1000;
+    const drawnMs = second + 1 + randomInt(999);
+    const iso = new Date(drawnMs > atMs ? drawnMs - 1000 : drawnMs).toISOString();
+    this.drawn.add(iso);
+    return iso;
+  }
+
+  /** The marks of the create about to send `request`, taken: no later request carries them as marks. */
+  take(request: CreateKeyRequest): Marks {
+    const expiry = request.expiresAt;
+    return {
+      name: this.drawn.delete(request.name),
+      expiresAtMs: typeof expiry === 'string' && this.drawn.delete(expiry) ? Date.parse(expiry) : null,
+    };
+  }
+}
