@@ -13,7 +13,7 @@
 const { Socket } = process.getBuiltinModule('node:net');
 
 const socket = new Socket({ fd: 3, readable: true, writable: true });
-const left = { server: null, key: null, group: null };
+const left = { server: null, creating: null, key: null, group: null };
 let pending = '';
 
 socket.on('data', (chunk) => {
@@ -30,6 +30,7 @@ socket.on('data', (chunk) => {
     if (order === null || typeof order !== 'object') continue;
     if ('done' in order) process.exit(0);
     if ('server' in order) left.server = order.server;
+    if ('creating' in order) left.creating = order.creating;
     if ('group' in order) left.group = order.group;
     if ('key' in order) {
       left.key = order.key;
@@ -39,7 +40,7 @@ socket.on('data', (chunk) => {
 });
 socket.on('error', () => socket.destroy());
 socket.on('close', () => {
-  if (left.server === null || (left.key === null && left.group === null)) process.exit(0);
+  if (left.server === null || (left.key === null && left.group === null && left.creating === null)) process.exit(0);
   const svc = require('../dist/main.js');
   const { io } = svc.processIO(() => {});
   svc.reap(left, io).then(

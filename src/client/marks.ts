@@ -18,6 +18,9 @@ import type { CreateKeyRequest } from '../contract/types.js';
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** 36⁶, about two billion: two jobs of one second share a name once in that many. */
 const SUFFIX_LENGTH = 6;
+/** An expiry is pulled back by up to a hundredth of its lifetime, within these: never by as much as a minute, which a person asking 30 days does not mind. */
+const LEAST_PULLED_BACK_MS = 999;
+const MOST_PULLED_BACK_MS = 60_000;
 
 /** What of a create's request svc drew for it: the name, and the expiry (epoch ms), when it did. */
 export interface Marks {
@@ -38,16 +41,19 @@ export class DrawnMarks {
   }
 
   /**
-   * `atMs` as an RFC 3339 time less than a second earlier, never later: its
-   * milliseconds drawn at random from 1 to 999. A server that keeps the time
-   * to the millisecond lists it back as sent; one that rounds it to the
-   * second cannot list it so, and the key is then unmarked (never .000, so
-   * rounding cannot keep it by chance).
+   * `atMs` as an RFC 3339 time a little earlier, never later: by a random
+   * number of milliseconds up to a hundredth of the lifetime from `fromMs`,
+   * at least a second's worth and at most a minute's, so that two jobs
+   * asking the same lifetime in the same second draw the same time about
+   * once in 60,000 (a 30-day key) or 36,000 (an hour's), not once in 1,000.
+   * Never a whole second: a server that rounds the time to the second cannot
+   * list it back as sent, and the key is then unmarked.
    */
-  expiry(atMs: number): string {
-    const second = Math.floor(atMs / 1000) * 1000;
-    const drawnMs = second + 1 + randomInt(999);
-    const iso = new Date(drawnMs > atMs ? drawnMs - 1000 : drawnMs).toISOString();
+  expiry(atMs: number, fromMs: number): string {
+    const spanMs = Math.min(MOST_PULLED_BACK_MS, Math.max(LEAST_PULLED_BACK_MS, Math.floor((atMs - fromMs) / 100)));
+    let drawnMs = atMs - 1 - randomInt(spanMs);
+    if (drawnMs % 1000 === 0) drawnMs -= 1;
+    const iso = new Date(drawnMs).toISOString();
     this.drawn.add(iso);
     return iso;
   }

@@ -254,6 +254,29 @@ describe('a command that leaves a child in the background holding its output', (
 });
 
 describe('SIGKILL to svc run --ephemeral', () => {
+  it("during a create whose answer never comes: svc's reaper finds the key it made by its marks and revokes it", async () => {
+    await fault({ method: 'POST', path: '/user/api-keys', then: 'hang', after: true });
+    const name = 'killed mid-create';
+    const run = spawned(['--ephemeral', '--name', name, '--', 'node', PROBE, probeFile().path, 'wait']);
+    // Killed once the server has made the key: a request svc had only begun to send would make none.
+    await expect.poll(async () => (await named(name)).length).toBe(1);
+    run.child.kill('SIGKILL');
+    const result = await run.child;
+    expect(result.stderr).toMatch(/ended while it was making its command's key\.\nIt revoked the key svc's create made meanwhile, key_\w+, whose secret nobody saw\./);
+    expect(await named(name)).toEqual([]);
+  });
+
+  it('during a create held before it is made: whether or not the server goes on to make it once svc is gone, no key is left', async () => {
+    await fault({ method: 'POST', path: '/user/api-keys', delayMs: 1500 });
+    const name = 'killed before the create';
+    const run = spawned(['--ephemeral', '--name', name, '--', 'node', PROBE, probeFile().path, 'wait']);
+    // Killed once the server holds the request (its fault is used up), while it waits out the delay.
+    await expect.poll(async () => (await call(local.server.url, 'GET', '/_local/faults', local.server.adminToken)).json.rules.length).toBe(0);
+    run.child.kill('SIGKILL');
+    await run.child;
+    expect(await named(name)).toEqual([]);
+  });
+
   it("svc's reaper kills the command's process group and revokes the key", async () => {
     const file = probeFile();
     const run = spawned(['--ephemeral', '2m', '--', 'node', PROBE, file.path, 'wait']);

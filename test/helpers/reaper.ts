@@ -15,6 +15,7 @@ export function recordingReaper(): { start: (server: ReaperServer) => Reaper; or
           orders.push({ key });
           return true;
         },
+        creating: (wanted) => void orders.push({ creating: wanted }),
         group: (pid) => void orders.push({ group: pid }),
         done: async () => void orders.push({ done: true }),
         onGone: () => {},

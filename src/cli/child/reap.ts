@@ -12,20 +12,28 @@ import { CliError } from '../errors.js';
 import type { IO } from '../io.js';
 import { REAP_BOUND_MS, revokeEphemeralKey, unguarded } from '../operations/ephemeral.js';
 import { createRenderer } from '../render/renderer.js';
-import { clip } from '../render/text.js';
+import { clip, shellWord } from '../render/text.js';
+import { revokeCommand } from '../keys.js';
+import type { Wanted } from '../operations/own-key.js';
 import { proxySettings } from '../session.js';
 import type { ReaperKey, ReaperServer } from './reaper.js';
 import { jobAlive, signalJob } from './session.js';
 
 export interface Leftovers {
   server: ReaperServer;
+  /** The create that was out, when svc ended before its answer told the key (then `key` is null). */
+  creating: Wanted | null;
   key: ReaperKey | null;
   group: number | null;
 }
 
 export async function reap(left: Leftovers, io: IO, deps: Deps = realDeps): Promise<void> {
-  const { server, key, group } = left;
-  const lines = [`svc run's reaper: svc (pid ${server.svcPid}) ended before it had revoked its command's key, so the reaper did.`];
+  const { server, creating, key, group } = left;
+  const lines = [
+    key === null && creating !== null
+      ? `svc run's reaper: svc (pid ${server.svcPid}) ended while it was making its command's key.`
+      : `svc run's reaper: svc (pid ${server.svcPid}) ended before it had revoked its command's key, so the reaper did.`,
+  ];
   if (group !== null && jobAlive(group)) {
     signalJob(group, 'SIGKILL');
     lines.push(`It killed what was left of the command (process group ${group}).`);
@@ -38,7 +46,37 @@ export async function reap(left: Leftovers, io: IO, deps: Deps = realDeps): Prom
       lines.push(...(error instanceof CliError ? error.lines : [`The key made for the command, ${clip(key.id, 200)}, could not be revoked: ${clip((error as Error).message, 200)}.`]));
     }
   }
+  if (key === null && creating !== null) lines.push(...(await revokeWhatItMade(creating, await reaperClient(server, io, deps), deps)));
   (await createRenderer(io, { quiet: false })).warn(...lines);
+}
+
+/**
+ * svc ended while its create was out: the key it made, if the create
+ * landed, is found by the marks svc drew for it, as svc itself would look
+ * (operations/look-for-orphans.ts), within the reaper's bound, and revoked.
+ * A key of that name without the marks may be another job's: named only.
+ */
+async function revokeWhatItMade(wanted: Wanted, client: ApiClient, deps: Deps): Promise<string[]> {
+  const { lookForOrphans } = await import('../operations/look-for-orphans.js');
+  const lookup = await lookForOrphans(client, wanted, { now: deps.now, stop: new Promise(() => {}), once: false });
+  const lines: string[] = [];
+  for (const orphan of lookup.sighting?.orphans ?? []) {
+    try {
+      await client.revokeKey(orphan.id, { finish: true });
+      lines.push(`It revoked the key svc's create made meanwhile, ${clip(orphan.id, 200)}, whose secret nobody saw.`);
+    } catch (error) {
+      lines.push(`svc's create made a key meanwhile, ${clip(orphan.id, 200)}, which it could not revoke (${clip((error as Error).message, 200)}): ${revokeCommand(orphan.id)}.`);
+    }
+  }
+  if (lines.length > 0) return lines;
+  const named = `'${clip(wanted.name, 200)}'`;
+  const others = lookup.sighting?.candidates ?? [];
+  return [
+    `svc ended while its create of a key named ${named} was out, and no key it can tell for that create's was in the list within ${REAP_BOUND_MS / 1000} s${
+      lookup.failure === null ? '' : ` (${clip(lookup.failure, 200)})`
+    }: check \`svc keys list --name ${shellWord(wanted.name)}\`.`,
+    ...others.map((other) => `  ${clip(other.id, 200)}, of that name, may be another job's: svc revoked none.`),
+  ];
 }
 
 /** svc's client as svc's session had it, within the reaper's bound: the proxies and CAs come with the environment svc passed on. */

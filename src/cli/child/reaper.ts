@@ -12,8 +12,9 @@
  * svc's terminal all miss it. It knows svc has ended from the socket
  * between them, which only svc holds: the kernel closes it when svc ends,
  * however it ends. What svc tells it, one JSON document a line:
- *   {"server": {...}}  where and with which key to revoke, and svc's pid
- *   {"key": {...}}     the key to revoke; it answers "armed" once it holds it
+ *   {"server": {...}}   where and with which key to revoke, and svc's pid
+ *   {"creating": {...}} the create about to go out: its name, marks and start
+ *   {"key": {...}}      the key to revoke; it answers "armed" once it holds it
  *   {"group": pid}     COMMAND's process group, to kill
  *   {"done": true}     svc is done with the key: the reaper ends, doing nothing
  * The key travels on the socket, never in an argument or the environment.
@@ -23,6 +24,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { RequestOrigin } from '../../client/errors.js';
+import type { Wanted } from '../operations/own-key.js';
 
 /** What the reaper needs to revoke a key as svc would: the server, svc's own key and who svc is. */
 export interface ReaperServer {
@@ -40,9 +42,11 @@ export interface ReaperKey {
   expiresAt: string;
 }
 
-export type ReaperOrder = { server: ReaperServer } | { key: ReaperKey } | { group: number } | { done: true };
+export type ReaperOrder = { server: ReaperServer } | { creating: Wanted } | { key: ReaperKey } | { group: number } | { done: true };
 
 export interface Reaper {
+  /** The create about to go out: should svc end before its answer, the reaper looks for the key it made, by its marks. */
+  creating(wanted: Wanted): void;
   /**
    * Hands over the key; true once the reaper holds it (or svc was done
    * first, when it no longer matters), false when it did not say so within
@@ -120,6 +124,9 @@ export function startReaper(server: ReaperServer, env: NodeJS.ProcessEnv): Reape
         clearTimeout(timer);
         socket.unref();
       });
+    },
+    creating(wanted) {
+      void send({ creating: wanted });
     },
     group(pid) {
       void send({ group: pid });

@@ -18,6 +18,7 @@ import {
   type Guard,
   type Step,
 } from '../operations/ephemeral.js';
+import type { Wanted } from '../operations/own-key.js';
 import type { App } from '../program.js';
 import { clip, shellWord } from '../render/text.js';
 import { readEnv } from '../environment.js';
@@ -139,7 +140,7 @@ async function withEphemeralKey(
   let armed: boolean | null = reaper === null ? false : null;
   // The reaper is told "done" on every way out but one: a second signal during the revoke, which leaves the revoke to it.
   let leftToReaper = false;
-  const guard = guarding(session, signals, () => armed !== false);
+  const guard = guarding(session, signals, () => armed !== false, (wanted) => reaper?.creating(wanted));
   try {
     const key = await createEphemeralKey(session.client, request, guard.run, deps.now);
     session.render.info(`Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`);
@@ -217,12 +218,13 @@ function jobControl(session: KeySession): { onSignal: KeySession['deps']['onSign
  * naming what it leaves behind. The first is remembered: after the create,
  * the command is not started, and svc ends by it.
  */
-function guarding(session: KeySession, signals: SignalWatch, reaperHolds: () => boolean) {
+function guarding(session: KeySession, signals: SignalWatch, reaperHolds: () => boolean, creating: (wanted: Wanted) => void) {
   let held: NodeJS.Signals | null = null;
   const between = (signal: NodeJS.Signals) => {
     held ??= signal;
   };
   const run: Guard = async (step, work) => {
+    if (step.kind === 'create') creating(step.wanted);
     let stop!: (error: Error) => void;
     const stopped = new Promise<never>((_, reject) => (stop = reject));
     signals.route((signal) => {

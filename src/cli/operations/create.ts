@@ -66,7 +66,8 @@ export async function createExpiringKey(
   watch: CreateWatch,
 ): Promise<NewKey> {
   const lifetimeMs = expiry.expiresIn === undefined ? undefined : parseDuration(expiry.expiresIn);
-  const expiresAt = lifetimeMs === undefined ? expiry.expiresAt : client.marks.expiry((await client.readServerClock()) + lifetimeMs);
+  const serverNow = lifetimeMs === undefined ? 0 : await client.readServerClock();
+  const expiresAt = lifetimeMs === undefined ? expiry.expiresAt : client.marks.expiry(serverNow + lifetimeMs, serverNow);
   return createKey(client, expiresAt ? { name, expiresAt } : { name }, watch);
 }
 

@@ -15,6 +15,7 @@ import { clip, shellWord } from '../render/text.js';
 import type { Deps } from '../deps.js';
 import { parseDuration } from '../duration.js';
 import { createKey } from './create.js';
+import type { Wanted } from './own-key.js';
 
 export const DEFAULT_LIFETIME = '1h';
 /** The longest --ephemeral: a key for one command that outlives a working day is no longer one. */
@@ -47,7 +48,7 @@ export interface MadeKey extends EphemeralKey {
 }
 
 /** Which request a signal came during: nothing is made yet, a key may be, or one is being revoked. */
-export type Step = { kind: 'clock' } | { kind: 'create'; name: string; expiresAt: string } | { kind: 'revoke'; key: EphemeralKey };
+export type Step = { kind: 'clock' } | { kind: 'create'; name: string; expiresAt: string; wanted: Wanted } | { kind: 'revoke'; key: EphemeralKey };
 
 /** `work`, with the signals that come while it is out answered as the caller sees fit for `step`. */
 export type Guard = <T>(step: Step, work: () => Promise<T>) => Promise<T>;
@@ -76,12 +77,14 @@ export async function createEphemeralKey(
 ): Promise<MadeKey> {
   const serverNow = await guard({ kind: 'clock' }, () => client.readServerClock());
   const clockSkewMs = serverNow - now();
-  const asked = client.marks.expiry(serverNow + request.lifetimeMs);
+  const asked = client.marks.expiry(serverNow + request.lifetimeMs, serverNow);
   const askedMs = Date.parse(asked);
   const name = request.name ?? client.marks.name(`run ${clip(basename(request.command), 60)} ${new Date(serverNow).toISOString().replace(/\.\d+Z$/, 'Z')}`);
   // The run's own watch answers the signals (the guard): the create's must not answer them a second time.
   const watch = { now, onSignal: () => () => {}, interrupted: () => {} };
-  const made = await guard({ kind: 'create', name, expiresAt: asked }, () => createKey(client, { name, expiresAt: asked }, watch));
+  // What tells this create's key from every other, for whoever must look for it if its answer never comes (svc's reaper).
+  const wanted: Wanted = { name, marks: { name: request.name === undefined, expiresAtMs: askedMs }, beganMs: now(), existing: [] };
+  const made = await guard({ kind: 'create', name, expiresAt: asked, wanted }, () => createKey(client, { name, expiresAt: asked }, watch));
   const { id } = made.view;
   const refuse = async (why: string, revokable: EphemeralKey | null) => {
     if (revokable !== null) await revokeEphemeralKey(client, revokable, guard);

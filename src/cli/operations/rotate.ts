@@ -78,7 +78,7 @@ export async function rotateKey(session: KeySession, arg: string, opts: RotateOp
   const { view: old, id } = await viewKeyOrNamed(client, arg, 'rotate');
   await hooks.proceed(old);
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
-  const expiry = replacementExpiry(old, client.serverNow(), (atMs) => client.marks.expiry(atMs));
+  const expiry = replacementExpiry(old, client.serverNow(), (atMs) => client.marks.expiry(atMs, client.serverNow()));
   const name = old.name ?? id;
   const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch, [id]);
   let rest: KeySession;
