@@ -155,13 +155,14 @@ describe("svc run --ephemeral: the expiry is the server's", () => {
 });
 
 describe('svc run --ephemeral: what the reaper is told', () => {
-  it('the server and svc key, then the key, then done, on a path that revokes itself', async () => {
+  it('the server and svc key, the create about to go out, then the key, then done, on a path that revokes itself', async () => {
     const reaper = recordingReaper();
     const result = await svc(['run', '--ephemeral', '--name', 'told', '--', 'true'], local.env, {
       deps: { startReaper: reaper.start, ...signalsOn([{ method: 'POST', signal: 'SIGINT' }]) },
     });
     expect(result.exitCode).toBe(130);
-    expect(reaper.orders.map((order) => Object.keys(order)[0])).toEqual(['server', 'key', 'done']);
+    expect(reaper.orders.map((order) => Object.keys(order)[0])).toEqual(['server', 'creating', 'key', 'done']);
+    expect(reaper.orders[1]).toMatchObject({ creating: { name: 'told', marks: { name: false, expiresAtMs: expect.any(Number) } } });
     expect(reaper.orders[0]).toMatchObject({ server: { apiKey: local.server.apiKey, baseUrl: local.server.url } });
   });
 
@@ -169,7 +170,7 @@ describe('svc run --ephemeral: what the reaper is told', () => {
     await fault({ method: 'POST', path: '/user/api-keys', status: 503 });
     const reaper = recordingReaper();
     await svc(['run', '--ephemeral', '--name', 'never made', '--', 'true'], local.env, { deps: { startReaper: reaper.start } });
-    expect(reaper.orders.map((order) => Object.keys(order)[0])).toEqual(['server', 'done']);
+    expect(reaper.orders.map((order) => Object.keys(order)[0])).toEqual(['server', 'creating', 'done']);
   });
 
   it('a reaper that does not start is said, naming until when the key works', async () => {
@@ -283,5 +284,18 @@ describe('svc run --ephemeral: a server that loses answers', () => {
     expect(result.stderr).toContain('was answered 404 to its revoke (on a retry, after an answer that was lost), but it still works: it is not revoked');
     const [left] = await named('never revoked');
     expect((await svc(['keys', 'revoke', '--yes', left!.id], local.env)).exitCode).toBe(0);
+  });
+});
+
+describe('svc run --ephemeral: a signal held through a lost create', () => {
+  it('ends svc by that signal, once the look is over and the key it made is revoked', async () => {
+    await fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true });
+    const result = await svc(['run', '--ephemeral', '--name', 'held through the look', '--', 'true'], local.env, {
+      deps: signalsOn([{ method: 'POST', signal: 'SIGTERM' }]),
+    });
+    expect(result.signal, result.stderr).toBe('SIGTERM');
+    expect(result.exitCode).toBe(143);
+    expect(result.stderr).toMatch(/revoked now/);
+    expect(await named('held through the look')).toEqual([]);
   });
 });

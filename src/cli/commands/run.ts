@@ -18,6 +18,7 @@ import {
   type Guard,
   type Step,
 } from '../operations/ephemeral.js';
+import { MaybeCreatedError } from '../operations/maybe-created.js';
 import type { Wanted } from '../operations/own-key.js';
 import type { App } from '../program.js';
 import { clip, shellWord } from '../render/text.js';
@@ -142,7 +143,9 @@ async function withEphemeralKey(
   let leftToReaper = false;
   const guard = guarding(session, signals, () => armed !== false, (wanted) => reaper?.creating(wanted));
   try {
-    const key = await createEphemeralKey(session.client, request, guard.run, deps.now);
+    const key = await createEphemeralKey(session.client, request, guard.run, deps.now).catch((error: unknown) => {
+      throw endedBy(error, guard.held());
+    });
     session.render.info(`Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`);
     if (Math.abs(key.clockSkewMs) >= SKEW_SAID_MS) session.render.warn(skewed(key.clockSkewMs, key.expiresAt));
     // Not waited for: what svc tells the reaper waits in the socket while it starts, and it acts on it even if svc is gone by then.
@@ -190,6 +193,17 @@ async function withEphemeralKey(
   } finally {
     if (!leftToReaper) await reaper?.done();
   }
+}
+
+/**
+ * A failure of svc's own while it held a stop signal (one that came during
+ * the create, or the look for what a lost one made): said as it is, and
+ * svc then ends by the signal, as it would have had nothing failed.
+ */
+function endedBy(error: unknown, held: NodeJS.Signals | null): unknown {
+  if (held === null || !(error instanceof CliError) || error.signal !== null) return error;
+  if (error instanceof MaybeCreatedError) return error.stoppedBy(held);
+  return new CliError(error.lines, signalStatus(held) as CliError['exitCode'], error, held);
 }
 
 /** A difference of clocks worth saying: the expiry svc prints is on the server's, and a person reads it on theirs. */

@@ -55,6 +55,12 @@ export class MaybeCreatedError extends CliError {
     return (this.lookup.sighting?.orphans ?? []).filter((key) => this.fates.get(key.id)?.state === 'left');
   }
 
+  /** The same failure, ended by `signal` (a signal its caller held while svc looked), unless one ended it already. */
+  stoppedBy(signal: NodeJS.Signals): MaybeCreatedError {
+    if (this.interrupted !== null) return this;
+    return new MaybeCreatedError(this.cause, this.keyName, this.lookup, this.marked, this.answer, this.fates, signal, this.told);
+  }
+
   /** The same failure once it was explained and its keys' fates decided. */
   settled(fates: ReadonlyMap<string, OrphanFate>): MaybeCreatedError {
     return new MaybeCreatedError(this.cause, this.keyName, this.lookup, this.marked, null, new Map([...this.fates, ...fates]), this.interrupted, true);
