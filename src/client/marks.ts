@@ -18,9 +18,13 @@ import type { CreateKeyRequest } from '../contract/types.js';
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** 36⁶, about two billion: two jobs of one second share a name once in that many. */
 const SUFFIX_LENGTH = 6;
-/** An expiry is pulled back by up to a hundredth of its lifetime, within these: never by as much as a minute, which a person asking 30 days does not mind. */
+/**
+ * An expiry is pulled back by up to a hundredth of its lifetime, within
+ * these: under half a minute, so that a key asked for an hour is still
+ * shown as one that expires in an hour, never as in 59 minutes.
+ */
 const LEAST_PULLED_BACK_MS = 999;
-const MOST_PULLED_BACK_MS = 60_000;
+const MOST_PULLED_BACK_MS = 29_999;
 
 /** What of a create's request svc drew for it: the name, and the expiry (epoch ms), when it did. */
 export interface Marks {
@@ -43,9 +47,9 @@ export class DrawnMarks {
   /**
    * `atMs` as an RFC 3339 time a little earlier, never later: by a random
    * number of milliseconds up to a hundredth of the lifetime from `fromMs`,
-   * at least a second's worth and at most a minute's, so that two jobs
-   * asking the same lifetime in the same second draw the same time about
-   * once in 60,000 (a 30-day key) or 36,000 (an hour's), not once in 1,000.
+   * at least a second's worth and under half a minute's, so that two jobs
+   * asking the same lifetime in the same millisecond draw the same time
+   * about once in 30,000 (a lifetime of 50 minutes or more), not once in 1,000.
    * Never a whole second: a server that rounds the time to the second cannot
    * list it back as sent, and the key is then unmarked.
    */

@@ -57,6 +57,26 @@ describe.each([
   });
 });
 
+describe.each([
+  ['bash', ['bash', '--norc', '--noprofile', '-i', '-c']],
+  ['zsh', ['zsh', '-f', '-i', '-c']],
+])('a %s loop around svc run --ephemeral', (_, shell) => {
+  it('stops at the first Ctrl-C: the job in hand ends and its key is revoked, no job after it starts', async () => {
+    const name = `loop-run-${_}`;
+    const job = `echo "job $SVC_EPHEMERAL_KEY_ID"; sleep 30`;
+    const loop = `for i in 1 2 3; do ${quoted(process.execPath)} ${quoted(SVC_BIN)} run --ephemeral --name ${name} -- sh -c ${quoted(job)}; done`;
+    term = await Terminal.start([...shell, loop], { ...server.env, NO_COLOR: '1' });
+    await term.waitFor('job key_');
+    await term.send('C-c');
+    await term.exitCode();
+    const screen = await term.history();
+    expect(screen.match(/job key_/g)).toHaveLength(1);
+    expect(screen).toMatch(/Revoked key key_\w+\./);
+    const listed = JSON.parse((await svc(['keys', 'list', '--json'], server.env)).stdout).keys as { name: string }[];
+    expect(listed.filter((key) => key.name === name)).toEqual([]);
+  });
+});
+
 describe('a question on the terminal', () => {
   it('Ctrl-C at it ends svc by SIGINT; the terminal is back in line mode', async () => {
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'create'], server.env, undefined, { ending: true });
