@@ -22,17 +22,8 @@ afterEach(async () => {
   term = undefined;
 });
 
-async function create(name: string): Promise<string> {
-  const result = await svc(['keys', 'create', name, '--json'], server.env);
-  expect(result.exitCode, result.stderr).toBe(0);
-  return JSON.parse(result.stdout).id;
-}
-
-/** The ids of the keys that are still there, of `ids`. */
-async function left(ids: readonly string[]): Promise<string[]> {
-  const listed = JSON.parse((await svc(['keys', 'list', '--json'], server.env)).stdout).keys as { id: string }[];
-  return ids.filter((id) => listed.some((key) => key.id === id));
-}
+const create = (name: string) => server.makeKey(name);
+const left = (ids: readonly string[]) => server.left(ids);
 
 const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 

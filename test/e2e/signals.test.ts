@@ -40,17 +40,8 @@ function onStderr(child: Child, text: string): Promise<void> {
 /** Resolves once every fault rule set has been taken by its request: what they hold is out. */
 const rulesTaken = () => expect.poll(async () => (await server.rules()).length).toBe(0);
 
-async function create(name: string): Promise<string> {
-  const result = await svc(['keys', 'create', name, '--json'], server.env);
-  expect(result.exitCode, result.stderr).toBe(0);
-  return JSON.parse(result.stdout).id;
-}
-
-/** Of `ids`, those still on the server. */
-async function left(ids: readonly string[]): Promise<string[]> {
-  const listed = JSON.parse((await svc(['keys', 'list', '--json'], server.env)).stdout).keys as { id: string }[];
-  return ids.filter((id) => listed.some((key) => key.id === id));
-}
+const create = (name: string) => server.makeKey(name);
+const left = (ids: readonly string[]) => server.left(ids);
 
 const STATUS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 const SIGNALS = Object.keys(STATUS) as (keyof typeof STATUS)[];

@@ -22,6 +22,10 @@ export interface FaultyServer {
   requests(): Promise<LoggedRequest[]>;
   /** "METHOD /path status" of each logged request, oldest first, the /api/service prefix left out. */
   seen(): Promise<string[]>;
+  /** A key named `name`, made through the API with the bootstrap key; its id. */
+  makeKey(name: string): Promise<string>;
+  /** Of `ids`, those still on the server. */
+  left(ids: readonly string[]): Promise<string[]>;
 }
 
 export function useFaultyServer(): FaultyServer {
@@ -57,5 +61,14 @@ export function useFaultyServer(): FaultyServer {
     rules: async () => (await admin('GET', '/faults')).rules,
     requests,
     seen: async () => (await requests()).map((r) => `${r.method} ${r.path.replace(/^\/api\/service/, '')} ${r.status}`),
+    async makeKey(name) {
+      const res = await call(server!.url, 'POST', '/api/service/user/api-keys', ready!.apiKey!, { name });
+      if (res.status !== 201) throw new Error(`the create of '${name}' answered ${res.status}`);
+      return res.json.id as string;
+    },
+    async left(ids) {
+      const listed = (await call(server!.url, 'GET', '/api/service/user/api-keys', ready!.apiKey!)).json.keys as { id: string }[];
+      return ids.filter((id) => listed.some((key) => key.id === id));
+    },
   };
 }
