@@ -37,6 +37,8 @@ describe('svc run refuses, before any request', () => {
     [['--env', 'SVC_BASE_URL'], "that variable holds the server's address"],
     [['--env', 'PATH'], 'the command, or what starts it, reads that variable for itself'],
     [['--env', 'ld_preload'], 'the command, or what starts it, reads that variable for itself'],
+    [['--ephemeral', '10m', '--grace', '10m'], '--grace 10m is as long as the key lives'],
+    [['--grace', '3s'], '--grace is how long --ephemeral gives the command'],
   ])('%j', async (args, message) => {
     const result = await svc(['run', ...args, '--', 'true'], local.env);
     expect(result.exitCode).toBe(2);
@@ -226,17 +228,6 @@ describe('svc run: a command that cannot start', () => {
     expect((await call(local.server.url, 'GET', '/_local/requests?limit=1', local.server.adminToken)).json).toEqual(before);
   });
 
-  it('--grace as long as the key lives: a usage error', async () => {
-    const result = await svc(['run', '--ephemeral', '10m', '--grace', '10m', '--', 'true'], local.env);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('--grace 10m is as long as the key lives');
-  });
-
-  it('--grace without --ephemeral: a usage error', async () => {
-    const result = await svc(['run', '--grace', '3s', '--', 'true'], local.env);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('--grace is how long --ephemeral gives the command');
-  });
 });
 
 describe('svc run --ephemeral: the revoke after the job', () => {
