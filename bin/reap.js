@@ -6,8 +6,10 @@
 // is svc's bundle loaded, to kill the command's process group and revoke
 // its key (src/cli/child/reap.ts). Its own file, not a command of the
 // bundle, because every ephemeral run starts one and nearly every one is
-// told "done": loading the bundle to wait took a bare Node start's time
-// again (bench/RESULTS.md, "svc run").
+// told "done": a start that loads the bundle costs about twice a bare
+// Node start (`hyperfine -N 'node -e 0' 'node bin/svc.js --help'`: 2.1x,
+// 58 ms and 120 ms, on the 2-core development machine), CPU a run's own
+// requests and command compete for.
 'use strict';
 
 const { Socket } = process.getBuiltinModule('node:net');
