@@ -1,6 +1,7 @@
 import type { Transport } from '../client/transport.js';
 import type { Reaper, ReaperServer } from './child/reaper.js';
 import type { Prompter } from './prompt.js';
+import { hold } from './held-signals.js';
 
 /**
  * What svc takes from the world besides its terminal: how requests go out,
@@ -34,19 +35,6 @@ export interface Deps {
   onSignal: (signals: NodeJS.Signals[], listener: (signal: NodeJS.Signals) => void) => () => void;
 }
 
-/** How many of svc's own listeners (realDeps.onSignal) each signal has now. */
-const held = new Map<NodeJS.Signals, number>();
-
-/**
- * Whether svc itself listens for `signal` now (a command that shuts down
- * cleanly, or waits for an answer that holds a secret): bin/svc.js's
- * default handler then leaves the signal to it. Listeners of a library's
- * (the prompts' signal-exit) do not count: at a prompt, SIGTERM still ends svc.
- */
-export function holdsSignal(signal: NodeJS.Signals): boolean {
-  return (held.get(signal) ?? 0) > 0;
-}
-
 export const realDeps: Deps = {
   now: () => Date.now(),
   sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
@@ -59,7 +47,7 @@ export const realDeps: Deps = {
   onSignal(signals, listener) {
     for (const signal of signals) {
       process.on(signal, listener);
-      held.set(signal, (held.get(signal) ?? 0) + 1);
+      hold(signal, 1);
     }
     let subscribed = true;
     return () => {
@@ -67,7 +55,7 @@ export const realDeps: Deps = {
       subscribed = false;
       for (const signal of signals) {
         process.off(signal, listener);
-        held.set(signal, held.get(signal)! - 1);
+        hold(signal, -1);
       }
     };
   },

@@ -3,6 +3,8 @@ import type { Readable } from 'node:stream';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { isatty, ReadStream } from 'node:tty';
 import { readEnv } from './environment.js';
+import { holdsSignal } from './held-signals.js';
+import { STOPPING_SIGNALS } from './errors.js';
 import { colourLevel, type ColourLevel } from './render/colour.js';
 
 /**
@@ -49,6 +51,13 @@ export interface IO {
   stdoutWritten?: () => Promise<Error | null>;
   /** The same for stderr: where svc's messages went, or did not (a log on a full disk). */
   stderrWritten?: () => Promise<Error | null>;
+  /**
+   * The first stop signal (SIGINT, SIGTERM, SIGHUP) that reached svc while
+   * svc held it to finish what was in hand (an answer, the key in hand of a
+   * batch, a revoke): a failure of that work still ends svc by it. A signal
+   * svc did not hold ended it at once (bin/svc.js). Unset: none ever comes.
+   */
+  heldSignal?: () => NodeJS.Signals | null;
   /**
    * The man page this svc ships (man/svc.1 beside its bin/), which `man svc`
    * does not find when svc was not installed where man looks (npx, a
@@ -144,6 +153,12 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
   });
   const stderr = open('stderr', () => process.stderr);
   let stdinBuilt = false;
+  let held: NodeJS.Signals | null = null;
+  for (const signal of STOPPING_SIGNALS) {
+    process.on(signal, () => {
+      if (holdsSignal(signal)) held ??= signal;
+    });
+  }
   const io: IO = {
     get stdout() {
       return stdout();
@@ -176,6 +191,7 @@ export function processIO(onError: (error: NodeJS.ErrnoException) => void): Proc
     // Not built yet: nothing was written to it, so nothing failed.
     stdoutWritten: () => (opened.includes(process.stdout) ? written(process.stdout) : Promise.resolve(null)),
     stderrWritten: () => (opened.includes(process.stderr) ? written(process.stderr) : Promise.resolve(null)),
+    heldSignal: () => held,
     env: process.env,
     invokedAs: invocation(process.argv[1], workingDirectory()),
     // Asked only by the top-level help.

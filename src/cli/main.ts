@@ -7,7 +7,7 @@ import type { Ending } from './report.js';
 
 export { processIO } from './io.js';
 export { ExitCode } from './errors.js';
-export { holdsSignal } from './deps.js';
+export { holdsSignal } from './held-signals.js';
 export { restoreV8Flags } from '../client/wasm-tiering.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
-import { BrokenPipeError, CliError, endingSignal, ExitCode, InterruptedError, loginCommand, PassedOnStatus, PromptCancelledError } from './errors.js';
+import { BrokenPipeError, CliError, endingSignal, ExitCode, InterruptedError, loginCommand, PassedOnStatus, PromptCancelledError, signalExitCode } from './errors.js';
 import { isLoopbackHost } from '../client/loopback.js';
 import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
 import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
@@ -326,6 +326,8 @@ export interface FailureOutput extends ReportOptions {
   json?: { stdoutUsed: boolean };
   /** The failure's lines were printed already (commander's usage errors): only the document is left. */
   said?: boolean;
+  /** A stop signal svc held while the work in hand finished, and that work failed: svc ends by it. */
+  held?: NodeJS.Signals | null;
 }
 
 /** How svc's process is to end: its exit code, or the signal it dies by (whose status a shell shows as 128 + its number, the exit code). */
@@ -347,10 +349,12 @@ export interface Ending {
  * (bin/svc.js re-raises it once the output is flushed), else with the exit code.
  */
 export function reportFailure(error: unknown, options: FailureOutput, render: Renderer): Ending {
-  const report = describeFailure(error, options);
-  const ending = { exitCode: report.exitCode, signal: endingSignal(error) };
-  // svc run's COMMAND ended so: its status is passed on, and it is not svc's failure to describe.
-  if (error instanceof PassedOnStatus) return ending;
+  // svc run's COMMAND ended so: its status is passed on, and it is not svc's failure to describe; svc run answers its own signals.
+  if (error instanceof PassedOnStatus) return { exitCode: error.exitCode, signal: endingSignal(error) };
+  const described = describeFailure(error, options);
+  const signal = endingSignal(error) ?? options.held ?? null;
+  const report = signal === null ? described : { ...described, exitCode: signalExitCode(signal) };
+  const ending = { exitCode: report.exitCode, signal };
   const answer = error instanceof MaybeCreatedError ? error.answer : null;
   const brokenPipe = error instanceof BrokenPipeError;
   if (options.json && !options.json.stdoutUsed && !brokenPipe) render.json(failureDocument(error, report));

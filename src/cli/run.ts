@@ -136,7 +136,11 @@ export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): 
       if (!options.json) return { exitCode: ExitCode.usage, signal: null };
       return reportFailure(new UsageError(commanderMessage(error)), { ...options, said: true }, await createRenderer(io, { quiet: false }));
     }
-    return reportFailure(error, options, await createRenderer(io, { quiet: false }));
+    // A stop signal svc held to finish what was in hand (an answer, a key of a batch, a revoke) and that work then failed:
+    // svc ends by it all the same, as it said it would, so that a loop around svc stops. svc serve's SIGTERM is how it
+    // is stopped, not a stop held for work in hand: a failure of its shutdown is its own.
+    const held = commandWords(program, argv)[0] === 'serve' ? null : (io.heldSignal?.() ?? null);
+    return reportFailure(error, { ...options, held }, await createRenderer(io, { quiet: false }));
   }
 }
 

@@ -143,6 +143,23 @@ describe('a signal a command waits through, then ends by', () => {
     expect(await left(ids)).toEqual([ids[2]]);
   });
 
+  it.each([
+    ['keys revoke, whose key in hand then fails', (id: string) => ({ method: 'DELETE', path: `/user/api-keys/${id}`, delayMs: 1500, status: 400 }), (id: string) => ['keys', 'revoke', id, '--yes', '--json']],
+    ['keys disable, whose change then fails', (id: string) => ({ method: 'PATCH', path: `/user/api-keys/${id}`, delayMs: 1500, status: 400 }), (id: string) => ['keys', 'disable', id, '--json']],
+    ['keys create, whose create is then refused', () => ({ method: 'POST', path: '/user/api-keys', delayMs: 1500, status: 400 }), () => ['keys', 'create', 'refused-after-sigint', '--json']],
+  ])('%s: the failure is said, and svc dies by the SIGINT it held (a loop around it stops)', async (_, rule, args) => {
+    const id = await create('held-then-failed');
+    await server.fault(rule(id));
+    const child = svc(args(id), server.env);
+    await rulesTaken();
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.signal, result.stderr).toBe('SIGINT');
+    expect(result.stderr).toMatch(/error: .*400/);
+    const { error } = JSON.parse(result.stdout) as { error: { exitCode: number; status: number } };
+    expect(error).toMatchObject({ exitCode: 130, status: 400 });
+  });
+
   it("keys create whose answer is lost after a first SIGINT: svc looks for the key, says what it found, and dies by SIGINT", async () => {
     await server.fault({ method: 'POST', path: '/user/api-keys', then: 'hang' });
     const child = svc(['--json', '--timeout', '3000', 'keys', 'create', 'lost-after-sigint'], server.env);
