@@ -94,9 +94,9 @@ describe('a create is never retried', () => {
     expect(post).toBe('POST /user/api-keys 502');
     expect(new Set(looks)).toEqual(new Set(['GET /user/api-keys 200']));
     expect(result.stderr).toContain("No key named 'ci' made since the request began is in the list yet");
-    expect(result.stderr).toMatch(new RegExp(`svc looked ${looks.length} times, until 30 s after the failure, when the create must have settled`));
+    expect(result.stderr).toMatch(new RegExp(`svc looked ${looks.length} times, until 65 s after the failure, when the create must have settled`));
     // The waits between looks: soon at first, then every 8 s, none past the window.
-    expect(result.slept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(30_000);
+    expect(result.slept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(65_000);
     expect(await keyNames()).toEqual(['bootstrap']);
   });
 

@@ -4,6 +4,9 @@ import { records, startSpecServer, type SpecServer, type Variation } from '../he
 import { svc, tempConfigDir } from '../helpers/in-process.js';
 import { scriptedPrompter } from '../helpers/prompter.js';
 
+/** What a garbled answer may hold: a value shaped like a key, which svc cannot tell for the secret or not. */
+const GARBLED_SECRET = `sk_${'Gq7'.repeat(21)}x`;
+
 // docs/contract.md §C4: the request reached the server and did its work, then the
 // answer was lost (a dropped connection, a 5xx, a body that cannot be read).
 
@@ -131,14 +134,24 @@ describe('a create that may have made a key nobody saw', () => {
     expect(result.stderr).not.toContain(older.id);
   });
 
-  it('a 201 whose body is not JSON: what came is printed on stdout, the key is named', async () => {
+  it('a 201 whose body is not JSON but holds what may be the secret: what came is printed on stdout, the key is named', async () => {
     const e = await env();
-    server.rules.push({ method: 'POST', times: 1, then: { status: 201, body: 'created, secret below\n' } });
-    const result = await svc(['keys', 'create', 'ci'], e);
+    server.rules.push({ method: 'POST', times: 1, then: { status: 201, body: `created, secret: ${GARBLED_SECRET}\n` } });
+    const result = await svc(['keys', 'create', 'ci', '--expires-in', '30d'], e);
     const orphan = [...server.keys.values()].find((k) => k.name === 'ci')!;
     expect(result.exitCode).toBe(1);
-    expect(result.stdout).toBe('created, secret below');
+    expect(result.stdout).toBe(`created, secret: ${GARBLED_SECRET}`);
+    expect(result.stderr).toContain('its secret may be in the answer printed above');
     expect(result.stderr).toContain(`svc keys revoke ${orphan.id}`);
+  });
+
+  it('a 201 whose body holds nothing shaped like a key (an HTML page): nobody has the secret, so its key, told by its mark, is revoked', async () => {
+    const e = await env();
+    server.rules.push({ method: 'POST', times: 1, then: { status: 201, body: '<html><body>Created</body></html>\n' } });
+    const result = await svc(['keys', 'create', 'html-answer', '--expires-in', '30d', '--json'], e);
+    expect(result.exitCode).toBe(1);
+    expect([...server.keys.values()].filter((k) => k.name === 'html-answer')).toEqual([]);
+    expect(JSON.parse(result.stdout).error.orphans).toEqual([expect.objectContaining({ revoked: true })]);
   });
 
   it('a 502 that did nothing: says no key appeared', async () => {
@@ -205,12 +218,12 @@ describe('a create that may have made a key nobody saw', () => {
 
   it('on a terminal, a 201 svc cannot read, which may hold the secret: offers to revoke the key it made (its mark tells it), and does so on "y"', async () => {
     const e = await env();
-    server.rules.push({ method: 'POST', times: 1, then: { status: 201, body: 'created, secret below\n' } });
+    server.rules.push({ method: 'POST', times: 1, then: { status: 201, body: `created, secret: ${GARBLED_SECRET}\n` } });
     const prompter = scriptedPrompter([{ confirm: true }]);
     const result = await svc(['keys', 'create', 'laptop', '--expires-in', '30d'], e, { tty: true, deps: { prompter } });
     expect(prompter.asked[0]).toContain('Revoke it now?');
     expect(result.exitCode).toBe(1);
-    expect(result.stdout).toBe('created, secret below');
+    expect(result.stdout).toBe(`created, secret: ${GARBLED_SECRET}`);
     // The explanation is said before the question; after it, only what became of the key.
     const orphanId = result.stderr.match(/\nerror: The create failed: (\S+), the key it made, is revoked now\.$/)![1]!;
     expect(result.stderr.replace(/\s+/g, ' ')).toContain(`${orphanId} created `);

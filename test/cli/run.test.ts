@@ -93,23 +93,36 @@ describe('signals to svc run --ephemeral before the command', () => {
       deps: signalsOn([{ method: 'POST', signal: 'SIGTERM' }]),
     });
     expect(result.exitCode).toBe(143);
-    expect(result.stderr).toContain("SIGTERM: waiting for the create's answer");
+    expect(result.stderr).toContain("SIGTERM: waiting for the create's outcome");
     expect(result.stderr).toMatch(/Revoked key key_\w+\./);
     expect(await requests(2)).toEqual(['POST 201', 'DELETE 200']);
     expect(await named('one signal')).toEqual([]);
   });
 
-  it('a second during the create: svc stops at once, naming the key that may be made and its expiry', async () => {
+  it.each([
+    ['a reaper', true],
+    ['no reaper', false],
+  ])('a second during the create, with %s: svc stops at once; the reaper looks on for the key, or svc names it and its expiry', async (_, withReaper) => {
     await fault({ method: 'POST', path: '/user/api-keys', delayMs: 300 });
+    const reaper = recordingReaper();
     const result = await svc(['run', '--ephemeral', '--name', 'two signals', '--', 'true'], local.env, {
-      deps: signalsOn([
-        { method: 'POST', signal: 'SIGINT' },
-        { method: 'POST', signal: 'SIGINT' },
-      ]),
+      deps: {
+        ...signalsOn([
+          { method: 'POST', signal: 'SIGINT' },
+          { method: 'POST', signal: 'SIGINT' },
+        ]),
+        startReaper: withReaper ? reaper.start : () => null,
+      },
     });
     expect(result.exitCode).toBe(130);
-    expect(result.stderr).toMatch(/Stopped while the create was out: a key named 'two signals' may have been made; it works until \S+Z unless revoked\./);
-    expect(result.stderr).toContain("svc keys list --name 'two signals'");
+    if (withReaper) {
+      expect(result.stderr).toMatch(/may have been made; svc's reaper goes on looking for it, by the expiry svc drew for it \(\S+Z\), and revokes it\./);
+      // Not told "done": the create is the reaper's to settle.
+      expect(reaper.orders.map((order) => Object.keys(order)[0])).toEqual(['server', 'creating']);
+    } else {
+      expect(result.stderr).toMatch(/Stopped while the create was out: a key named 'two signals' may have been made; it works until \S+Z unless revoked\./);
+      expect(result.stderr).toContain("svc keys list --name 'two signals'");
+    }
   });
 });
 

@@ -211,7 +211,7 @@ describe.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s to svc run --ephemer
     run.signalOn('stderr', '> POST ', signal);
     const result = await run.child;
     expect(result.signal, result.stderr).toBe(signal);
-    expect(result.stderr).toContain(`${signal}: waiting for the create's answer, to revoke the key it makes`);
+    expect(result.stderr).toContain(`${signal}: waiting for the create's outcome, to revoke the key it makes`);
     expect(result.stderr).toMatch(/Revoked key key_\w+\./);
     expect(() => readFileSync(file.path)).toThrow();
     expect(await requests(2)).toEqual(['POST 201', 'DELETE 200']);
@@ -287,7 +287,7 @@ describe('SIGKILL to svc run --ephemeral', () => {
     await expect.poll(() => works(key)).toBe(401);
     await expect.poll(() => alive(pid)).toBe(false);
     expect(result.stderr).toMatch(
-      /svc run's reaper: svc \(pid \d+\) ended before it had revoked its command's key, so the reaper did\.\nIt killed what was left of the command \(process group \d+\)\.\nIt revoked the key made for the command, key_\w+\./,
+      /svc run's reaper: svc \(pid \d+\) ended before it had revoked its command's key\.\nIt killed what was left of the command \(process group \d+\)\.\nIt revoked the key made for the command, key_\w+\./,
     );
   });
 });

@@ -219,16 +219,18 @@ describe('svc run', () => {
     expect((await server.seen()).filter((line) => line.startsWith('POST'))).toEqual([]);
   });
 
-  it('a second SIGINT while its create is out: svc stops at once, naming the key that may be left, and dies by SIGINT', async () => {
-    await server.fault({ method: 'POST', path: '/user/api-keys', then: 'hang' });
+  it("a second SIGINT while its create is out: svc stops at once, dies by SIGINT, and its reaper finds the key the create made and revokes it", async () => {
+    await server.fault({ method: 'POST', path: '/user/api-keys', then: 'hang', after: true });
     const child = svc(['--verbose', 'run', '--ephemeral', '--name', 'run-twice', '--', ...command], server.env);
     await onStderr(child, '> POST');
     child.kill('SIGINT');
-    await onStderr(child, "waiting for the create's answer");
+    await onStderr(child, "waiting for the create's outcome");
     child.kill('SIGINT');
     const result = await child;
     expect(result.signal).toBe('SIGINT');
-    expect(result.stderr).toContain("Stopped while the create was out: a key named 'run-twice' may have been made");
+    expect(result.stderr).toContain("Stopped while the create was out: a key named 'run-twice' may have been made; svc's reaper goes on looking for it");
+    // The reaper shares svc's stderr: it has said its word by the time the stream closes.
+    expect(result.stderr).toMatch(/It revoked the key svc's create made meanwhile, key_\w+, whose secret nobody saw\./);
   });
 
   it.each([

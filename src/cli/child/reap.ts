@@ -11,6 +11,7 @@ import { realDeps, type Deps } from '../deps.js';
 import { CliError } from '../errors.js';
 import type { IO } from '../io.js';
 import { REAP_BOUND_MS, revokeEphemeralKey, unguarded } from '../operations/ephemeral.js';
+import { GATEWAY_MS, lookForOrphans } from '../operations/look-for-orphans.js';
 import { createRenderer } from '../render/renderer.js';
 import { clip, shellWord } from '../render/text.js';
 import { revokeCommand } from '../keys.js';
@@ -32,7 +33,7 @@ export async function reap(left: Leftovers, io: IO, deps: Deps = realDeps): Prom
   const lines = [
     key === null && creating !== null
       ? `svc run's reaper: svc (pid ${server.svcPid}) ended while it was making its command's key.`
-      : `svc run's reaper: svc (pid ${server.svcPid}) ended before it had revoked its command's key, so the reaper did.`,
+      : `svc run's reaper: svc (pid ${server.svcPid}) ended before it had revoked its command's key.`,
   ];
   if (group !== null && jobAlive(group)) {
     signalJob(group, 'SIGKILL');
@@ -46,7 +47,8 @@ export async function reap(left: Leftovers, io: IO, deps: Deps = realDeps): Prom
       lines.push(...(error instanceof CliError ? error.lines : [`The key made for the command, ${clip(key.id, 200)}, could not be revoked: ${clip((error as Error).message, 200)}.`]));
     }
   }
-  if (key === null && creating !== null) lines.push(...(await revokeWhatItMade(creating, await reaperClient(server, io, deps), deps)));
+  // A create's key may land as late as a gateway lets its upstream work: the reaper looks as long as svc itself would have.
+  if (key === null && creating !== null) lines.push(...(await revokeWhatItMade(creating, await reaperClient(server, io, deps, GATEWAY_MS + server.timeoutMs), deps)));
   (await createRenderer(io, { quiet: false })).warn(...lines);
 }
 
@@ -57,7 +59,6 @@ export async function reap(left: Leftovers, io: IO, deps: Deps = realDeps): Prom
  * A key of that name without the marks may be another job's: named only.
  */
 async function revokeWhatItMade(wanted: Wanted, client: ApiClient, deps: Deps): Promise<string[]> {
-  const { lookForOrphans } = await import('../operations/look-for-orphans.js');
   const lookup = await lookForOrphans(client, wanted, { now: deps.now, stop: new Promise(() => {}), once: false });
   const lines: string[] = [];
   for (const orphan of lookup.sighting?.orphans ?? []) {
@@ -72,24 +73,24 @@ async function revokeWhatItMade(wanted: Wanted, client: ApiClient, deps: Deps): 
   const named = `'${clip(wanted.name, 200)}'`;
   const others = lookup.sighting?.candidates ?? [];
   return [
-    `svc ended while its create of a key named ${named} was out, and no key it can tell for that create's was in the list within ${REAP_BOUND_MS / 1000} s${
-      lookup.failure === null ? '' : ` (${clip(lookup.failure, 200)})`
+    `svc ended while its create of a key named ${named} was out, and no key it can tell for that create's was in the list within ${Math.round(lookup.windowMs / 1000)} s of svc's end${
+      lookup.failure === null ? '' : ` (the last look: ${clip(lookup.failure, 200)})`
     }: check \`svc keys list --name ${shellWord(wanted.name)}\`.`,
     ...others.map((other) => `  ${clip(other.id, 200)}, of that name, may be another job's: svc revoked none.`),
   ];
 }
 
 /** svc's client as svc's session had it, within the reaper's bound: the proxies and CAs come with the environment svc passed on. */
-async function reaperClient(server: ReaperServer, io: IO, deps: Deps): Promise<ApiClient> {
+async function reaperClient(server: ReaperServer, io: IO, deps: Deps, boundMs = REAP_BOUND_MS): Promise<ApiClient> {
   const [{ ApiClient }, { createUndiciTransport }] = await Promise.all([import('../../client/api.js'), import('../../client/transport.js')]);
-  const until = deps.now() + REAP_BOUND_MS;
+  const until = deps.now() + boundMs;
   return new ApiClient({
     baseUrl: server.baseUrl,
     apiKey: server.apiKey,
     timeoutMs: Math.min(server.timeoutMs, REAP_BOUND_MS),
     deadlineMs: until,
     waitUntilMs: until,
-    policy: { ...DEFAULT_POLICY, maxWaitSeconds: REAP_BOUND_MS / 1000 },
+    policy: { ...DEFAULT_POLICY, maxWaitSeconds: boundMs / 1000 },
     transport: deps.transport ?? createUndiciTransport({ proxy: proxySettings(io.env) }),
     userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
     wait: (event) => deps.sleep(event.ms),

@@ -144,6 +144,8 @@ async function withEphemeralKey(
   const guard = guarding(session, signals, () => armed !== false, (wanted) => reaper?.creating(wanted));
   try {
     const key = await createEphemeralKey(session.client, request, guard.run, deps.now).catch((error: unknown) => {
+      // Stopped at once while the create was out or svc looked for what it made: the reaper, told of the create, looks on.
+      leftToReaper = error instanceof SignalStop && reaper !== null;
       throw endedBy(error, guard.held());
     });
     session.render.info(`Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`);
@@ -262,16 +264,15 @@ function guarding(session: KeySession, signals: SignalWatch, reaperHolds: () => 
 }
 
 function waitingFor(step: Exclude<Step, { kind: 'clock' }>, signal: NodeJS.Signals): string {
-  if (step.kind === 'create') return `${signal}: waiting for the create's answer, to revoke the key it makes; the command will not be run (a second signal stops at once).`;
+  if (step.kind === 'create') return `${signal}: waiting for the create's outcome, to revoke the key it makes; the command will not be run (a second signal stops at once).`;
   return `${signal}: waiting for the revoke of ${clip(step.key.id, 200)} to finish (a second signal stops at once).`;
 }
 
 function leftBehind(step: Exclude<Step, { kind: 'clock' }>, reaperHolds: boolean): string[] {
   if (step.kind === 'create') {
-    return [
-      `Stopped while the create was out: a key named '${clip(step.name, 200)}' may have been made; it works until ${step.expiresAt} unless revoked.`,
-      `Find it with \`svc keys list --name ${shellWord(step.name)}\` and revoke it.`,
-    ];
+    const stopped = `Stopped while the create was out: a key named '${clip(step.name, 200)}' may have been made`;
+    if (reaperHolds) return [`${stopped}; svc's reaper goes on looking for it, by the expiry svc drew for it (${step.expiresAt}), and revokes it.`];
+    return [`${stopped}; it works until ${step.expiresAt} unless revoked.`, `Find it with \`svc keys list --name ${shellWord(step.name)}\` (its expiry is ${step.expiresAt}) and revoke it.`];
   }
   const { id, expiresAt } = step.key;
   if (reaperHolds) return [`Stopped while the key made for the command, ${clip(id, 200)}, was being revoked: svc's reaper goes on revoking it, for up to ${REAP_BOUND_MS / 1000} s.`];
@@ -323,7 +324,7 @@ async function passOn(session: KeySession, end: ChildEnd | null, received: NodeJ
  */
 async function sayOnStdoutIfStderrFailed(session: KeySession, lines: readonly string[]): Promise<void> {
   if (lines.length === 0 || (await session.io.stderrWritten?.()) == null) return;
-  session.render.lines(lines.map((line) => `svc: ${line}`));
+  session.render.lines(lines.map((line) => (line.startsWith('svc ') ? line : `svc: ${line}`)));
 }
 
 /** Variables a command needs for its own running, found by name whatever their case (Windows). */

@@ -8,6 +8,7 @@
 import type { ApiClient, RequestPhase, RetryReason } from '../../client/api.js';
 import { ApiError, NetworkError, UnexpectedResponseError } from '../../client/errors.js';
 import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
+import { keyIn } from '../../contract/key-format.js';
 import type { Marks } from '../../client/marks.js';
 import type { CreateKeyRequest } from '../../contract/types.js';
 import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interrupt.js';
@@ -36,6 +37,13 @@ export interface CreateWatch {
   onSignal: Deps['onSignal'];
   /** Told of the first Ctrl-C (or SIGTERM) while the request is out, when svc waits on for the answer. */
   interrupted(): void;
+  /**
+   * An answer svc cannot read, which may hold the secret: shown for the
+   * person to keep (the default), or let go and its key revoked, where the
+   * key is a job's that nobody is to keep (svc run --ephemeral, whose
+   * stdout is the job's log).
+   */
+  unreadableAnswer?: 'show' | 'drop';
 }
 
 /** The server answered, but svc cannot tell which part of the answer is the secret (docs/contract.md §C6). */
@@ -118,8 +126,9 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
     return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow(), interrupted };
   } catch (error) {
     if (!mayHaveCreated(error)) throw error;
-    // A body svc cannot parse may still hold the secret: the report prints what there is.
-    const answer = error instanceof UnexpectedResponseError && error.text.trim() !== '' ? error.text : null;
+    // A body svc cannot parse may still hold the secret, where it holds a value shaped like a key: the report prints what
+    // there is, for the person to keep. One that holds none (an HTML page) gives nobody the secret, nor one a job's key came in.
+    const answer = error instanceof UnexpectedResponseError && watch.unreadableAnswer !== 'drop' && keyIn(error.text) !== null ? error.text : null;
     throw await afterLostAnswer(client, request, { cause: error, answer, marks, began, existing, interrupted }, watch);
   }
 }

@@ -81,7 +81,7 @@ export async function createEphemeralKey(
   const askedMs = Date.parse(asked);
   const name = request.name ?? client.marks.name(`run ${clip(basename(request.command), 60)} ${new Date(serverNow).toISOString().replace(/\.\d+Z$/, 'Z')}`);
   // The run's own watch answers the signals (the guard): the create's must not answer them a second time.
-  const watch = { now, onSignal: () => () => {}, interrupted: () => {} };
+  const watch = { now, onSignal: () => () => {}, interrupted: () => {}, unreadableAnswer: 'drop' as const };
   // What tells this create's key from every other, for whoever must look for it if its answer never comes (svc's reaper).
   const wanted: Wanted = { name, marks: { name: request.name === undefined, expiresAtMs: askedMs }, beganMs: now(), existing: [] };
   const made = await guard({ kind: 'create', name, expiresAt: asked, wanted }, () => createKey(client, { name, expiresAt: asked }, watch));
@@ -136,7 +136,11 @@ export async function revokeEphemeralKey(client: ApiClient, key: EphemeralKey, g
   }
   const gone = await guard({ kind: 'revoke', key }, () => confirmGone(client, key, sleep));
   if (gone === true) return;
-  throw notRevoked(key, gone === false ? `was answered 404 to its revoke (${notFound}), but it still works: it is not revoked` : `was answered 404 to its revoke (${notFound}), and svc could not tell whether it still works (${clip(gone.why, 200)})`);
+  if (gone === false) throw notRevoked(key, `was answered 404 to its revoke (${notFound}), but it still works: it is not revoked`);
+  throw new CliError([
+    `The key made for the command, ${clip(key.id, 200)}, was answered 404 to its revoke (${notFound}), and svc could not tell whether it still works (${clip(gone.why, 200)}).`,
+    `If it does, it works until ${key.expiresAt}: revoke it with \`svc keys revoke ${shellWord(key.id)}\`.`,
+  ]);
 }
 
 /**

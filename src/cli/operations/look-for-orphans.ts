@@ -4,7 +4,8 @@
  * connection cut mid-answer, says nothing of when the key will be in the
  * list: svc reads the list again, with the client's retry policy for each
  * read, until it finds its own key, or until the create must have settled
- * (SETTLE_WINDOW_MS after the failure), or the command's wait budget ends.
+ * (SETTLE_WINDOW_MS after the failure, and no sooner than GATEWAY_MS after
+ * the request began), or the command's wait budget ends.
  */
 import type { ApiClient } from '../../client/api.js';
 import { ApiError, IncompleteListError, NetworkError } from '../../client/errors.js';
@@ -18,6 +19,14 @@ import { serverSince, sortOut, type Sighting, type Wanted } from './own-key.js';
  * request timed out by svc after its own 10 s has less of that left).
  */
 export const SETTLE_WINDOW_MS = 30_000;
+
+/**
+ * How long after the request began a create may still land behind a
+ * gateway: nginx gives an upstream 60 s by default (proxy_read_timeout),
+ * haproxy 50 s, and svc's own timeout (10 s) may have ended the request
+ * long before theirs; a little more for the upstream's own commit.
+ */
+export const GATEWAY_MS = 65_000;
 
 /** The gaps between looks, the last repeated: soon at first, when most late answers land, then every 8 s. */
 const LOOK_GAPS_MS = [1_000, 2_000, 4_000, 8_000];
@@ -36,6 +45,8 @@ export interface OrphanLookup {
   end: LookEnd;
   /** Why the last read failed, when it did (a failed read before a good one is forgotten). */
   failure: string | null;
+  /** How long after the failure svc was to look, until the create must have settled. */
+  windowMs: number;
 }
 
 export interface LookOptions {
@@ -49,7 +60,8 @@ export interface LookOptions {
 const STOPPED = Symbol('stopped');
 
 export async function lookForOrphans(client: ApiClient, wanted: Wanted, { now, stop, once }: LookOptions): Promise<OrphanLookup> {
-  const settlesAt = now() + SETTLE_WINDOW_MS;
+  const windowMs = Math.max(SETTLE_WINDOW_MS, wanted.beganMs + GATEWAY_MS - now());
+  const settlesAt = now() + windowMs;
   const stopped = stop.then((): typeof STOPPED => STOPPED);
   let sighting: Sighting | null = null;
   let failure: string | null = null;
@@ -60,7 +72,7 @@ export async function lookForOrphans(client: ApiClient, wanted: Wanted, { now, s
   const since = (serverNowMs: number) => (sinceMs ??= serverSince(wanted.beganMs, serverNowMs, now()));
   for (let looks = 1; ; looks++) {
     const read = await Promise.race([readOnce(client, wanted, since), stopped]);
-    const done = (end: LookEnd): OrphanLookup => ({ sighting, looks, end, failure });
+    const done = (end: LookEnd): OrphanLookup => ({ sighting, looks, end, failure, windowMs });
     if (read === STOPPED || read.kind === 'signal') return done('signal');
     if (read.kind === 'read') {
       sighting = read.sighting;
@@ -71,7 +83,7 @@ export async function lookForOrphans(client: ApiClient, wanted: Wanted, { now, s
       if (!read.passing) return done('failed');
     }
     if (once) return done('signal');
-    const settlesInMs = Math.min(settlesAt - now(), SETTLE_WINDOW_MS - pausedMs);
+    const settlesInMs = Math.min(settlesAt - now(), windowMs - pausedMs);
     if (settlesInMs <= 0) return done('settled');
     const room = client.waitRoomMs();
     if (room <= 0) return done(client.noWait ? 'no-wait' : 'budget');

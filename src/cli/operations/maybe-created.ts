@@ -6,7 +6,7 @@
 import { CliError, ExitCode, signalExitCode } from '../errors.js';
 import { revokeCommand } from '../keys.js';
 import { clip, shellWord } from '../render/text.js';
-import { SETTLE_WINDOW_MS, type OrphanLookup } from './look-for-orphans.js';
+import { GATEWAY_MS, SETTLE_WINDOW_MS, type OrphanLookup } from './look-for-orphans.js';
 import type { ListedKey } from './own-key.js';
 
 /**
@@ -101,11 +101,18 @@ function findings(name: string, lookup: OrphanLookup, marked: boolean, fates: Re
   const undated = sighting.candidates.filter((key) => key.createdAt === null);
   if (orphans.length > 0) {
     const one = orphans.length === 1;
-    lines.push(`It did take effect: ${one ? 'a key' : `${orphans.length} keys`} named ${quoted} appeared since the request began, made by this create, and no one has seen ${one ? 'its secret' : 'their secrets'}.`);
+    const seen = [...fates.values()].some((fate) => fate.state === 'left')
+      ? `its secret may be in the answer printed above`
+      : `no one has seen ${one ? 'its secret' : 'their secrets'}`;
+    lines.push(`It did take effect: ${one ? 'a key' : `${orphans.length} keys`} named ${quoted} appeared since the request began, made by this create, and ${seen}.`);
     lines.push(...orphans.map((key) => `  ${clip(key.id, 200)}  created ${new Date(key.createdAt).toISOString()}  ${fateText(key.id, fates.get(key.id))}`));
   } else if (dated.length > 0) {
     const one = dated.length === 1;
-    const why = marked ? `${one ? 'it does not list' : 'none of them lists'} the exact expiry svc sent, which this server may round` : 'svc sent nothing only it sends: an expiry from --expires-in, or a name svc draws, would tell';
+    const why = sighting.collided
+      ? 'they carry the expiry svc drew for this create, which one create cannot have made twice: another job drew the same'
+      : marked
+        ? `${one ? 'it does not list' : 'none of them lists'} the exact expiry svc sent, which this server may round`
+        : 'svc sent nothing only it sends: an expiry from --expires-in, or a name svc draws, would tell';
     lines.push(
       `${one ? 'A key' : `${dated.length} keys`} named ${quoted} ${one ? 'was' : 'were'} made since the request began, and svc cannot tell whether ${one ? 'it is' : 'one of them is'} the one this create made: another client may have made ${one ? 'it' : 'them'} with the same name in the same moment (${why}).`,
       'svc revoked none; revoke one only if no other client made it:',
@@ -144,12 +151,12 @@ function fateText(id: string, fate: OrphanFate | undefined): string {
 }
 
 /** How long svc looked, when it did not find its key: what "not in the list" is worth. */
-function howLong({ looks, end, failure }: OrphanLookup): string {
+function howLong({ looks, end, failure, windowMs }: OrphanLookup): string {
   const times = looks === 1 ? 'once' : `${looks} times`;
   const failed = failure === null ? '' : ` The last look failed (${clip(failure, 200)}); what is said above is from the one before.`;
   switch (end) {
     case 'settled':
-      return `svc looked ${times}, until ${SETTLE_WINDOW_MS / 1000} s after the failure, when the create must have settled.${failed}`;
+      return `svc looked ${times}, until ${Math.round(windowMs / 1000)} s after the failure, when the create must have settled (at least ${SETTLE_WINDOW_MS / 1000} s after it, and ${GATEWAY_MS / 1000} s after the request began, as long as a gateway in front gives a slow server).${failed}`;
     case 'no-wait':
       return `svc looked once: --no-wait lets it wait for no second look.${failed}`;
     case 'budget':

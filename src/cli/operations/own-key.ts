@@ -26,6 +26,8 @@ export interface Sighting {
   unnamed: number;
   /** Why the list may lack keys the server has, when it may. */
   incomplete: string | null;
+  /** More than one key carried this create's mark, which one create cannot have made: another job drew the same. */
+  collided: boolean;
 }
 
 export interface Wanted {
@@ -48,13 +50,18 @@ export function sortOut(list: KeyList, wanted: Wanted, sinceMs: number): Sightin
     if (listed.createdAt === null) candidates.push(listed);
     else if (listed.createdAt >= since) (marked(listed, wanted.marks) ? orphans : candidates).push(listed as DatedKey);
   });
-  // Every key svc makes carries its marks: once one is listed with them, the server keeps them, and a key without them is another's.
-  return {
-    orphans,
-    candidates: orphans.length > 0 ? [] : candidates,
-    unnamed: list.keys.filter((k) => k.name === null).length,
-    incomplete: list.incomplete,
-  };
+  const unnamed = list.keys.filter((k) => k.name === null).length;
+  // One create makes one key: two that carry its mark mean another job drew the same, and none of them can be told for svc's.
+  if (orphans.length > 1) return { orphans: [], candidates: orphans, unnamed, incomplete: list.incomplete, collided: true };
+  // Every key svc makes carries its marks: once one is listed with them, the server keeps them, and a key without them is
+  // another's. So it is too where the server shows that it keeps an expiry's milliseconds, which svc's mark is drawn in.
+  const mine = orphans.length > 0 || (wanted.marks.expiresAtMs !== null && keepsMilliseconds(list.keys));
+  return { orphans, candidates: mine ? [] : candidates, unnamed, incomplete: list.incomplete, collided: false };
+}
+
+/** Whether a listed expiry has milliseconds other than .000: a server that keeps them, and so would list svc's mark back. */
+function keepsMilliseconds(keys: readonly KeyView[]): boolean {
+  return keys.some((key) => key.expiresAt !== null && key.expiresAt % 1000 !== 0);
 }
 
 function marked(key: KeyView, marks: Marks): boolean {

@@ -26,7 +26,7 @@ export function register(keys: Command, app: App): void {
     .addOption(onDeliveryFailureOption())
     .addHelpText(
       'after',
-      '\nThe secret is printed once and never again; store it at once. With --to-file or --to-command it is delivered instead, not printed. If delivery fails, svc exits 1; where nobody sees the terminal (stdout not a terminal, or CI set) it revokes the new key and prints no secret, on a terminal it prints the secret instead (--on-delivery-failure).\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout\n  $ svc keys create ci --to-command \'gh secret set SVC_API_KEY\'\n  $ svc keys create local --to-file .env',
+      '\nThe secret is printed once and never again; store it at once. With --to-file or --to-command it is delivered instead, not printed. If delivery fails, svc exits 1; where nobody sees the terminal (stdout not a terminal, or CI set) it revokes the new key and prints no secret, on a terminal it prints the secret instead (--on-delivery-failure). If the answer is lost (a gateway\'s 504), svc looks for the key it may have made for up to a minute, and revokes it when it can tell it for its own: with --expires-in it can (by the expiry it sent), without it only lists the keys of that name.\n\nExamples:\n  $ svc keys create laptop\n  $ svc keys create ci --expires-in 30d\n  $ KEY=$(svc keys create deploy-bot)   # piped: only the secret on stdout\n  $ svc keys create ci --to-command \'gh secret set SVC_API_KEY\'\n  $ svc keys create local --to-file .env',
     )
     .action(app.action('key', run));
 }
