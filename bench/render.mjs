@@ -166,7 +166,7 @@ export async function benchRenderTable({ samples, sizes = [30, 5_000] }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-table-'));
   try {
     const entry = join(dir, 'entry.ts');
-    writeFileSync(entry, `export { createRenderer } from '${ROOT}src/cli/render/renderer.ts';\n`);
+    writeFileSync(entry, `export { createRenderer } from '${ROOT}src/cli/terminal/renderer.ts';\n`);
     const bundle = join(dir, 'render.mjs');
     // As scripts/build.mjs builds the CLI, but for an ES module this script can import.
     await build({

@@ -19,7 +19,7 @@ const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdir
 const { dirname, join } = process.getBuiltinModule('node:path');
 
 /**
- * The program's options that take a value (src/cli/program.ts), whose value
+ * The program's options that take a value (src/cli/program/program.ts), whose value
  * is not a command word; test/docs/code-cache.test.ts checks the two agree.
  */
 const VALUE_OPTIONS = new Set(['--base-url', '--profile', '--timeout', '--max-wait']);

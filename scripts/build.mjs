@@ -115,7 +115,7 @@ const staging = new URL(`dist.${process.pid}`, root);
 const retired = new URL(`dist.${process.pid}.old`, root);
 
 const result = await build({
-  entryPoints: { main: 'src/cli/main.ts' },
+  entryPoints: { main: 'src/cli/app/main.ts' },
   outdir: staging.pathname,
   bundle: true,
   // CommonJS, so that no command starts Node's ES module loader (about a

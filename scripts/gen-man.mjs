@@ -3,7 +3,7 @@
 //
 // The renderer, scripts/man-page.ts, is build-time code and no part of the
 // shipped bundle, so this bundles it with the command tree from the sources
-// (src/cli/run.ts) into a temporary file of its own and runs that.
+// (src/cli/app/run.ts) into a temporary file of its own and runs that.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -16,8 +16,8 @@ const { renderManPage, buildProgram, realDeps } = await loadSources(
   'gen-man',
   [
     "export { renderManPage } from './scripts/man-page.ts';",
-    "export { buildProgram } from './src/cli/run.ts';",
-    "export { realDeps } from './src/cli/deps.ts';",
+    "export { buildProgram } from './src/cli/app/run.ts';",
+    "export { realDeps } from './src/cli/terminal/deps.ts';",
   ].join('\n'),
   // What scripts/build.mjs defines that building the tree reads: `--version` is an option of it.
   { define: { SVC_VERSION: JSON.stringify(pkg.version) } },

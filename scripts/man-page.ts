@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { DEFAULT_POLICY } from '../src/client/policy.js';
 import { DEFAULT_BASE_URL } from '../src/contract/paths.js';
-import { ENVIRONMENT } from '../src/cli/environment.js';
-import { ExitCode } from '../src/cli/errors.js';
+import { ENVIRONMENT } from '../src/cli/terminal/environment.js';
+import { ExitCode } from '../src/cli/errors/errors.js';
 import { allCommands, describeProgram, type CommandDoc, type OptionDoc } from '../src/cli/docs/tree.js';
 
 export interface ManPageInfo {
@@ -11,7 +11,7 @@ export interface ManPageInfo {
 
 /**
  * man/svc.1 in groff man macros. Everything about commands comes from the
- * commander tree, the environment from src/cli/environment.ts; the rest
+ * commander tree, the environment from src/cli/terminal/environment.ts; the rest
  * (files, exit status) is docs/contract.md §C.
  * No date: the page must come out byte-identical from the same tree, so a
  * test can tell when the committed page is stale.
@@ -19,7 +19,7 @@ export interface ManPageInfo {
 export function renderManPage(program: Command, info: ManPageInfo): string {
   const root = describeProgram(program);
   const lines: string[] = [
-    '.\\" Generated from the command tree and src/cli/environment.ts by scripts/gen-man.mjs: edit those, then run `npm run man`.',
+    '.\\" Generated from the command tree and src/cli/terminal/environment.ts by scripts/gen-man.mjs: edit those, then run `npm run man`.',
     `.TH ${quoted(root.name.toUpperCase())} 1 "" ${quoted(`${root.name} ${info.version}`)} "User Commands"`,
     // Hyphenating option names and variables would break them when copied; ragged right reads better in a terminal.
     '.nh',

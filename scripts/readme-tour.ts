@@ -24,10 +24,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { createUndiciTransport, type Transport } from '../src/client/transport.js';
-import type { Deps } from '../src/cli/deps.js';
-import type { IO } from '../src/cli/io.js';
-import { main } from '../src/cli/main.js';
-import type { Prompter } from '../src/cli/prompt.js';
+import type { Deps } from '../src/cli/terminal/deps.js';
+import type { IO } from '../src/cli/terminal/io.js';
+import { main } from '../src/cli/app/main.js';
+import type { Prompter } from '../src/cli/terminal/prompt.js';
 
 /** The width of the terminal the README's examples are shown on. */
 export const TOUR_COLUMNS = 100;

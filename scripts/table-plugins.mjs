@@ -1,5 +1,5 @@
 // esbuild plugins for what the bundle takes from cli-table3, which draws
-// svc's terminal tables (src/cli/render/renderer.ts). Shared, as
+// svc's terminal tables (src/cli/terminal/renderer.ts). Shared, as
 // tablePlugins, by scripts/build.mjs, scripts/readme-examples.mjs and
 // bench/render.mjs, so the benchmark and the README draw with the table
 // code svc ships.
@@ -107,7 +107,7 @@ const DRAW_MESSAGE = `    let content = utils.truncate(this.content, 10, this.tr
  *   an array; the bundle's lookup gives the same values without that work;
  * - every cell is cut to ten columns, escape codes and all, for a message
  *   to cli-table3's debug log, which keeps it only when a table has the
- *   `debug` option; svc's never do (src/cli/render/renderer.ts), and the
+ *   `debug` option; svc's never do (src/cli/terminal/renderer.ts), and the
  *   bundle leaves the message out.
  * test/unit/table-plugins.test.ts draws tables with the patched and the
  * original cli-table3 and compares them. The code is replaced by its exact

@@ -1,15 +1,15 @@
 // tier: in-process
 /**
- * Help topics (issue 38): `svc help environment` lists src/cli/environment.ts,
+ * Help topics (issue 38): `svc help environment` lists src/cli/terminal/environment.ts,
  * the one list; a word after `help` that names nothing is exit 2 with the
  * nearest names, not the top-level help and 0.
  */
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT } from '../../src/cli/environment.js';
+import { ENVIRONMENT } from '../../src/cli/terminal/environment.js';
 import { svc } from '../helpers/in-process.js';
 
 describe('svc help environment', () => {
-  it('lists every variable of src/cli/environment.ts with its description, within 80 columns, exit 0', async () => {
+  it('lists every variable of src/cli/terminal/environment.ts with its description, within 80 columns, exit 0', async () => {
     const result = await svc(['help', 'environment'], {});
     expect(result.exitCode, result.stderr).toBe(0);
     const flat = result.stdout.replace(/\n +/g, ' ');

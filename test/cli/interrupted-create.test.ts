@@ -1,6 +1,6 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/cli/deps.js';
+import type { Deps } from '../../src/cli/terminal/deps.js';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
 
 // docs/contract.md §C4: Ctrl-C while a create's request is out. The answer

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/cli/deps.js';
+import type { Deps } from '../../src/cli/terminal/deps.js';
 import { useFaultyServer } from '../helpers/reference-faults.js';
 import { svc, type RunResult } from '../helpers/in-process.js';
 import { records, startSpecServer } from '../helpers/spec-server.js';

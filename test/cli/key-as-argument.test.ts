@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HttpRequest, Transport } from '../../src/client/transport.js';
-import { validateKeyName } from '../../src/cli/keys.js';
+import { validateKeyName } from '../../src/cli/domain/keys.js';
 import { BASE62 } from '../../src/contract/key-format.js';
 import { svc, tempConfigDir } from '../helpers/in-process.js';
 import { scriptedPrompter } from '../helpers/prompter.js';

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/cli/deps.js';
+import type { Deps } from '../../src/cli/terminal/deps.js';
 import { TransportError } from '../../src/client/errors.js';
 import { createUndiciTransport, type Transport } from '../../src/client/transport.js';
 import { call, svc, useLocalServer, type RunResult } from '../helpers/in-process.js';

@@ -7,7 +7,7 @@
  * in test/e2e/interactive.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { displayWidth } from '../../src/cli/render/width.js';
+import { displayWidth } from '../../src/cli/text/width.js';
 import { call, startLocalServer, svc, tempConfigDir, type LocalServer } from '../helpers/in-process.js';
 import { scriptedPrompter } from '../helpers/prompter.js';
 import { shownText } from '../helpers/shown-text.js';

@@ -9,8 +9,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PromptCancelledError } from '../../src/cli/errors.js';
-import type { Choice, Prompter } from '../../src/cli/prompt.js';
+import { PromptCancelledError } from '../../src/cli/errors/errors.js';
+import type { Choice, Prompter } from '../../src/cli/terminal/prompt.js';
 import { readKey } from '../../src/client/key-view.js';
 import type { HttpResponse, Transport } from '../../src/client/transport.js';
 import { keyHint } from '../../src/contract/key-format.js';

@@ -7,8 +7,8 @@
  * Nothing that landed goes untold, and nothing is told that did not land.
  */
 import { describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/cli/deps.js';
-import { PROGRESS_AFTER_MS } from '../../src/cli/wait.js';
+import type { Deps } from '../../src/cli/terminal/deps.js';
+import { PROGRESS_AFTER_MS } from '../../src/cli/terminal/wait.js';
 import { createUndiciTransport, type Transport } from '../../src/client/transport.js';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
 import { shownText } from '../helpers/shown-text.js';

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT } from '../../src/cli/environment.js';
+import { ENVIRONMENT } from '../../src/cli/terminal/environment.js';
 import { DEFAULT_BASE_URL } from '../../src/contract/paths.js';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -30,7 +30,7 @@ function directReads(source: string): string[] {
   return [...source.matchAll(DIRECT)].map((m) => m[1] ?? m[3]!).filter((name) => /^[A-Z0-9_]+$/.test(name) || name.includes('_'));
 }
 
-describe('the environment variables svc reads (src/cli/environment.ts)', () => {
+describe('the environment variables svc reads (src/cli/terminal/environment.ts)', () => {
   it('are found by the scan, however the code spells a read', () => {
     const source = "process.env.NO_COLOR; io.env['SVC_X']; env?.http_proxy; ctx.io.env?.[\"CI\"]; env.nowMs; env.random(); readEnv(env, 'SVC_Y')";
     expect(directReads(source)).toEqual(['NO_COLOR', 'SVC_X', 'http_proxy', 'CI']);
@@ -42,7 +42,7 @@ describe('the environment variables svc reads (src/cli/environment.ts)', () => {
         .filter((name) => !listed.has(name))
         .map((name) => `${file}: ${name}`),
     );
-    expect(unlisted, 'add each to src/cli/environment.ts, then run `npm run man`').toEqual([]);
+    expect(unlisted, 'add each to src/cli/terminal/environment.ts, then run `npm run man`').toEqual([]);
   });
 
   it('are read through readEnv, which takes only listed names', () => {

@@ -1,8 +1,8 @@
 import { execa } from 'execa';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { realDeps } from '../../src/cli/deps.js';
-import { buildProgram } from '../../src/cli/run.js';
+import { realDeps } from '../../src/cli/terminal/deps.js';
+import { buildProgram } from '../../src/cli/app/run.js';
 import { allCommands, describeProgram, type CommandDoc } from '../../src/cli/docs/tree.js';
 import { SVC_BIN } from '../helpers/cli.js';
 import { memoryIO } from '../helpers/memory-io.js';

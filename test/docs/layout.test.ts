@@ -1,10 +1,10 @@
 // tier: in-process
 /**
  * The layout of src/ as rules a new file cannot quietly break (README "How
- * the code is laid out"): commands are thin callers that import no other
- * command, the client knows nothing of the CLI, the shared contract
- * nothing of either side, the CLI keeps no state at module level, and only
- * the config writer writes a file.
+ * the code is laid out"): imports follow the layers of the folders, no
+ * command imports another, the CLI keeps no state at module level, only
+ * the config writer writes a file, and only the renderer and the prompter
+ * write to a stream.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -28,34 +28,57 @@ function importsOf(file: string): string[] {
 }
 
 const edges = files.map((file) => ({ file, imports: importsOf(file) }));
-const breaking = (from: (file: string) => boolean, to: (file: string, importer: string) => boolean) =>
-  edges.flatMap(({ file, imports }) => (from(file) ? imports.filter((target) => to(target, file)).map((target) => `${file} → ${target}`) : []));
 
-const isCommand = (file: string) => file.startsWith('src/cli/commands/');
-/** A command group's index registers its own subcommands; that is the one import between command files. */
-const registersOwnSubcommand = (target: string, importer: string) => importer.endsWith('/index.ts') && dirname(target) === dirname(importer);
+/**
+ * The layers, lowest first: a folder imports only from itself and from
+ * the folders before it; folders that share a layer import nothing of
+ * each other. A folder of src/cli counts with everything below it.
+ */
+const LAYERS = [
+  ['contract'],
+  ['client', 'server'],
+  ['cli/text'],
+  ['cli/errors'],
+  ['cli/domain'],
+  ['cli/terminal'],
+  ['cli/config'],
+  ['cli/secret-store'],
+  ['cli/session'],
+  ['cli/docs'],
+  ['cli/operations'],
+  ['cli/views'],
+  ['cli/child'],
+  ['cli/delivery'],
+  ['cli/dialogs'],
+  ['cli/program'],
+  ['cli/commands', 'cli/interactive'],
+  ['cli/app'],
+];
+const folderOf = (file: string) => file.split('/').slice(1, file.startsWith('src/cli/') ? 3 : 2).join('/');
+const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
 
 describe('the layout of src/', () => {
-  it('finds the modules it checks', () => {
+  it('finds the modules it checks, each in a folder of a layer', () => {
     expect(files.length).toBeGreaterThan(50);
-    expect(files).toContain('src/cli/session.ts');
+    expect(files).toContain('src/cli/session/session.ts');
+    expect(files.filter((file) => layerOf(folderOf(file)) === -1)).toEqual([]);
   });
 
-  it('no command imports another command, and the interactive manager imports none', () => {
-    expect(breaking(isCommand, (target, importer) => isCommand(target) && !registersOwnSubcommand(target, importer))).toEqual([]);
-    expect(breaking((file) => file.startsWith('src/cli/interactive/'), isCommand)).toEqual([]);
+  it('imports go down the layers, never up or across', () => {
+    const wrong = edges.flatMap(({ file, imports }) =>
+      imports
+        .filter((target) => folderOf(target) !== folderOf(file) && layerOf(folderOf(target)) >= layerOf(folderOf(file)))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(wrong).toEqual([]);
   });
 
-  it('operations, dialogs and views import no command, and operations no dialog or view', () => {
-    const shared = (file: string) => /^src\/cli\/(operations|dialogs|views)\//.test(file);
-    expect(breaking(shared, isCommand)).toEqual([]);
-    expect(breaking((file) => file.startsWith('src/cli/operations/'), (target) => /^src\/cli\/(dialogs|views|interactive)\//.test(target))).toEqual([]);
-  });
-
-  it('the client imports nothing of the CLI or the server; the contract nothing of any side', () => {
-    expect(breaking((file) => file.startsWith('src/client/'), (target) => target.startsWith('src/cli/') || target.startsWith('src/server/'))).toEqual([]);
-    expect(breaking((file) => file.startsWith('src/contract/'), (target) => !target.startsWith('src/contract/'))).toEqual([]);
-    expect(breaking((file) => file.startsWith('src/server/'), (target) => target.startsWith('src/cli/') || target.startsWith('src/client/'))).toEqual([]);
+  it("no command imports another command; a group's index registers its own subcommands", () => {
+    const isCommand = (file: string) => file.startsWith('src/cli/commands/');
+    const wrong = edges.flatMap(({ file, imports }) =>
+      isCommand(file) ? imports.filter((target) => isCommand(target) && !(file.endsWith('/index.ts') && dirname(target) === dirname(file))) : [],
+    );
+    expect(wrong).toEqual([]);
   });
 
   it('the CLI keeps no mutable state at module level', () => {
@@ -81,13 +104,13 @@ describe('the layout of src/', () => {
 
   it('nothing in the CLI writes to a stream but the renderer, the prompter and the few that print data verbatim', () => {
     const verbatim = new Set([
-      'src/cli/render/renderer.ts',
+      'src/cli/terminal/renderer.ts',
       // The renderer's region: its own cursor moves and erases, and again what the renderer wrote, as it wrote it.
-      'src/cli/render/region.ts',
-      'src/cli/io.ts',
-      'src/cli/main.ts',
+      'src/cli/terminal/region.ts',
+      'src/cli/terminal/io.ts',
+      'src/cli/app/main.ts',
       // Commander's help and usage errors: svc's own text and the words typed, never a server's.
-      'src/cli/program.ts',
+      'src/cli/program/program.ts',
       // A shell script generated from svc's own command tree; completion words, one a line, escaped by the command.
       'src/cli/commands/completion.ts',
       'src/cli/commands/complete.ts',

@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderManPage } from '../../scripts/man-page.js';
-import { ENVIRONMENT } from '../../src/cli/environment.js';
-import { ExitCode } from '../../src/cli/errors.js';
+import { ENVIRONMENT } from '../../src/cli/terminal/environment.js';
+import { ExitCode } from '../../src/cli/errors/errors.js';
 import { installed, program, tree } from './helpers.js';
 
 const repo = resolve(import.meta.dirname, '../..');

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Deps } from '../../src/cli/deps.js';
+import type { Deps } from '../../src/cli/terminal/deps.js';
 import { cleanEnv, svc as svcProcess, SVC_BIN } from '../helpers/cli.js';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
 import { atNth, signalsAt } from '../helpers/signals.js';

@@ -7,9 +7,9 @@
  * moves between the tiers by its import alone.
  */
 import { Readable, Writable } from 'node:stream';
-import type { Deps } from '../../src/cli/deps.js';
-import type { IO } from '../../src/cli/io.js';
-import { invoke } from '../../src/cli/main.js';
+import type { Deps } from '../../src/cli/terminal/deps.js';
+import type { IO } from '../../src/cli/terminal/io.js';
+import { invoke } from '../../src/cli/app/main.js';
 import type { Plan } from '../../src/contract/plans.js';
 import type { LocalServerReady } from '../../src/contract/types.js';
 import { startServer, type ServerOptions } from '../../src/server/listen.js';

@@ -1,8 +1,8 @@
 import { Chalk } from 'chalk';
 import Table from 'cli-table3';
 import { PassThrough } from 'node:stream';
-import type { IO } from '../../src/cli/io.js';
-import type { TerminalLibraries } from '../../src/cli/render/renderer.js';
+import type { IO } from '../../src/cli/terminal/io.js';
+import type { TerminalLibraries } from '../../src/cli/terminal/renderer.js';
 
 /** Both of what a renderer may need, for one made by hand over a memory IO that claims a terminal. */
 export const terminalLibraries: TerminalLibraries = { Chalk, Table };

@@ -1,5 +1,5 @@
-import { PromptCancelledError } from '../../src/cli/errors.js';
-import type { Choice, MenuShape, Prompter } from '../../src/cli/prompt.js';
+import { PromptCancelledError } from '../../src/cli/errors/errors.js';
+import type { Choice, MenuShape, Prompter } from '../../src/cli/terminal/prompt.js';
 
 /** One question svc is expected to ask, and its answer. */
 export type Step =

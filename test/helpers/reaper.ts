@@ -2,7 +2,7 @@
  * svc run's reaper for svc in-process, which may start no process: it
  * takes the orders svc gives it, in order, and says it holds the key.
  */
-import type { Reaper, ReaperOrder, ReaperServer } from '../../src/cli/child/reaper.js';
+import type { Reaper, ReaperOrder, ReaperServer } from '../../src/cli/terminal/deps.js';
 
 export function recordingReaper(): { start: (server: ReaperServer) => Reaper; orders: ReaperOrder[] } {
   const orders: ReaperOrder[] = [];

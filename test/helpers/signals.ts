@@ -4,7 +4,7 @@
  * the server, for real), so a test stops a command at a chosen request
  * without timing anything.
  */
-import type { Deps } from '../../src/cli/deps.js';
+import type { Deps } from '../../src/cli/terminal/deps.js';
 import { createUndiciTransport, type HttpRequest, type Transport } from '../../src/client/transport.js';
 
 export function signalsAt(when: (req: HttpRequest) => NodeJS.Signals[]): Pick<Deps, 'onSignal' | 'transport'> {

@@ -2,9 +2,9 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { normalisePath, typedValue } from '../../src/cli/commands/api.js';
-import { checkKeyId, replacementExpiry } from '../../src/cli/keys.js';
-import { UsageError } from '../../src/cli/errors.js';
-import { integerAtLeast } from '../../src/cli/program.js';
+import { checkKeyId, replacementExpiry } from '../../src/cli/domain/keys.js';
+import { UsageError } from '../../src/cli/errors/errors.js';
+import { integerAtLeast } from '../../src/cli/program/program.js';
 import { readKey } from '../../src/client/key-view.js';
 import { DrawnMarks } from '../../src/client/marks.js';
 import { apiPaths } from '../../src/contract/paths.js';

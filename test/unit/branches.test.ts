@@ -1,8 +1,8 @@
 // tier: in-process
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { realDeps } from '../../src/cli/deps.js';
-import { buildProgram } from '../../src/cli/run.js';
+import { realDeps } from '../../src/cli/terminal/deps.js';
+import { buildProgram } from '../../src/cli/app/run.js';
 import { memoryIO } from '../helpers/memory-io.js';
 
 /** Every command of a tree with the words that run it, the program first. */

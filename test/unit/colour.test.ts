@@ -1,6 +1,6 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
-import { colourLevel } from '../../src/cli/render/colour.js';
+import { colourLevel } from '../../src/cli/text/colour.js';
 
 describe('the colour level of a stream (docs/contract.md, output)', () => {
   it.each([

@@ -8,7 +8,7 @@ import Conf from 'conf';
 import { openConfig, type ConfigStore } from '../../src/cli/config/store.js';
 import type { ConfClass } from '../../src/cli/config/writer.js';
 import { processStartTime } from '../../src/server/process-alive.js';
-import { CliError, ExitCode } from '../../src/cli/errors.js';
+import { CliError, ExitCode } from '../../src/cli/errors/errors.js';
 
 // Pass-through until a test makes one call fail, for the failures a tmpfs cannot make without root
 // (test/e2e/config-writer.test.ts fills a real tmpfs for those).

@@ -1,9 +1,9 @@
 // tier: in-process
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Renderer } from '../../src/cli/render/renderer.js';
-import { waitWithCountdown } from '../../src/cli/wait.js';
-import { realDeps } from '../../src/cli/deps.js';
-import { STOPPING_SIGNALS } from '../../src/cli/errors.js';
+import { Renderer } from '../../src/cli/terminal/renderer.js';
+import { waitWithCountdown } from '../../src/cli/terminal/wait.js';
+import { realDeps } from '../../src/cli/terminal/deps.js';
+import { STOPPING_SIGNALS } from '../../src/cli/errors/errors.js';
 import { memoryIO, terminalLibraries } from '../helpers/memory-io.js';
 
 afterEach(() => {

@@ -1,7 +1,7 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/cli/duration.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { parseDuration } from '../../src/cli/domain/duration.js';
+import { UsageError } from '../../src/cli/errors/errors.js';
 import { relativeTime } from '../../src/cli/views/time.js';
 
 describe('parseDuration', () => {

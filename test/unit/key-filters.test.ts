@@ -1,7 +1,7 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
 import { readKey } from '../../src/client/key-view.js';
-import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune } from '../../src/cli/key-filters.js';
+import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune } from '../../src/cli/domain/key-filters.js';
 
 const now = Date.parse('2026-11-22T12:00:00.000Z');
 const DAY = 86_400_000;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyList } from '../../src/client/api.js';
 import { readKey } from '../../src/client/key-view.js';
-import { sortOut, type Wanted } from '../../src/cli/operations/own-key.js';
+import { sortOut, type Wanted } from '../../src/cli/domain/own-key.js';
 
 // Which keys of a list a lost create made (docs/contract.md §C4): by the mark svc drew, and only that.
 

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findProjectProfile } from '../../src/cli/project-profile.js';
+import { findProjectProfile } from '../../src/cli/session/project-profile.js';
 
 // docs/contract.md §C1: the profile a project's `.svc-profile` names, on a real directory tree.
 

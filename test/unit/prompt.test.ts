@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createPrompter, type Choice } from '../../src/cli/prompt.js';
+import { createPrompter, type Choice } from '../../src/cli/terminal/prompt.js';
 import { memoryIO } from '../helpers/memory-io.js';
 import { shownText } from '../helpers/shown-text.js';
 

@@ -5,8 +5,8 @@
  * What a real terminal makes of it is in test/e2e/interactive.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { Region } from '../../src/cli/render/region.js';
-import { Renderer } from '../../src/cli/render/renderer.js';
+import { Region } from '../../src/cli/terminal/region.js';
+import { Renderer } from '../../src/cli/terminal/renderer.js';
 import { memoryIO, terminalLibraries } from '../helpers/memory-io.js';
 
 function terminal(columns = 20, rows = 10, tty = true) {

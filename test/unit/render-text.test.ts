@@ -1,9 +1,9 @@
 // tier: in-process
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clip, jsonDocument, sanitize, shellWord, tone } from '../../src/cli/render/text.js';
+import { clip, jsonDocument, sanitize, shellWord, tone } from '../../src/cli/text/text.js';
 import stringWidth from 'string-width';
-import { displayWidth, fit } from '../../src/cli/render/width.js';
+import { displayWidth, fit } from '../../src/cli/text/width.js';
 import { freshSeedNote, hostileChar, hostileString, SEEDS, UNSAFE_OUTPUT } from '../helpers/hostile-text.js';
 
 beforeAll(() => console.info(`render-text: ${freshSeedNote('test/unit/render-text.test.ts')}`));

@@ -2,9 +2,9 @@
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { IO } from '../../src/cli/io.js';
-import { Renderer, type Column, type Field } from '../../src/cli/render/renderer.js';
-import { tone, type Line, type Segment, type Tone } from '../../src/cli/render/text.js';
+import type { IO } from '../../src/cli/terminal/io.js';
+import { Renderer, type Column, type Field } from '../../src/cli/terminal/renderer.js';
+import { tone, type Line, type Segment, type Tone } from '../../src/cli/text/text.js';
 import { freshSeedNote, hostileString, SEEDS, stripColour, UNSAFE_OUTPUT } from '../helpers/hostile-text.js';
 import { memoryIO, terminalLibraries } from '../helpers/memory-io.js';
 import { readKey } from '../../src/client/key-view.js';

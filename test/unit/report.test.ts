@@ -1,8 +1,8 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, UnexpectedResponseError, type RequestOrigin } from '../../src/client/errors.js';
-import { CliError, endingSignal, InterruptedError, loginCommand, NotAuthenticatedError, PassedOnStatus, PromptCancelledError } from '../../src/cli/errors.js';
-import { describeFailure } from '../../src/cli/report.js';
+import { CliError, endingSignal, InterruptedError, loginCommand, NotAuthenticatedError, PassedOnStatus, PromptCancelledError } from '../../src/cli/errors/errors.js';
+import { describeFailure } from '../../src/cli/views/failure.js';
 
 const origin = (over: Partial<RequestOrigin> = {}): RequestOrigin => ({
   baseUrl: 'https://api.example.com',

@@ -3,10 +3,10 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Renderer } from '../../src/cli/render/renderer.js';
-import { baseSession, canPrompt, resolveSession, type GlobalOptions } from '../../src/cli/session.js';
-import { CliError, ExitCode } from '../../src/cli/errors.js';
-import { realDeps } from '../../src/cli/deps.js';
+import { Renderer } from '../../src/cli/terminal/renderer.js';
+import { baseSession, canPrompt, resolveSession, type GlobalOptions } from '../../src/cli/session/session.js';
+import { CliError, ExitCode } from '../../src/cli/errors/errors.js';
+import { realDeps } from '../../src/cli/terminal/deps.js';
 import { memoryIO } from '../helpers/memory-io.js';
 
 const globals = (over: Partial<GlobalOptions> = {}): GlobalOptions => ({

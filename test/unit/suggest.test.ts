@@ -1,6 +1,6 @@
 // tier: in-process
 import { describe, expect, it } from 'vitest';
-import { nearest } from '../../src/cli/suggest.js';
+import { nearest } from '../../src/cli/domain/suggest.js';
 
 const COMMANDS = [['login'], ['logout'], ['status'], ['keys'], ['list', 'ls'], ['revoke', 'rm'], ['rotate'], ['ping'], ['api'], ['serve']];
 

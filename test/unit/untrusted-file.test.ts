@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readUntrusted, UntrustedFileError } from '../../src/cli/untrusted-file.js';
+import { readUntrusted, UntrustedFileError } from '../../src/cli/config/untrusted-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-untrusted-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

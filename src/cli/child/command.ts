@@ -7,9 +7,9 @@
  */
 import { spawn } from 'node:child_process';
 import type { Transform } from 'node:stream';
-import type { Deps } from '../deps.js';
-import { CliError, type ExitCode } from '../errors.js';
-import { clip } from '../render/text.js';
+import type { Deps } from '../terminal/deps.js';
+import { CliError, type ExitCode } from '../errors/errors.js';
+import { clip } from '../text/text.js';
 import { NOT_FOUND, NOT_RUNNABLE } from './locate.js';
 import { jobAlive, signalJob } from './session.js';
 

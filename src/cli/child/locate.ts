@@ -10,9 +10,9 @@
  */
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { readEnv } from '../environment.js';
-import { CliError, type ExitCode } from '../errors.js';
-import { clip } from '../render/text.js';
+import { readEnv } from '../terminal/environment.js';
+import { CliError, type ExitCode } from '../errors/errors.js';
+import { clip } from '../text/text.js';
 
 /** Exit statuses of a command that could not be run, as env(1), nohup and timeout use them. */
 export const NOT_FOUND = 127;

@@ -7,17 +7,16 @@
  */
 import type { ApiClient } from '../../client/api.js';
 import { DEFAULT_POLICY } from '../../client/policy.js';
-import { realDeps, type Deps } from '../deps.js';
-import { CliError } from '../errors.js';
-import type { IO } from '../io.js';
+import { realDeps, type Deps } from '../terminal/deps.js';
+import { CliError, revokeCommand } from '../errors/errors.js';
+import type { IO } from '../terminal/io.js';
 import { REAP_BOUND_MS, revokeEphemeralKey, unguarded } from '../operations/ephemeral.js';
 import { GATEWAY_MS, lookForOrphans } from '../operations/look-for-orphans.js';
-import { createRenderer } from '../render/renderer.js';
-import { clip, shellWord } from '../render/text.js';
-import { revokeCommand } from '../keys.js';
-import type { Wanted } from '../operations/own-key.js';
-import { proxySettings } from '../session.js';
-import type { ReaperKey, ReaperServer } from './reaper.js';
+import { createRenderer } from '../terminal/renderer.js';
+import { clip, shellWord } from '../text/text.js';
+import type { Wanted } from '../domain/own-key.js';
+import { proxySettings } from '../session/session.js';
+import type { ReaperKey, ReaperServer } from '../terminal/deps.js';
 import { jobAlive, signalJob } from './session.js';
 
 export interface Leftovers {

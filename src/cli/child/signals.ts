@@ -4,7 +4,7 @@
  * would otherwise end svc with the key it made still working.
  */
 import { constants } from 'node:os';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../terminal/deps.js';
 
 export const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 

@@ -8,7 +8,7 @@
  * or `bg` goes on with both: COMMAND has no terminal of its own to be
  * stopped by.
  */
-import type { Deps } from '../deps.js';
+import type { Deps } from '../terminal/deps.js';
 import type { ChildEnd, RunningChild } from './command.js';
 import type { SignalWatch } from './signals.js';
 

@@ -1,18 +1,18 @@
 import type { Command } from 'commander';
 import type { RequestPhase } from '../../client/api.js';
 import { ApiError } from '../../client/errors.js';
-import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interrupt.js';
+import { answerThroughInterrupt, whyNothingYet } from '../terminal/answer-through-interrupt.js';
 import { API_PREFIX, apiPaths } from '../../contract/paths.js';
 import { findSecret, readKey } from '../../client/key-view.js';
-import { InterruptedError, UsageError } from '../errors.js';
-import { nearest } from '../suggest.js';
-import { refuseKey } from '../keys.js';
-import type { App } from '../program.js';
-import { readAll, readStdin, readTyped, refuseUnattended, type Typed } from '../read-text.js';
-import { createRenderer } from '../render/renderer.js';
-import { clip, shellWord } from '../render/text.js';
-import type { KeySession } from '../session.js';
-import type { NamedReader } from '../io.js';
+import { InterruptedError, UsageError } from '../errors/errors.js';
+import { nearest } from '../domain/suggest.js';
+import { refuseKey } from '../domain/keys.js';
+import type { App } from '../program/program.js';
+import { readAll, readStdin, readTyped, refuseUnattended, type Typed } from '../dialogs/read-text.js';
+import { createRenderer } from '../terminal/renderer.js';
+import { clip, shellWord } from '../text/text.js';
+import type { KeySession } from '../session/session.js';
+import type { NamedReader } from '../terminal/io.js';
 import { onlyTimeWarning } from '../views/keys.js';
 import { secretWritten } from '../views/show-new-key.js';
 

@@ -2,13 +2,11 @@ import type { Command } from 'commander';
 import { keyStatus } from '../../client/key-view.js';
 import { PROBE } from '../../client/api.js';
 import { savedKeyHint } from '../config/file.js';
-import type { App } from '../program.js';
-import { sanitize } from '../render/text.js';
-import { profilesOf, resolveSession, withKey, type ProfileSession, type Session } from '../session.js';
+import type { App } from '../program/program.js';
+import { DYNAMIC_KINDS } from '../docs/tree.js';
+import { sanitize } from '../text/text.js';
+import { profilesOf, resolveSession, withKey, type ProfileSession, type Session } from '../session/session.js';
 
-/** What the completion scripts ask for; the command tree names which arguments and options take which. */
-export const DYNAMIC_KINDS = ['key-ids', 'profiles'] as const;
-export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
 
 /** A person waits on a Tab key: a server that does not answer this fast gets no say. */
 const COMPLETION_TIMEOUT_MS = 1_500;

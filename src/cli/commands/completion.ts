@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import type { Session } from '../session.js';
-import { UsageError } from '../errors.js';
+import type { Session } from '../session/session.js';
+import { UsageError } from '../errors/errors.js';
 import type { Shell } from '../docs/completion.js';
-import type { App } from '../program.js';
+import type { App } from '../program/program.js';
 
 /** How to load each script; shown when no shell is given, and atop the script. */
 const INSTALL: Record<Shell, string> = {

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { Outcome } from '../after-command.js';
+import type { Outcome } from '../program/after-command.js';
 import { askKey, logInWith } from '../dialogs/login.js';
-import { UsageError } from '../errors.js';
-import type { App } from '../program.js';
-import { readStdin } from '../read-text.js';
-import { announceProfileFile, type ProfileSession } from '../session.js';
+import { UsageError } from '../errors/errors.js';
+import type { App } from '../program/program.js';
+import { readStdin } from '../dialogs/read-text.js';
+import { announceProfileFile, type ProfileSession } from '../session/session.js';
 
 export interface LoginOptions {
   withKey?: boolean;

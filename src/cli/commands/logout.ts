@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { logOut } from '../operations/profile.js';
-import type { App } from '../program.js';
-import { announceProfileFile, noSuchProfile, type ProfileSession } from '../session.js';
-import { notLoggedIn, UnknownProfileError } from '../errors.js';
-import { readEnv } from '../environment.js';
+import type { App } from '../program/program.js';
+import { announceProfileFile, noSuchProfile, type ProfileSession } from '../session/session.js';
+import { notLoggedIn, UnknownProfileError } from '../errors/errors.js';
+import { readEnv } from '../terminal/environment.js';
 
 export function register(program: Command, app: App): void {
   program

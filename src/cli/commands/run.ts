@@ -4,9 +4,9 @@ import { cannotStart } from '../child/locate.js';
 import { masking } from '../child/mask.js';
 import { signalStatus, STOP_SIGNALS, watchSignals, type SignalWatch } from '../child/signals.js';
 import { endLeftovers, supervise } from '../child/supervise.js';
-import { parseDuration } from '../duration.js';
-import { CliError, PassedOnStatus, UsageError } from '../errors.js';
-import { checkKeyName } from '../keys.js';
+import { parseDuration } from '../domain/duration.js';
+import { CliError, PassedOnStatus, UsageError } from '../errors/errors.js';
+import { checkKeyName } from '../domain/keys.js';
 import {
   createEphemeralKey,
   DEFAULT_LIFETIME,
@@ -19,12 +19,12 @@ import {
   type Step,
 } from '../operations/ephemeral.js';
 import { MaybeCreatedError } from '../operations/maybe-created.js';
-import type { Wanted } from '../operations/own-key.js';
-import type { App } from '../program.js';
-import { clip, shellWord } from '../render/text.js';
-import { readEnv } from '../environment.js';
-import { describeFailure } from '../report.js';
-import { withKey, type KeySession } from '../session.js';
+import type { Wanted } from '../domain/own-key.js';
+import type { App } from '../program/program.js';
+import { clip, shellWord } from '../text/text.js';
+import { readEnv } from '../terminal/environment.js';
+import { describeFailure } from '../views/failure.js';
+import { withKey, type KeySession } from '../session/session.js';
 
 export interface RunOptions {
   ephemeral?: string | true;

@@ -3,15 +3,15 @@ import { isLoopbackHost } from '../../client/loopback.js';
 import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { PLANS, REQUESTS_PER_MINUTE, type Plan } from '../../contract/plans.js';
 import type { LocalServerReady } from '../../contract/types.js';
-import type { Deps } from '../deps.js';
-import type { IO } from '../io.js';
-import { createRenderer, type Renderer } from '../render/renderer.js';
-import { tone, type Line } from '../render/text.js';
-import type { Session } from '../session.js';
-import { BrokenPipeError, CliError, UsageError } from '../errors.js';
-import type { App } from '../program.js';
-import { integerAtLeast } from '../program.js';
-import { readEnv } from '../environment.js';
+import type { Deps } from '../terminal/deps.js';
+import type { IO } from '../terminal/io.js';
+import { createRenderer, type Renderer } from '../terminal/renderer.js';
+import { tone, type Line } from '../text/text.js';
+import type { Session } from '../session/session.js';
+import { BrokenPipeError, CliError, UsageError } from '../errors/errors.js';
+import type { App } from '../program/program.js';
+import { integerAtLeast } from '../program/program.js';
+import { readEnv } from '../terminal/environment.js';
 
 interface ServeOptions {
   local?: boolean;

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { ApiError, NetworkError } from '../../client/errors.js';
 import { readWorkspace } from '../../client/key-view.js';
-import type { Outcome } from '../after-command.js';
-import { CliError, endingSignal, NotAuthenticatedError, notLoggedIn, PassedOnStatus, UnknownProfileError } from '../errors.js';
-import { describeFailure, NOT_RETRIED } from '../report.js';
+import type { Outcome } from '../program/after-command.js';
+import { CliError, endingSignal, NotAuthenticatedError, notLoggedIn, PassedOnStatus, UnknownProfileError } from '../errors/errors.js';
+import { describeFailure, failureDocument, NOT_RETRIED, type FailureDocument } from '../views/failure.js';
 import { readStatus, type StatusReport } from '../operations/status.js';
-import type { App } from '../program.js';
-import { describeRateLimit } from '../rate-limit.js';
-import { tone, type Line, type Segment } from '../render/text.js';
-import type { ProfileSession } from '../session.js';
+import type { App } from '../program/program.js';
+import { describeRateLimit } from '../../client/rate-limit.js';
+import { tone, type Line, type Segment } from '../text/text.js';
+import type { ProfileSession } from '../session/session.js';
 import { shown } from '../views/keys.js';
 import { activeFrom } from '../views/profiles.js';
 
@@ -30,15 +30,20 @@ const SOURCE_TEXT = {
   default: 'default: the local reference server',
 } as const;
 
+/** The `--json` document: the facts, and what failed as a failed command's `--json` document tells it (docs/cli-error.schema.json); null when the key works. */
+type Report = StatusReport & { error: FailureDocument['error'] | null };
+
 /** Where a field's value starts: a value broken at the terminal's width goes on under it. */
 const LABEL_WIDTH = 12;
 
 export async function run(session: ProfileSession): Promise<Outcome> {
-  const { report, failure, workspaceOffered, credentials, list } = await readStatus(session);
+  const { report: facts, failure, workspaceOffered, credentials, list } = await readStatus(session);
+  const verbose = session.options.verbose === true;
+  const report: Report = { ...facts, error: failure === undefined ? null : failureDocument(failure, describeFailure(failure, { verbose })).error };
   if (session.options.json) session.render.json(report);
   // The same block on a terminal and in a pipe: people and scripts read it alike (`grep '^Key:'`).
   else session.render.text(statusFields(report, failure, workspaceOffered).map(({ label, human }) => [label.padEnd(LABEL_WIDTH), ...[human].flat()]), LABEL_WIDTH);
-  if (failure !== undefined) throw beyondBlock(failure, session.options.verbose === true);
+  if (failure !== undefined) throw beyondBlock(failure, verbose);
   return { list, keyInUse: credentials ?? undefined };
 }
 
@@ -60,7 +65,7 @@ function beyondBlock(failure: unknown, verbose: boolean): CliError {
   return rest.length === 0 ? new PassedOnStatus(exitCode, signal) : new CliError(rest, exitCode, failure, signal);
 }
 
-function statusFields(report: StatusReport, failure: unknown, workspaceOffered: boolean): { label: string; human: Line }[] {
+function statusFields(report: Report, failure: unknown, workspaceOffered: boolean): { label: string; human: Line }[] {
   const bad = (text: string): Segment[] => [tone('✗', 'red'), ` ${text}`];
   const fields: { label: string; human: Line }[] = [];
   const field = (label: string, human: Line) => fields.push({ label: `${label}:`, human });
@@ -114,6 +119,6 @@ function profileWhy({ profileSource, profileFile }: StatusReport): string {
   return profileSource === 'config' ? 'the default profile, chosen by `svc profile use`' : `from ${activeFrom(profileSource, profileFile)}`;
 }
 
-function firstLine(report: StatusReport): string {
+function firstLine(report: Report): string {
   return report.error?.message.split('\n')[0] ?? '';
 }

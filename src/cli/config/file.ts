@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { keyHint } from '../../contract/key-format.js';
-import { readUntrusted, UntrustedFileError } from '../untrusted-file.js';
+import { readUntrusted, UntrustedFileError } from './untrusted-file.js';
 
 export interface Profile {
   /** The key, when the profile keeps it in this file (the default). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isProcessAlive, processStartTime } from '../../server/process-alive.js';
-import { readUntrusted, UntrustedFileError } from '../untrusted-file.js';
+import { readUntrusted, UntrustedFileError } from './untrusted-file.js';
 import { removeQuietly } from './file.js';
 
 /** The lock is still held by someone else when the wait is over. */

@@ -1,10 +1,10 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { readEnv } from '../environment.js';
-import type { Deps } from '../deps.js';
-import { CliError, InterruptedError, STOPPING_SIGNALS } from '../errors.js';
-import { fileKind } from '../untrusted-file.js';
+import { readEnv } from '../terminal/environment.js';
+import type { Deps } from '../terminal/deps.js';
+import { CliError, InterruptedError, STOPPING_SIGNALS } from '../errors/errors.js';
+import { fileKind } from './untrusted-file.js';
 import { ConfigShapeError, DEFAULT_PROFILE_FIELD, parseConfig, readConfigText, serializeConfig, type Profile } from './file.js';
 import { LockBusyError, LockFileError, LockWaitStopped, removeDeadLockTemps, withLock } from './lock.js';
 import { loadConf, removeDeadWriters, writeAtomically, type ConfClass } from './writer.js';

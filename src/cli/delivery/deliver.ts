@@ -1,5 +1,5 @@
 import { isWellFormedKey } from '../../contract/key-format.js';
-import { DeliveryFailedError, DeliveryStepError, type Delivered } from './failure.js';
+import { DeliveryFailedError, DeliveryStepError, type Delivered } from '../errors/delivery-failed.js';
 import type { DeliveryPlan } from './plan.js';
 import type { CommandContext } from './to-command.js';
 import { deliverToFile } from './to-file.js';

@@ -6,15 +6,15 @@
  * still store it; `revoke`, the default where nobody watches, keeps it out
  * of the output (a log) and revokes the key, whose secret is then nowhere.
  */
-import { answerThroughInterrupt } from '../answer-through-interrupt.js';
-import { readEnv } from '../environment.js';
-import { SecretNotWrittenError } from '../errors.js';
+import { answerThroughInterrupt } from '../terminal/answer-through-interrupt.js';
+import { readEnv } from '../terminal/environment.js';
+import { SecretNotWrittenError } from '../errors/errors.js';
 import type { NewKey } from '../operations/create.js';
-import type { KeySession } from '../session.js';
+import type { KeySession } from '../session/session.js';
 import { describeNewKey, shown } from '../views/keys.js';
 import { showNewKey } from '../views/show-new-key.js';
 import { deliver } from './deliver.js';
-import { DeliveryFailedError, describeDelivered, type Delivered, type Fallback } from './failure.js';
+import { DeliveryFailedError, describeDelivered, type Delivered, type Fallback } from '../errors/delivery-failed.js';
 import type { DeliveryPlan } from './plan.js';
 
 /**

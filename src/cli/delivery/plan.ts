@@ -4,9 +4,9 @@
  * both, the file first.
  */
 import { Option } from 'commander';
-import { readEnv } from '../environment.js';
-import { UsageError } from '../errors.js';
-import type { IO } from '../io.js';
+import { readEnv } from '../terminal/environment.js';
+import { UsageError } from '../errors/errors.js';
+import type { IO } from '../terminal/io.js';
 import { fileTargetProblem } from './to-file.js';
 
 /** What a failed delivery does with the secret: print it, or keep it from the output and revoke its key. */

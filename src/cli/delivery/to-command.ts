@@ -32,9 +32,9 @@ import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { masking } from '../child/mask.js';
-import type { Deps } from '../deps.js';
-import { clip } from '../render/text.js';
-import { DeliveryStepError } from './failure.js';
+import type { Deps } from '../terminal/deps.js';
+import { clip } from '../text/text.js';
+import { DeliveryStepError } from '../errors/delivery-failed.js';
 
 export interface CommandContext {
   /** svc's environment: the command gets it, less SVC_API_KEY. */

@@ -26,8 +26,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { workingDirectory } from '../io.js';
-import { DeliveryStepError } from './failure.js';
+import { workingDirectory } from '../terminal/io.js';
+import { DeliveryStepError } from '../errors/delivery-failed.js';
 
 /** An existing line for the variable: `SVC_API_KEY=…`, optionally `export`ed, as shells and dotenv loaders read it. */
 const KEY_LINE = /^\s*(export\s+)?SVC_API_KEY\s*=/;

@@ -1,5 +1,5 @@
-import { PromptCancelledError } from '../errors.js';
-import type { Session } from '../session.js';
+import { PromptCancelledError } from '../errors/errors.js';
+import type { Session } from '../session/session.js';
 
 /**
  * The question before a change that cannot be undone, with one outcome

@@ -1,13 +1,13 @@
 import type { KeyList } from '../../client/api.js';
 import { IncompleteListError } from '../../client/errors.js';
 import { isWellFormedKey } from '../../contract/key-format.js';
-import { UsageError } from '../errors.js';
-import { describeFailure } from '../report.js';
+import { UsageError } from '../errors/errors.js';
+import { describeFailure } from '../views/failure.js';
 import { logIn } from '../operations/profile.js';
-import type { ProfileSession } from '../session.js';
+import type { ProfileSession } from '../session/session.js';
 import type { KeyStore } from '../secret-store/saved-key.js';
-import { readEnv } from '../environment.js';
-import { resolveEndpoint } from '../endpoint.js';
+import { readEnv } from '../terminal/environment.js';
+import { resolveEndpoint } from '../session/endpoint.js';
 
 const FORMAT_HINT = 'API keys are sk_ followed by 64 letters and digits.';
 

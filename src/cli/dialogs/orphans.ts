@@ -1,8 +1,8 @@
-import { InterruptedError, PromptCancelledError } from '../errors.js';
+import { InterruptedError, PromptCancelledError } from '../errors/errors.js';
 import type { MaybeCreatedError, OrphanFate } from '../operations/maybe-created.js';
 import { revokeKeys } from '../operations/keys.js';
-import { describeFailure } from '../report.js';
-import type { KeySession } from '../session.js';
+import { describeFailure } from '../views/failure.js';
+import type { KeySession } from '../session/session.js';
 
 /**
  * After a create whose 2xx answer svc could not read, on a terminal: the

@@ -1,10 +1,10 @@
 import type { KeyList } from '../../client/api.js';
 import { keyStatus, type KeyView } from '../../client/key-view.js';
-import { PromptCancelledError, UsageError } from '../errors.js';
-import { checkKeyId, isAddressable, isKeyInUse } from '../keys.js';
-import type { Choice } from '../prompt.js';
-import { clip } from '../render/text.js';
-import type { KeySession, Session } from '../session.js';
+import { PromptCancelledError, UsageError } from '../errors/errors.js';
+import { checkKeyId, isAddressable, isKeyInUse } from '../domain/keys.js';
+import type { Choice } from '../terminal/prompt.js';
+import { clip } from '../text/text.js';
+import type { KeySession, Session } from '../session/session.js';
 import { relativeTime } from '../views/time.js';
 
 export type PickedKey = KeyView & { id: string };

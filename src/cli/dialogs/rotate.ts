@@ -1,10 +1,10 @@
 import { confirmChange } from './confirm.js';
 import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../delivery/hand-over.js';
-import { DeliveryFailedError, type Delivered } from '../delivery/failure.js';
+import { DeliveryFailedError, type Delivered } from '../errors/delivery-failed.js';
 import type { DeliveryPlan } from '../delivery/plan.js';
 import type { NewKey } from '../operations/create.js';
 import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../operations/rotate.js';
-import type { KeySession } from '../session.js';
+import type { KeySession } from '../session/session.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { rotationMessages, unsavedFailure } from '../views/rotation.js';
 import { createWatch } from '../views/show-new-key.js';

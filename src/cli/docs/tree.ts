@@ -1,5 +1,8 @@
 import type { Argument, Command, Help, Option } from 'commander';
-import type { DynamicKind } from '../commands/complete.js';
+
+/** What the completion scripts ask for (commands/complete.ts answers); the command tree names which arguments and options take which. */
+export const DYNAMIC_KINDS = ['key-ids', 'profiles'] as const;
+export type DynamicKind = (typeof DYNAMIC_KINDS)[number];
 
 /**
  * The command tree as the man page and the completion scripts see it. Both

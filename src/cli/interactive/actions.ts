@@ -2,12 +2,12 @@ import { confirmChange } from '../dialogs/confirm.js';
 import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
 import { askKey, askServer, logInWith } from '../dialogs/login.js';
 import { finishRotation, rotate } from '../dialogs/rotate.js';
-import { parseDuration } from '../duration.js';
-import { notLoggedIn, UsageError } from '../errors.js';
-import { isKeyInUse, keyNotFound, listedFor, validateKeyName } from '../keys.js';
+import { parseDuration } from '../domain/duration.js';
+import { notLoggedIn, UsageError } from '../errors/errors.js';
+import { isKeyInUse, keyNotFound, listedFor, validateKeyName } from '../domain/keys.js';
 import { createExpiringKey } from '../operations/create.js';
 import { revokeKeys, setEnabled } from '../operations/keys.js';
-import { profilesOf, type KeySession, type ProfileSession } from '../session.js';
+import { profilesOf, type KeySession, type ProfileSession } from '../session/session.js';
 import { useProfile } from '../operations/profile.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { showPing } from '../views/ping.js';
@@ -15,7 +15,7 @@ import { createWatch } from '../views/show-new-key.js';
 import { showOrRevokeNewKey } from '../delivery/hand-over.js';
 import { showSwitched } from '../views/switched.js';
 import type { View } from './view.js';
-import { readEnv } from '../environment.js';
+import { readEnv } from '../terminal/environment.js';
 
 /** What an action runs with: a session resolved for it alone (its own deadline), and the screen it was chosen from. */
 export interface ActionContext {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { App } from '../program.js';
-import { canPrompt } from '../session.js';
-import { unknownCommand } from '../suggest.js';
+import type { App } from '../program/program.js';
+import { canPrompt } from '../session/session.js';
+import { unknownCommand } from '../domain/suggest.js';
 
 /**
  * `svc` and `svc keys` with no subcommand: the interactive key manager on a

@@ -2,9 +2,9 @@ import type { KeyList } from '../../client/api.js';
 import { readWorkspace, type KeyView, type WorkspaceView } from '../../client/key-view.js';
 import { keyHint } from '../../contract/key-format.js';
 import type { PendingRotation } from '../config/store.js';
-import { ExitCode, InterruptedError } from '../errors.js';
-import { describeFailure } from '../report.js';
-import { withKey, type Credentials, type ProfileSession } from '../session.js';
+import { ExitCode, InterruptedError } from '../errors/errors.js';
+import { describeFailure } from '../views/failure.js';
+import { withKey, type Credentials, type ProfileSession } from '../session/session.js';
 
 /** What the manager shows above its menu. */
 export interface View {

@@ -4,8 +4,8 @@
  */
 import type { ApiClient, KeyList } from '../../client/api.js';
 import { keyStatus, type KeyView } from '../../client/key-view.js';
-import { lastActivity } from '../key-filters.js';
-import { isKeyInUse } from '../keys.js';
+import { lastActivity } from '../domain/key-filters.js';
+import { isKeyInUse } from '../domain/keys.js';
 import type { KeyRecord } from './keys.js';
 
 /** The rules given; at least one. Durations in milliseconds. */

@@ -11,12 +11,12 @@ import { findSecret, readKey, type KeyView } from '../../client/key-view.js';
 import { keyIn } from '../../contract/key-format.js';
 import type { Marks } from '../../client/marks.js';
 import type { CreateKeyRequest } from '../../contract/types.js';
-import { answerThroughInterrupt, whyNothingYet } from '../answer-through-interrupt.js';
-import { parseDuration } from '../duration.js';
-import type { Deps } from '../deps.js';
-import { CliError, ExitCode, InterruptedError } from '../errors.js';
-import { isNotFound, revokeCommand } from '../keys.js';
-import { clip, shellWord } from '../render/text.js';
+import { answerThroughInterrupt, whyNothingYet } from '../terminal/answer-through-interrupt.js';
+import { parseDuration } from '../domain/duration.js';
+import type { Deps } from '../terminal/deps.js';
+import { CliError, ExitCode, InterruptedError, revokeCommand } from '../errors/errors.js';
+import { isNotFound } from '../domain/keys.js';
+import { clip, shellWord } from '../text/text.js';
 import { lookForOrphans } from './look-for-orphans.js';
 import { MaybeCreatedError, type OrphanFate } from './maybe-created.js';
 

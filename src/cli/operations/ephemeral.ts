@@ -9,13 +9,13 @@
 import { basename } from 'node:path';
 import { PROBE, type ApiClient } from '../../client/api.js';
 import { ApiError, RateLimitedError } from '../../client/errors.js';
-import { CliError, UsageError } from '../errors.js';
-import { isNotFound, revokeCommand } from '../keys.js';
-import { clip, shellWord } from '../render/text.js';
-import type { Deps } from '../deps.js';
-import { parseDuration } from '../duration.js';
+import { CliError, UsageError, revokeCommand } from '../errors/errors.js';
+import { isNotFound } from '../domain/keys.js';
+import { clip, shellWord } from '../text/text.js';
+import type { Deps } from '../terminal/deps.js';
+import { parseDuration } from '../domain/duration.js';
 import { createKey } from './create.js';
-import type { Wanted } from './own-key.js';
+import type { Wanted } from '../domain/own-key.js';
 
 export const DEFAULT_LIFETIME = '1h';
 /** The longest --ephemeral: a key for one command that outlives a working day is no longer one. */

@@ -10,7 +10,7 @@ import type { KeyList } from '../../client/api.js';
 import { keyHint } from '../../contract/key-format.js';
 import { holdsKey } from '../config/file.js';
 import type { PendingRotation, Profile } from '../config/store.js';
-import type { Credentials } from '../session.js';
+import type { Credentials } from '../session/session.js';
 
 export interface KeyHealth {
   /** The key in use and when it expires, when that is known. */

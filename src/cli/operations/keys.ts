@@ -6,11 +6,11 @@
 import { PROBE, type ApiClient, type KeyList, type RequestPhase } from '../../client/api.js';
 import { ApiError } from '../../client/errors.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
-import { CliError, ExitCode, InterruptedError, StoppedBeforeRetryError } from '../errors.js';
-import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../key-filters.js';
-import { isKeyInUse, isNotFound, keyNotFound, listedFor, namedExactly, resolveKeyArgument, sharedName } from '../keys.js';
-import { clip, shellWord } from '../render/text.js';
-import { nearest } from '../suggest.js';
+import { CliError, ExitCode, InterruptedError, StoppedBeforeRetryError } from '../errors/errors.js';
+import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../domain/key-filters.js';
+import { isKeyInUse, isNotFound, keyNotFound, listedFor, namedExactly, resolveKeyArgument, sharedName } from '../domain/keys.js';
+import { clip, shellWord } from '../text/text.js';
+import { nearest } from '../domain/suggest.js';
 
 export interface KeyRecord {
   /** The server's document as it came: what --json prints. */

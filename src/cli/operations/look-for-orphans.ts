@@ -9,8 +9,8 @@
  */
 import type { ApiClient } from '../../client/api.js';
 import { ApiError, IncompleteListError, NetworkError } from '../../client/errors.js';
-import { InterruptedError } from '../errors.js';
-import { serverSince, sortOut, type Sighting, type Wanted } from './own-key.js';
+import { InterruptedError } from '../errors/errors.js';
+import { serverSince, sortOut, type Sighting, type Wanted } from '../domain/own-key.js';
 
 /**
  * How long after the failure a create may still land: about what a gateway

@@ -3,11 +3,10 @@
  * the look for its key found, what became of each key svc could tell for
  * its own, and the lines and --json fields that say so.
  */
-import { CliError, ExitCode, signalExitCode } from '../errors.js';
-import { revokeCommand } from '../keys.js';
-import { clip, shellWord } from '../render/text.js';
+import { CliError, ExitCode, signalExitCode, revokeCommand } from '../errors/errors.js';
+import { clip, shellWord } from '../text/text.js';
 import { GATEWAY_MS, SETTLE_WINDOW_MS, type OrphanLookup } from './look-for-orphans.js';
-import type { ListedKey } from './own-key.js';
+import type { ListedKey } from '../domain/own-key.js';
 
 /**
  * What became of a key svc made and nobody has the secret of: revoked; a

@@ -5,11 +5,11 @@ import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { savedKeyHint } from '../config/file.js';
 import type { KeyringError } from '../secret-store/keyring.js';
 import type { KeyStore, KeyStoreContext, Moved } from '../secret-store/saved-key.js';
-import { InterruptedError, loginCommand, UsageError } from '../errors.js';
-import { clip } from '../render/text.js';
-import { nearProfile } from '../suggest.js';
-import type { ProfileSession } from '../session.js';
-import { knownProfiles, profilesOf, withKey } from '../session.js';
+import { InterruptedError, loginCommand, UsageError } from '../errors/errors.js';
+import { clip } from '../text/text.js';
+import { nearProfile } from '../domain/suggest.js';
+import type { ProfileSession } from '../session/session.js';
+import { knownProfiles, profilesOf, withKey } from '../session/session.js';
 
 export interface LoggedIn {
   /** The whole key list, read after the check: the key-health step learns the new key's expiry from it. Undefined when it could not be read. */

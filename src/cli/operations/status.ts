@@ -1,10 +1,9 @@
 import { PROBE, type ApiClient, type ApiResponse, type KeyList } from '../../client/api.js';
 import { ApiError, RateLimitedError } from '../../client/errors.js';
 import { keyHint } from '../../contract/key-format.js';
-import { readRateLimit } from '../rate-limit.js';
-import { describeFailure, failureDocument, type FailureDocument } from '../report.js';
+import { readRateLimit } from '../../client/rate-limit.js';
 import type { KeyStore } from '../secret-store/saved-key.js';
-import { noKeyError, withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession, type ProfileSource } from '../session.js';
+import { noKeyError, withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession, type ProfileSource } from '../session/session.js';
 
 /** The `--json` document: everything the text block says, null where it is not known. */
 export interface StatusReport {
@@ -25,8 +24,6 @@ export interface StatusReport {
   /** `limited`: the key has no requests left until the reset; `limit` null when the 429 did not say. */
   rateLimit: { limit: number | null; remaining: number; resetSeconds: number; limited: boolean } | null;
   latencyMs: number | null;
-  /** What failed, as a failed command's `--json` document tells it (docs/cli-error.schema.json); null when the key works. */
-  error: FailureDocument['error'] | null;
 }
 
 export interface Status {
@@ -57,7 +54,6 @@ export async function readStatus(session: ProfileSession): Promise<Status> {
     workspace: null,
     rateLimit: null,
     latencyMs: null,
-    error: null,
   };
   let failure: unknown;
   let workspaceOffered = true;
@@ -94,7 +90,6 @@ export async function readStatus(session: ProfileSession): Promise<Status> {
   } catch (error) {
     if (error instanceof ApiError && error.status === 401 && report.key) report.key.valid = false;
     failure = error;
-    report.error = failureDocument(error, describeFailure(error, { verbose: session.options.verbose === true })).error;
   }
   return { report, failure, workspaceOffered, credentials, list };
 }

@@ -9,10 +9,10 @@
  * (bench/RESULTS.md, "npx, cold"). Every call is bounded (KEYRING_WAIT_MS): a keyring that waits
  * for an unlock prompt nobody answers is reported, not waited on.
  */
-import type { Deps } from '../deps.js';
-import { readEnv } from '../environment.js';
-import { CliError, ExitCode, STOPPING_SIGNALS } from '../errors.js';
-import { shellWord } from '../render/text.js';
+import type { Deps } from '../terminal/deps.js';
+import { readEnv } from '../terminal/environment.js';
+import { CliError, ExitCode, STOPPING_SIGNALS } from '../errors/errors.js';
+import { shellWord } from '../text/text.js';
 
 /** Where a key is kept in the keyring. */
 export interface KeyringEntry {

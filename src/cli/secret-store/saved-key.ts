@@ -9,9 +9,9 @@
 import { keyHint } from '../../contract/key-format.js';
 import type { KeyringRef, Profile } from '../config/file.js';
 import type { ConfigStore } from '../config/store.js';
-import type { Deps } from '../deps.js';
-import { CliError, ExitCode, loginCommand } from '../errors.js';
-import { clip } from '../render/text.js';
+import type { Deps } from '../terminal/deps.js';
+import { CliError, ExitCode, loginCommand } from '../errors/errors.js';
+import { clip } from '../text/text.js';
 import { KeyringError, openKeyring, removeByHand, type Keyring, type KeyringEntry } from './keyring.js';
 
 export { KeyringError };

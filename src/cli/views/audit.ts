@@ -1,8 +1,8 @@
 /** How an audit looks: the table of the keys it found, its --json document, and the summary lines. */
 import { keyStatus } from '../../client/key-view.js';
 import { AUDIT_RULES, type Audit, type AuditField, type AuditRule, type Breach, type Finding, type NotJudged } from '../operations/audit.js';
-import type { Column } from '../render/renderer.js';
-import { tone } from '../render/text.js';
+import type { Column } from '../terminal/renderer.js';
+import { tone } from '../text/text.js';
 import { BLANK, shown, statusSegment } from './keys.js';
 import { relativeTime } from './time.js';
 

@@ -4,10 +4,11 @@
  * Views build what the renderer draws; the renderer escapes every string.
  */
 import { keyStatus, type KeyView } from '../../client/key-view.js';
-import type { Column, Field } from '../render/renderer.js';
-import { clip, shellWord, tone, type Line, type Segment } from '../render/text.js';
-import { isKeyInUse, revokeCommand } from '../keys.js';
-import type { Unjudged } from '../key-filters.js';
+import type { Column, Field } from '../terminal/renderer.js';
+import { clip, shellWord, tone, type Line, type Segment } from '../text/text.js';
+import { isKeyInUse } from '../domain/keys.js';
+import { revokeCommand } from '../errors/errors.js';
+import type { Unjudged } from '../domain/key-filters.js';
 import { expiresSoon, type KeyHealth } from '../operations/key-health.js';
 import type { NewKey } from '../operations/create.js';
 import { relativeTime } from './time.js';

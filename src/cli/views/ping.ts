@@ -1,6 +1,6 @@
 import type { ApiResponse } from '../../client/api.js';
-import { describeRateLimit, readRateLimit } from '../rate-limit.js';
-import type { KeySession } from '../session.js';
+import { describeRateLimit, readRateLimit } from '../../client/rate-limit.js';
+import type { KeySession } from '../session/session.js';
 
 /** A key that works, as `keys ping` and the manager's ping say it. */
 export function showPing(session: KeySession, res: ApiResponse<unknown>): void {

@@ -1,9 +1,9 @@
 /** How profiles look: the table of `svc profile list`, and its --json document. */
 import type { ProfileEntry, ProfileListing } from '../operations/profile.js';
-import type { Column } from '../render/renderer.js';
-import { tone } from '../render/text.js';
-import { PROJECT_FILE } from '../project-profile.js';
-import type { ProfileSource } from '../session.js';
+import type { Column } from '../terminal/renderer.js';
+import { tone } from '../text/text.js';
+import { PROJECT_FILE } from '../session/project-profile.js';
+import type { ProfileSource } from '../session/session.js';
 import { shown } from './keys.js';
 
 export function profileColumns(): Column<ProfileEntry>[] {

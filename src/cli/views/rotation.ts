@@ -1,7 +1,7 @@
 import type { Rotation } from '../operations/rotate.js';
-import { CliError, loginCommand } from '../errors.js';
-import { shellWord } from '../render/text.js';
-import type { KeySession } from '../session.js';
+import { CliError, loginCommand } from '../errors/errors.js';
+import { shellWord } from '../text/text.js';
+import type { KeySession } from '../session/session.js';
 import { shown } from './keys.js';
 
 /** What a rotation says on stderr once the new key is shown, in order: each with the renderer method that says it. */

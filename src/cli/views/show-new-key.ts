@@ -1,9 +1,9 @@
-import { InterruptedError, OutputError, SecretNotWrittenError, UsageError } from '../errors.js';
-import type { IO } from '../io.js';
+import { InterruptedError, OutputError, SecretNotWrittenError, UsageError } from '../errors/errors.js';
+import type { IO } from '../terminal/io.js';
 import { SecretNotFoundError, type CreateWatch, type NewKey } from '../operations/create.js';
-import type { Renderer } from '../render/renderer.js';
-import { tone } from '../render/text.js';
-import type { Session } from '../session.js';
+import type { Renderer } from '../terminal/renderer.js';
+import { tone } from '../text/text.js';
+import type { Session } from '../session/session.js';
 import { describeNewKey, onlyTimeWarning } from './keys.js';
 
 /**

@@ -1,6 +1,6 @@
-import { isKeyInUse } from '../keys.js';
+import { isKeyInUse } from '../domain/keys.js';
 import type { Switched } from '../operations/keys.js';
-import type { KeySession } from '../session.js';
+import type { KeySession } from '../session/session.js';
 import { shown } from './keys.js';
 
 /**

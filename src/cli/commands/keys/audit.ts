@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import type { Outcome } from '../../after-command.js';
-import { parseDuration } from '../../duration.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
+import type { Outcome } from '../../program/after-command.js';
+import { parseDuration } from '../../domain/duration.js';
+import { CliError, ExitCode, UsageError } from '../../errors/errors.js';
 import { auditKeys, auditVerdict, type AuditPolicy } from '../../operations/audit.js';
-import type { App } from '../../program.js';
-import { describeFailure } from '../../report.js';
-import type { KeySession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import { describeFailure } from '../../views/failure.js';
+import type { KeySession } from '../../session/session.js';
 import { auditColumns, auditDocument, auditScope, perRule, type PolicyGiven } from '../../views/audit.js';
-import { clip } from '../../render/text.js';
+import { clip } from '../../text/text.js';
 
 export interface AuditOptions {
   maxAge?: string;

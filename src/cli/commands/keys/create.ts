@@ -1,11 +1,11 @@
 import { Option, type Command } from 'commander';
 import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../../delivery/hand-over.js';
 import { deliveryPlan, onDeliveryFailureOption, type DeliveryOptions } from '../../delivery/plan.js';
-import { UsageError } from '../../errors.js';
-import { checkKeyName, validateKeyName } from '../../keys.js';
+import { UsageError } from '../../errors/errors.js';
+import { checkKeyName, validateKeyName } from '../../domain/keys.js';
 import { createExpiringKey } from '../../operations/create.js';
-import type { App } from '../../program.js';
-import type { KeySession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import type { KeySession } from '../../session/session.js';
 import { createWatch, refuseDiscardedStdout } from '../../views/show-new-key.js';
 
 export interface CreateOptions extends DeliveryOptions {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { declareBranches, type Branch } from '../../branches.js';
-import type { App } from '../../program.js';
+import { declareBranches, type Branch } from '../../program/branches.js';
+import type { App } from '../../program/program.js';
 import { register as registerList } from './list.js';
 import { register as registerCreate } from './create.js';
 import { register as registerRevoke } from './revoke.js';
@@ -24,7 +24,7 @@ const SUBCOMMANDS: readonly Branch[] = [
   { names: ['ping'], register: registerPing },
 ];
 
-/** `words`: the command words after `keys`, when only the subcommand they name is declared (src/cli/branches.ts). */
+/** `words`: the command words after `keys`, when only the subcommand they name is declared (src/cli/program/branches.ts). */
 export function register(program: Command, app: App, words?: readonly string[]): Command {
   const keys = program
     .command('keys')

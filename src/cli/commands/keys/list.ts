@@ -1,14 +1,14 @@
 import { Option, type Command } from 'commander';
-import type { Outcome } from '../../after-command.js';
-import { parseDuration } from '../../duration.js';
+import type { Outcome } from '../../program/after-command.js';
+import { parseDuration } from '../../domain/duration.js';
 import { listKeys } from '../../operations/keys.js';
-import type { App } from '../../program.js';
-import type { KeySession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import type { KeySession } from '../../session/session.js';
 import type { KeyView } from '../../../client/key-view.js';
-import type { TableStream } from '../../render/renderer.js';
+import type { TableStream } from '../../terminal/renderer.js';
 import { keyColumns, listCaveats } from '../../views/keys.js';
-import { clip } from '../../render/text.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { clip } from '../../text/text.js';
+import { CliError, ExitCode } from '../../errors/errors.js';
 
 export interface ListOptions {
   expiring?: string;

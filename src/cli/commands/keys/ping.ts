@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { App } from '../../program.js';
-import type { KeySession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import type { KeySession } from '../../session/session.js';
 import { showPing } from '../../views/ping.js';
 
 export function register(keys: Command, app: App): void {

@@ -1,13 +1,13 @@
 import { confirmChange } from '../../dialogs/confirm.js';
 import type { Command } from 'commander';
-import type { Outcome } from '../../after-command.js';
-import { parseDuration } from '../../duration.js';
-import { CliError, ExitCode, UsageError } from '../../errors.js';
-import type { PruneCriteria } from '../../key-filters.js';
+import type { Outcome } from '../../program/after-command.js';
+import { parseDuration } from '../../domain/duration.js';
+import { CliError, ExitCode, UsageError } from '../../errors/errors.js';
+import type { PruneCriteria } from '../../domain/key-filters.js';
 import { planPrune, revokeKeys, type KeyOutcome, type Revoked } from '../../operations/keys.js';
-import { stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
-import type { App } from '../../program.js';
-import type { KeySession } from '../../session.js';
+import { stoppableBetweenKeys, stoppedBetweenKeys } from '../../terminal/stop-between-keys.js';
+import type { App } from '../../program/program.js';
+import type { KeySession } from '../../session/session.js';
 import { keyColumns, listCaveats, shown } from '../../views/keys.js';
 
 export interface PruneOptions {

@@ -1,15 +1,15 @@
 import { confirmChange } from '../../dialogs/confirm.js';
 import type { Command } from 'commander';
 import type { KeyView } from '../../../client/key-view.js';
-import type { Outcome } from '../../after-command.js';
+import type { Outcome } from '../../program/after-command.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
-import { isKeyInUse, listedFor, sharedName } from '../../keys.js';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors/errors.js';
+import { isKeyInUse, listedFor, sharedName } from '../../domain/keys.js';
 import { keysByName, keysNamed, namedIn, revokeKeys, revokeNamedKeys, unresolved, type KeyOutcome, type KeysActedOn, type KeysRun, type Revoked } from '../../operations/keys.js';
-import type { App } from '../../program.js';
-import type { KeySession } from '../../session.js';
-import { clip, shellWord } from '../../render/text.js';
-import { notLookedUp, stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
+import type { App } from '../../program/program.js';
+import type { KeySession } from '../../session/session.js';
+import { clip, shellWord } from '../../text/text.js';
+import { notLookedUp, stoppableBetweenKeys, stoppedBetweenKeys } from '../../terminal/stop-between-keys.js';
 import { describeKey, shown } from '../../views/keys.js';
 
 export interface RevokeOptions {

@@ -1,13 +1,13 @@
 import { Option, type Command } from 'commander';
-import type { Outcome } from '../../after-command.js';
+import type { Outcome } from '../../program/after-command.js';
 import { deliveredDocument } from '../../delivery/hand-over.js';
 import { deliveryPlan, onDeliveryFailureOption, type DeliveryOptions } from '../../delivery/plan.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { finishRotation, rotate } from '../../dialogs/rotate.js';
 import type { RotateOptions, Rotation } from '../../operations/rotate.js';
-import type { App } from '../../program.js';
-import type { KeySession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import type { KeySession } from '../../session/session.js';
 import { shown } from '../../views/keys.js';
 import { refuseDiscardedStdout, secretWritten } from '../../views/show-new-key.js';
 

@@ -2,11 +2,11 @@
 import type { Command } from 'commander';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { switchNamedKeys, unresolved, type KeysActedOn, type Switched } from '../../operations/keys.js';
-import type { App } from '../../program.js';
-import type { KeySession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import type { KeySession } from '../../session/session.js';
 import { shown } from '../../views/keys.js';
 import { showSwitched } from '../../views/switched.js';
-import { notLookedUp, stoppableBetweenKeys, stoppedBetweenKeys } from '../../stop-between-keys.js';
+import { notLookedUp, stoppableBetweenKeys, stoppedBetweenKeys } from '../../terminal/stop-between-keys.js';
 
 export function register(keys: Command, app: App): void {
   keys

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { viewKeyOrNamed } from '../../operations/keys.js';
-import type { App } from '../../program.js';
-import type { KeySession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import type { KeySession } from '../../session/session.js';
 import { keyFields } from '../../views/keys.js';
 
 export function register(keys: Command, app: App): void {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { declareBranches, type Branch } from '../../branches.js';
-import type { App } from '../../program.js';
+import { declareBranches, type Branch } from '../../program/branches.js';
+import type { App } from '../../program/program.js';
 import { register as registerList } from './list.js';
 import { register as registerUse } from './use.js';
 import { register as registerRemove } from './remove.js';
@@ -14,7 +14,7 @@ const SUBCOMMANDS: readonly Branch[] = [
   { names: ['move-key'], register: registerMoveKey },
 ];
 
-/** `words`: the command words after `profile`, when only the subcommand they name is declared (src/cli/branches.ts). */
+/** `words`: the command words after `profile`, when only the subcommand they name is declared (src/cli/program/branches.ts). */
 export function register(program: Command, app: App, words?: readonly string[]): Command {
   const profile = program
     .command('profile')

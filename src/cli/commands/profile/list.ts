@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { listProfiles } from '../../operations/profile.js';
-import type { App } from '../../program.js';
-import { readEnv } from '../../environment.js';
-import type { ProfileSession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import { readEnv } from '../../terminal/environment.js';
+import type { ProfileSession } from '../../session/session.js';
 import { activeFrom, profileColumns, profilesDocument } from '../../views/profiles.js';
 
 export function register(profile: Command, app: App): void {

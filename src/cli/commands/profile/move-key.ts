@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
 import { moveProfileKey } from '../../operations/profile.js';
-import type { App } from '../../program.js';
-import { clip } from '../../render/text.js';
+import type { App } from '../../program/program.js';
+import { clip } from '../../text/text.js';
 import type { KeyStore } from '../../secret-store/saved-key.js';
-import type { ProfileSession } from '../../session.js';
+import type { ProfileSession } from '../../session/session.js';
 
 export function register(profile: Command, app: App): void {
   profile

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { removeProfile } from '../../operations/profile.js';
-import type { App } from '../../program.js';
-import { clip } from '../../render/text.js';
-import type { ProfileSession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import { clip } from '../../text/text.js';
+import type { ProfileSession } from '../../session/session.js';
 
 export function register(profile: Command, app: App): void {
   profile

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { useProfile } from '../../operations/profile.js';
-import type { App } from '../../program.js';
-import { readEnv } from '../../environment.js';
-import { clip } from '../../render/text.js';
-import type { ProfileSession } from '../../session.js';
+import type { App } from '../../program/program.js';
+import { readEnv } from '../../terminal/environment.js';
+import { clip } from '../../text/text.js';
+import type { ProfileSession } from '../../session/session.js';
 
 export function register(profile: Command, app: App): void {
   profile

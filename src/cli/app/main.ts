@@ -1,14 +1,14 @@
-import { jsonAsked } from './argv.js';
-import type { Deps } from './deps.js';
-import { signalExitCode, stoppedBeforeDone } from './errors.js';
-import type { IO } from './io.js';
-import type { Leftovers } from './child/reap.js';
-import type { Ending } from './report.js';
+import { jsonAsked } from '../program/argv.js';
+import type { Deps } from '../terminal/deps.js';
+import { signalExitCode, stoppedBeforeDone } from '../errors/errors.js';
+import type { IO } from '../terminal/io.js';
+import type { Leftovers } from '../child/reap.js';
+import type { Ending } from '../views/failure.js';
 
-export { processIO } from './io.js';
-export { ExitCode } from './errors.js';
-export { holdsSignal } from './held-signals.js';
-export { restoreV8Flags } from '../client/wasm-tiering.js';
+export { processIO } from '../terminal/io.js';
+export { ExitCode } from '../errors/errors.js';
+export { holdsSignal } from '../terminal/held-signals.js';
+export { restoreV8Flags } from '../../client/wasm-tiering.js';
 
 /**
  * Runs one `svc` invocation and returns how it is to end: the exit code,
@@ -49,5 +49,5 @@ export function signalDocument(argv: readonly string[], signal: NodeJS.Signals):
  * needs it.
  */
 export async function reap(left: Leftovers, io: IO): Promise<void> {
-  await (await import('./child/reap.js')).reap(left, io);
+  await (await import('../child/reap.js')).reap(left, io);
 }

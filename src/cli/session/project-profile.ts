@@ -10,10 +10,10 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { workingDirectory } from './io.js';
-import { clip } from './render/text.js';
-import { nearProfile } from './suggest.js';
-import { readUntrusted, UntrustedFileError } from './untrusted-file.js';
+import { workingDirectory } from '../terminal/io.js';
+import { clip } from '../text/text.js';
+import { nearProfile } from '../domain/suggest.js';
+import { readUntrusted, UntrustedFileError } from '../config/untrusted-file.js';
 
 export const PROJECT_FILE = '.svc-profile';
 

@@ -1,6 +1,6 @@
-import { CliError, ExitCode, signalExitCode } from '../errors.js';
-import { revokeCommand } from '../keys.js';
-import { clip } from '../render/text.js';
+import { CliError, ExitCode, signalExitCode } from './errors.js';
+import { revokeCommand } from '../errors/errors.js';
+import { clip } from '../text/text.js';
 
 /** Where a secret went: the file's absolute path, or the command as given. */
 export type Delivered = { file: string } | { command: string };

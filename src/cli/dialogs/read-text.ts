@@ -1,5 +1,5 @@
-import { UsageError } from './errors.js';
-import type { Session } from './session.js';
+import { UsageError } from '../errors/errors.js';
+import type { Session } from '../session/session.js';
 
 /** All of a stream as text: stdin, a pipe, a terminal to Ctrl-D. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -1,4 +1,4 @@
-import { keyStatus, type KeyView } from '../client/key-view.js';
+import { keyStatus, type KeyView } from '../../client/key-view.js';
 import { namedExactly } from './keys.js';
 
 /** `keys list` filters (docs/contract.md §C8); every one given must match. */

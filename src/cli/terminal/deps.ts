@@ -1,5 +1,6 @@
-import type { Transport } from '../client/transport.js';
-import type { Reaper, ReaperServer } from './child/reaper.js';
+import type { Transport } from '../../client/transport.js';
+import type { RequestOrigin } from '../../client/errors.js';
+import type { Wanted } from '../domain/own-key.js';
 import type { Prompter } from './prompt.js';
 import { hold } from './held-signals.js';
 
@@ -60,3 +61,38 @@ export const realDeps: Deps = {
     };
   },
 };
+
+/** What the reaper needs to revoke a key as svc would: the server, svc's own key and who svc is. */
+export interface ReaperServer {
+  baseUrl: string;
+  apiKey: string;
+  origin: RequestOrigin;
+  timeoutMs: number;
+  svcPid: number;
+}
+
+export interface ReaperKey {
+  id: string;
+  secret: string;
+  name: string;
+  expiresAt: string;
+}
+
+export type ReaperOrder = { server: ReaperServer } | { creating: Wanted } | { key: ReaperKey } | { group: number } | { done: true };
+
+export interface Reaper {
+  /** The create about to go out: should svc end before its answer, the reaper looks for the key it made, by its marks. */
+  creating(wanted: Wanted): void;
+  /**
+   * Hands over the key; true once the reaper holds it (or svc was done
+   * first, when it no longer matters), false when it did not say so within
+   * ARM_WAIT_MS: it did not start.
+   */
+  arm(key: ReaperKey): Promise<boolean>;
+  /** COMMAND's process group. */
+  group(pid: number): void;
+  /** svc is done with the key: the reaper ends without doing anything. Resolves once that was sent. */
+  done(): Promise<void>;
+  /** Tells `listener` if the reaper, once it held the key, ends before svc is done (it was killed): svc is then on its own. */
+  onGone(listener: () => void): void;
+}

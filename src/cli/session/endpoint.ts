@@ -3,11 +3,11 @@
  * as pure functions of what was given: the session resolves them once per
  * command.
  */
-import type { BaseUrlSource } from '../client/errors.js';
-import { isLoopbackHost } from '../client/loopback.js';
-import { API_PREFIX, DEFAULT_BASE_URL } from '../contract/paths.js';
-import { CliError, ExitCode, UsageError } from './errors.js';
-import { clip } from './render/text.js';
+import type { BaseUrlSource } from '../../client/errors.js';
+import { isLoopbackHost } from '../../client/loopback.js';
+import { API_PREFIX, DEFAULT_BASE_URL } from '../../contract/paths.js';
+import { CliError, ExitCode, UsageError } from '../errors/errors.js';
+import { clip } from '../text/text.js';
 
 export interface Endpoint {
   url: string;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { IO } from '../io.js';
-import { displayWidth } from './width.js';
+import type { IO } from './io.js';
+import { displayWidth } from '../text/width.js';
 
 /** What a region holds that is said again once it is cleared: the renderer's messages, and its data unless dropped. */
 interface Kept {

@@ -4,8 +4,8 @@ import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { isatty, ReadStream } from 'node:tty';
 import { readEnv } from './environment.js';
 import { holdsSignal } from './held-signals.js';
-import { STOPPING_SIGNALS } from './errors.js';
-import { colourLevel, type ColourLevel } from './render/colour.js';
+import { STOPPING_SIGNALS } from '../errors/errors.js';
+import { colourLevel, type ColourLevel } from '../text/colour.js';
 
 /**
  * Everything a command may touch of the outside terminal. Commands receive

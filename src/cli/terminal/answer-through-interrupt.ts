@@ -1,4 +1,4 @@
-import type { RetryReason } from '../client/api.js';
+import type { RetryReason } from '../../client/api.js';
 import type { Deps } from './deps.js';
 
 /** Why a request waiting to be tried again has done nothing yet: its attempts were refused, or never reached the server. */

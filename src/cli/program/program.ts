@@ -1,9 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { afterCommand, type Outcome } from './after-command.js';
-import type { Deps } from './deps.js';
-import type { IO } from './io.js';
-import type { MaybeCreatedError } from './operations/maybe-created.js';
-import { resolveSession, type GlobalOptions, type KeySession, type Needs, type Session, type SessionFor } from './session.js';
+import type { Deps } from '../terminal/deps.js';
+import type { IO } from '../terminal/io.js';
+import type { MaybeCreatedError } from '../operations/maybe-created.js';
+import { resolveSession, type GlobalOptions, type KeySession, type Needs, type Session, type SessionFor } from '../session/session.js';
 
 /** What every command module's `register` receives. */
 export interface App {
@@ -33,7 +33,7 @@ export async function settled<T>(session: Session, step: () => Promise<T>): Prom
   } catch (error) {
     // By name: the create operation's module stays unloaded for commands that create nothing.
     if ((error as Error | undefined)?.name !== 'MaybeCreatedError' || !('client' in session)) throw error;
-    const { settleOrphans } = await import('./dialogs/orphans.js');
+    const { settleOrphans } = await import('../dialogs/orphans.js');
     throw await settleOrphans(session as KeySession, error as MaybeCreatedError);
   }
 }

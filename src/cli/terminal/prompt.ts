@@ -1,8 +1,8 @@
 import { confirm, input, password, select } from '@inquirer/prompts';
-import { PromptCancelledError } from './errors.js';
+import { PromptCancelledError } from '../errors/errors.js';
 import type { IO } from './io.js';
-import { sanitize } from './render/text.js';
-import { displayWidth, fit } from './render/width.js';
+import { sanitize } from '../text/text.js';
+import { displayWidth, fit } from '../text/width.js';
 import { pickManyPrompt } from './pick-many-prompt.js';
 import { searchPrompt, type SearchConfig } from './search-prompt.js';
 

@@ -1,4 +1,4 @@
-import { clip, shellWord } from './render/text.js';
+import { clip, shellWord } from '../text/text.js';
 
 /** Exit codes of docs/contract.md §C5. */
 export const ExitCode = {
@@ -242,4 +242,9 @@ export class UnknownProfileError extends CliError {
 export function loginCommand(profile: string): string {
   if (profile === 'default') return 'svc login';
   return `svc login --profile ${shellWord(profile)}`;
+}
+
+/** The command that revokes a key, for messages. */
+export function revokeCommand(id: string | null): string {
+  return id === null ? 'find its id with `svc keys list`, then `svc keys revoke <id>`' : `svc keys revoke ${shellWord(id)}`;
 }

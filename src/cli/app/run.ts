@@ -1,24 +1,24 @@
 import { CommanderError, type Command, type Option } from 'commander';
-import { jsonAsked } from './argv.js';
-import { ExitCode, OutputError, UsageError } from './errors.js';
-import { realDeps, type Deps } from './deps.js';
-import type { IO } from './io.js';
-import { createProgram, type Program } from './program.js';
-import { unknownHelpTopic } from './suggest.js';
-import { commandWords, declareBranches, takesNextWord, type Branch } from './branches.js';
-import { reportFailure, type Ending } from './report.js';
-import { createRenderer } from './render/renderer.js';
-import { register as registerLogin } from './commands/login.js';
-import { register as registerLogout } from './commands/logout.js';
-import { register as registerStatus } from './commands/status.js';
-import { register as registerKeys } from './commands/keys/index.js';
-import { register as registerProfile } from './commands/profile/index.js';
-import { register as registerServe } from './commands/serve.js';
-import { register as registerApi } from './commands/api.js';
-import { register as registerRun } from './commands/run.js';
-import { register as registerCompletion } from './commands/completion.js';
-import { register as registerComplete } from './commands/complete.js';
-import { register as registerInteractive } from './interactive/command.js';
+import { jsonAsked } from '../program/argv.js';
+import { ExitCode, OutputError, UsageError } from '../errors/errors.js';
+import { realDeps, type Deps } from '../terminal/deps.js';
+import type { IO } from '../terminal/io.js';
+import { createProgram, type Program } from '../program/program.js';
+import { unknownHelpTopic } from '../domain/suggest.js';
+import { commandWords, declareBranches, takesNextWord, type Branch } from '../program/branches.js';
+import { reportFailure, type Ending } from '../views/failure.js';
+import { createRenderer } from '../terminal/renderer.js';
+import { register as registerLogin } from '../commands/login.js';
+import { register as registerLogout } from '../commands/logout.js';
+import { register as registerStatus } from '../commands/status.js';
+import { register as registerKeys } from '../commands/keys/index.js';
+import { register as registerProfile } from '../commands/profile/index.js';
+import { register as registerServe } from '../commands/serve.js';
+import { register as registerApi } from '../commands/api.js';
+import { register as registerRun } from '../commands/run.js';
+import { register as registerCompletion } from '../commands/completion.js';
+import { register as registerComplete } from '../commands/complete.js';
+import { register as registerInteractive } from '../interactive/command.js';
 
 /** Each command of the program, in the help's order, and what declares it. */
 const COMMANDS: readonly Branch[] = [
@@ -37,7 +37,7 @@ const COMMANDS: readonly Branch[] = [
 /**
  * The command tree; also the source of the man page and completions.
  * Given the words of an invocation, only the branch they run is declared
- * (src/cli/branches.ts); without, the whole tree.
+ * (src/cli/program/branches.ts); without, the whole tree.
  */
 export function buildProgram(io: IO, deps: Deps, argv?: readonly string[]): Program {
   const built = createProgram(io, deps);
@@ -114,7 +114,7 @@ export async function run(argv: string[], given: IO, deps: Partial<Deps> = {}): 
   try {
     const expanded = expandHelp(program, argv);
     if (!Array.isArray(expanded)) {
-      const { environmentHelp } = await import('./docs/environment-help.js');
+      const { environmentHelp } = await import('../docs/environment-help.js');
       // Help's own writer, laid out as the rest of help is: for the terminal, or piped for 80 columns.
       program.configureOutput().writeOut!(environmentHelp());
       return SUCCESS;

@@ -1,5 +1,5 @@
-import type { ApiResponse } from '../client/api.js';
-import { header } from '../client/headers.js';
+import type { ApiResponse } from './api.js';
+import { header } from './headers.js';
 import { RATE_LIMIT_HEADERS } from '../contract/headers.js';
 
 export interface RateLimitReading {

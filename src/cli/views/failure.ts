@@ -1,11 +1,11 @@
-import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../client/errors.js';
-import { BrokenPipeError, CliError, endingSignal, ExitCode, InterruptedError, loginCommand, PassedOnStatus, PromptCancelledError, signalExitCode } from './errors.js';
-import { isLoopbackHost } from '../client/loopback.js';
-import { IN_MEMORY_INSTANCE } from '../contract/headers.js';
-import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../contract/paths.js';
-import { MaybeCreatedError, type OrphanFields } from './operations/maybe-created.js';
-import type { Renderer } from './render/renderer.js';
-import { clip, sanitize } from './render/text.js';
+import { ApiError, IncompleteListError, NetworkError, RateLimitedError, UnexpectedResponseError, type RequestOrigin } from '../../client/errors.js';
+import { BrokenPipeError, CliError, endingSignal, ExitCode, InterruptedError, loginCommand, PassedOnStatus, PromptCancelledError, signalExitCode } from '../errors/errors.js';
+import { isLoopbackHost } from '../../client/loopback.js';
+import { IN_MEMORY_INSTANCE } from '../../contract/headers.js';
+import { API_PREFIX, apiPaths, DEFAULT_BASE_URL } from '../../contract/paths.js';
+import { MaybeCreatedError, type OrphanFields } from '../operations/maybe-created.js';
+import type { Renderer } from '../terminal/renderer.js';
+import { clip, sanitize } from '../text/text.js';
 
 /** The reference server's own port, as `svc serve --local` picks it. */
 const DEFAULT_PORT = new URL(DEFAULT_BASE_URL).port;

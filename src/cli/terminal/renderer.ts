@@ -1,9 +1,9 @@
 import type { Chalk, ChalkInstance } from 'chalk';
 import type Table from 'cli-table3';
-import { OutputError } from '../errors.js';
-import type { IO } from '../io.js';
-import { jsonDocument, sanitize, type Line, type Segment, type Tone } from './text.js';
-import { displayWidth, fit } from './width.js';
+import { OutputError } from '../errors/errors.js';
+import type { IO } from './io.js';
+import { jsonDocument, sanitize, type Line, type Segment, type Tone } from '../text/text.js';
+import { displayWidth, fit } from '../text/width.js';
 
 export interface Column<T> {
   header: string;

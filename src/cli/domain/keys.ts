@@ -3,12 +3,12 @@
  * telling a missing key, whether a key is the one in use, and a
  * replacement's expiry. Pure: no I/O.
  */
-import { ApiError } from '../client/errors.js';
-import { keyStatus, type KeyView } from '../client/key-view.js';
-import { apiPaths } from '../contract/paths.js';
-import { asciiDecoded, keyHint, keyIn } from '../contract/key-format.js';
-import { CliError, ExitCode, UsageError } from './errors.js';
-import { clip, shellWord } from './render/text.js';
+import { ApiError } from '../../client/errors.js';
+import { keyStatus, type KeyView } from '../../client/key-view.js';
+import { apiPaths } from '../../contract/paths.js';
+import { asciiDecoded, keyHint, keyIn } from '../../contract/key-format.js';
+import { CliError, ExitCode, UsageError } from '../errors/errors.js';
+import { clip } from '../text/text.js';
 
 /**
  * A 404 that says a key is not there: the service's (in JSON), or any 404
@@ -173,9 +173,4 @@ export function replacementExpiry(old: KeyView, nowMs: number, mark: (atMs: numb
   if (old.expiresAt > nowMs) return { expiresAt: new Date(old.expiresAt).toISOString(), unknown: false };
   if (old.createdAt === null || old.createdAt >= old.expiresAt) return { expiresAt: null, unknown: true };
   return { expiresAt: mark(nowMs + (old.expiresAt - old.createdAt)), unknown: false };
-}
-
-/** The command that revokes a key, for messages. */
-export function revokeCommand(id: string | null): string {
-  return id === null ? 'find its id with `svc keys list`, then `svc keys revoke <id>`' : `svc keys revoke ${shellWord(id)}`;
 }

@@ -1,12 +1,12 @@
-import type { SettleWait, WaitEvent } from '../client/api.js';
-import { TransportError } from '../client/errors.js';
-import { isLoopbackHost } from '../client/loopback.js';
-import type { Transport } from '../client/transport.js';
+import type { SettleWait, WaitEvent } from '../../client/api.js';
+import { TransportError } from '../../client/errors.js';
+import { isLoopbackHost } from '../../client/loopback.js';
+import type { Transport } from '../../client/transport.js';
 import type { Deps } from './deps.js';
-import { InterruptedError, StoppedBeforeRetryError, STOPPING_SIGNALS } from './errors.js';
+import { InterruptedError, StoppedBeforeRetryError, STOPPING_SIGNALS } from '../errors/errors.js';
 import type { IO } from './io.js';
-import type { Renderer } from './render/renderer.js';
-import { tone } from './render/text.js';
+import type { Renderer } from './renderer.js';
+import { tone } from '../text/text.js';
 import { readEnv } from './environment.js';
 
 /**

@@ -6,24 +6,24 @@
  * that changes the profile does so through the config writer and gets a
  * new session for whatever comes after.
  */
-import type { ApiClient, WaitEvent } from '../client/api.js';
-import type { ProxySettings } from '../client/transport.js';
-import type { BaseUrlSource, KeySource, RequestOrigin } from '../client/errors.js';
-import { DEFAULT_POLICY } from '../client/policy.js';
-import { DEFAULT_BASE_URL } from '../contract/paths.js';
-import { isWellFormedKey, keyHint } from '../contract/key-format.js';
-import type { ConfigStore, Profile } from './config/store.js';
-import type { Deps } from './deps.js';
+import type { ApiClient, WaitEvent } from '../../client/api.js';
+import type { ProxySettings } from '../../client/transport.js';
+import type { BaseUrlSource, KeySource, RequestOrigin } from '../../client/errors.js';
+import { DEFAULT_POLICY } from '../../client/policy.js';
+import { DEFAULT_BASE_URL } from '../../contract/paths.js';
+import { isWellFormedKey, keyHint } from '../../contract/key-format.js';
+import type { ConfigStore, Profile } from '../config/store.js';
+import type { Deps } from '../terminal/deps.js';
 import { checkKeyMayGo, resolveEndpoint, sameServer, type Endpoint } from './endpoint.js';
-import { CliError, loginCommand, NotAuthenticatedError, UnknownProfileError, UsageError } from './errors.js';
-import type { IO } from './io.js';
-import type { Prompter } from './prompt.js';
-import { createRenderer, type Renderer } from './render/renderer.js';
-import { clip, shellWord } from './render/text.js';
-import { nearProfile } from './suggest.js';
-import { readEnv } from './environment.js';
+import { CliError, loginCommand, NotAuthenticatedError, UnknownProfileError, UsageError } from '../errors/errors.js';
+import type { IO } from '../terminal/io.js';
+import type { Prompter } from '../terminal/prompt.js';
+import { createRenderer, type Renderer } from '../terminal/renderer.js';
+import { clip, shellWord } from '../text/text.js';
+import { nearProfile } from '../domain/suggest.js';
+import { readEnv } from '../terminal/environment.js';
 import { findProjectProfile, type RefusedProjectFile } from './project-profile.js';
-import type { KeyStore } from './secret-store/saved-key.js';
+import type { KeyStore } from '../secret-store/saved-key.js';
 
 /** The program-wide options of docs/contract.md §C2, as commander hands them over. */
 export interface GlobalOptions {
@@ -141,7 +141,7 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps, render: 
     deadlineMs: started + options.maxWait * 1000 + timeoutMs,
     waitUntilMs: started + options.maxWait * 1000,
     async prompts() {
-      const { createPrompter, escaped } = await import('./prompt.js');
+      const { createPrompter, escaped } = await import('../terminal/prompt.js');
       return deps.prompter ? escaped(deps.prompter) : createPrompter(io);
     },
   });
@@ -173,7 +173,7 @@ export function announceProfileFile(session: ProfileSession): void {
 
 /** The client's modules, loading while the profile is read: each dynamic import waits on its own file reads, so chained ones add up. */
 function clientModules() {
-  return Promise.all([import('../client/api.js'), import('../client/transport.js'), import('./wait.js')]);
+  return Promise.all([import('../../client/api.js'), import('../../client/transport.js'), import('../terminal/wait.js')]);
 }
 
 /**
@@ -250,7 +250,7 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
   let keyFailure: CliError | undefined;
   if (credentials === null && profile.keyring && needs !== 'profile' && needs !== 'change') {
     // Loaded only here: a key from the environment or the file costs no keyring code at start-up.
-    const { readKeyringKey, KeyringError } = await import('./secret-store/saved-key.js');
+    const { readKeyringKey, KeyringError } = await import('../secret-store/saved-key.js');
     const ctx = { config, env: io.env, schedule: base.deps.schedule };
     try {
       credentials = { apiKey: await readKeyringKey(ctx, profileName, profile.keyring), source: 'profile', store: 'keyring' };
@@ -295,7 +295,7 @@ function keyAndServerFromOutside({ io, options }: Session): boolean {
  */
 async function readConfig(base: Session, needs: Exclude<Needs, 'nothing'>): Promise<ConfigStore> {
   const { io } = base;
-  const { openConfig, unopenedConfig } = await import('./config/store.js');
+  const { openConfig, unopenedConfig } = await import('../config/store.js');
   const warn = (line: string) => base.render.warn(line);
   try {
     return openConfig(io.env, warn, { onSignal: base.deps.onSignal });

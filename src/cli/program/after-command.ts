@@ -1,11 +1,11 @@
-import type { KeyList } from '../client/api.js';
-import { holdsKey } from './config/file.js';
-import { assessKeyHealth, warningDays } from './operations/key-health.js';
-import type { Credentials, ProfileSession } from './session.js';
-import { healthWarnings } from './views/keys.js';
-import { readEnv } from './environment.js';
-import { CliError } from './errors.js';
-import type { Line } from './render/text.js';
+import type { KeyList } from '../../client/api.js';
+import { holdsKey } from '../config/file.js';
+import { assessKeyHealth, warningDays } from '../operations/key-health.js';
+import type { Credentials, ProfileSession } from '../session/session.js';
+import { healthWarnings } from '../views/keys.js';
+import { readEnv } from '../terminal/environment.js';
+import { CliError } from '../errors/errors.js';
+import type { Line } from '../text/text.js';
 
 /** What a command hands back to the step that runs after it. */
 export interface Outcome {

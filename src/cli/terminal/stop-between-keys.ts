@@ -1,10 +1,10 @@
-import type { RequestPhase } from '../client/api.js';
+import type { RequestPhase } from '../../client/api.js';
 import { answerThroughInterrupt } from './answer-through-interrupt.js';
-import type { KeyOutcome, KeyRunWatch } from './operations/keys.js';
+import type { KeyOutcome, KeyRunWatch } from '../operations/keys.js';
 import type { Deps } from './deps.js';
-import { InterruptedError, StoppedBeforeRetryError } from './errors.js';
-import type { Renderer } from './render/renderer.js';
-import { shown } from './views/keys.js';
+import { InterruptedError, StoppedBeforeRetryError } from '../errors/errors.js';
+import type { Renderer } from './renderer.js';
+import { shown } from '../views/keys.js';
 
 /**
  * A change to several keys under Ctrl-C, SIGTERM or SIGHUP (a cancelled CI
