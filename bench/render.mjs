@@ -1,5 +1,5 @@
 // `svc keys list` as a person sees it, on an 80-column terminal, with 30
-// keys and with 5,000; and Renderer.table (src/cli/render/) alone for the
+// keys and with 5,000; and Renderer.table (src/cli/terminal/renderer.ts) alone for the
 // same sizes. Run on its own: node bench/render.mjs (needs a built dist/).
 //
 // The command runs under `script` from util-linux, so stdout and stderr are

@@ -102,5 +102,13 @@ const { ExitCode, invoke, processIO, restoreV8Flags } = svc;
   // After the output, so that the first run of a command is not slower to
   // answer, only to exit; a failed run may have taken a path of no use later.
   if (process.exitCode === 0) keepCompiledCode(restoreV8Flags);
+  // A stop signal that came since the event loop last polled is only queued:
+  // its listener (dieBy) runs when the loop next polls, which process.exit
+  // would never reach. So that a Ctrl-C in svc's last milliseconds still ends
+  // it by the signal and a shell loop around it stops, svc waits for a poll:
+  // the first immediate may run in the check phase right after the poll that
+  // woke svc, the second only after the next one.
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
   process.exit();
 })();

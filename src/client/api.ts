@@ -490,7 +490,9 @@ export class ApiClient {
   ): ApiResponse<T> {
     if (res.status < 200 || res.status >= 300) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin, this.serverNow());
     if (res.status !== 204 && parsed === undefined) {
-      throw new UnexpectedResponseError(`${method} ${path} answered ${res.status} without a JSON body`, method, path, res.text, this.origin);
+      const garbled = /\bjson\b/i.test(header(res, 'content-type') ?? '') && res.text.trim() !== '';
+      const what = garbled ? 'with JSON that does not parse' : 'without a JSON body';
+      throw new UnexpectedResponseError(`${method} ${path} answered ${res.status} ${what}`, method, path, res.text, this.origin, garbled);
     }
     return { status: res.status, headers: res.headers, body: (parsed ?? null) as T, latencyMs, afterLostAnswer };
   }

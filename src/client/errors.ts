@@ -120,6 +120,8 @@ export class UnexpectedResponseError extends Error {
     /** The body as received, which may still hold something the caller must not lose (a new key's secret). */
     readonly text: string,
     readonly origin: RequestOrigin | null = null,
+    /** The answer said it was JSON and did not parse: the service's, cut short or garbled on its way, not another server's. */
+    readonly garbled = false,
   ) {
     super(message);
     this.name = 'UnexpectedResponseError';

@@ -139,12 +139,12 @@ describe('what is given for an id', () => {
     expect(await statusOf(impostor.id)).toBe('enabled');
   });
 
-  it('a confirmation names the key a name resolved to, by its id', async () => {
+  it('a confirmation names the key a name resolved to, by its name and id', async () => {
     const key = await create('confirm-me');
     const revoke = await onTerminal(['keys', 'revoke', 'confirm-me'], [{ confirm: false }]);
     expect(revoke.exitCode).toBe(130);
     expect(revoke.stderr).toContain(key.id);
-    expect(revoke.asked).toEqual([`Revoke ${key.id}? This cannot be undone.`]);
+    expect(revoke.asked).toEqual([`Revoke 'confirm-me' (${key.id})? This cannot be undone.`]);
     const rotate = await onTerminal(['keys', 'rotate', 'confirm-me'], [{ confirm: false }]);
     expect(rotate.asked[0]).toContain(`Rotate 'confirm-me' (${key.id})?`);
     expect(await statusOf(key.id)).toBe('enabled');

@@ -202,7 +202,7 @@ async function runOne(shape: Shape, c: Command): Promise<void> {
       for (const key of chosen.filter((k) => k.enabled !== false)) {
         // As the list showed it: the key in use as the lie says.
         const expired = key.id === inUse.id ? s.inUseShownAs === 'expired' : (all.find((k) => k.id === key.id)?.expiresAt ?? Infinity) <= Date.now();
-        if (key.id === inUse.id && s.hint === 'own') expect(asked, 'no lock-out warning before the question').toContain('This is the key this session uses');
+        if (key.id === inUse.id && s.hint === 'own') expect(asked, 'no lock-out warning before the question').toContain('This is the key svc is using');
         else if (s.hint !== 'own' && !expired) expect(asked, 'no "cannot tell" before the question').toContain('svc cannot tell whether');
       }
     }

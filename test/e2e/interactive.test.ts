@@ -284,7 +284,7 @@ describe('svc with no command on a terminal', () => {
       await t.waitFor(/❯ spare /);
       await t.paste('bootstrap\r');
       const warned = await t.waitFor(/Revoke 'bootstrap' \(key_\w+\)\?/);
-      expect(warned.replace(/\s+/g, ' ')).toContain('This is the key this session uses');
+      expect(warned.replace(/\s+/g, ' ')).toContain('This is the key svc is using');
       await t.send('Enter');
       await t.waitFor(MENU);
       await t.send('Up', 'Enter');

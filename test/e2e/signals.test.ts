@@ -10,8 +10,8 @@
  * Each test waits on an event (a line on stderr, a fault rule taken by its
  * request), never on time.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -80,6 +80,34 @@ describe('a signal no command of svc listens for (bin/svc.js ends svc itself)', 
     );
     process.kill(Number(/pid (\d+)/.exec(stderr)![1]), 'SIGTERM');
     expect((await child).stdout).toBe('status 143');
+  });
+});
+
+describe("a signal in svc's last milliseconds", () => {
+  it('SIGINT while svc writes the compiled code of its first run, after the command is done: svc still dies by it', async () => {
+    // Keeping the code is svc's last stretch of synchronous work before it exits: a signal then finds no turn of the
+    // event loop left to run its listener unless svc makes one. The file it writes is made a FIFO here, so that svc
+    // blocks in that write, after the command, until the signal has come.
+    const cache = mkdtempSync(join(work, 'cache-'));
+    const dir = join(cache, 'svc', 'compile-cache');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const child = svc(['keys', 'list'], { ...server.env, XDG_CACHE_HOME: cache });
+    // The start cache comes at start-up, before the command runs; the command's own, named after it, once it is done.
+    const startCache = await new Promise<string>((resolve) => {
+      const watcher = watch(dir, (_, name) => {
+        if (!String(name).endsWith('.v8')) return;
+        watcher.close();
+        resolve(String(name));
+      });
+    });
+    const fifo = join(dir, `${startCache.replace(/\.v8$/, '')}.keys-list.v8.${child.pid}`);
+    execFileSync('mkfifo', [fifo]);
+    await expect.poll(() => readFileSync(`/proc/${child.pid}/wchan`, 'utf8'), { timeout: 20_000 }).toBe('wait_for_partner');
+    child.kill('SIGINT');
+    readFileSync(fifo);
+    const result = await child;
+    expect(result.stdout).toContain('bootstrap');
+    expect(result.signal, result.stderr).toBe('SIGINT');
   });
 });
 

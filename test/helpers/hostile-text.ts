@@ -1,5 +1,5 @@
 /**
- * Strings built to get past the renderer (src/cli/render/): escape
+ * Strings built to get past the renderer (src/cli/terminal/renderer.ts): escape
  * sequences, every kind of control, bidi overrides, line separators, lone
  * surrogates, wide characters, combining marks and backslashes that look
  * like escapes, mixed with arbitrary code points.

@@ -183,6 +183,15 @@ describe('ApiClient under the §C4 policies', () => {
     await expect(client.probeKeyList()).rejects.toBeInstanceOf(UnexpectedResponseError);
   });
 
+  it("tells JSON cut short on its way from an answer that never was JSON", async () => {
+    const { client } = harness([
+      { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, text: '{"keys":[{"id":"key_1"' },
+      { status: 200, headers: { 'content-type': 'text/html' }, text: '<html>' },
+    ]);
+    await expect(client.probeKeyList()).rejects.toMatchObject({ garbled: true, message: 'GET /user/api-keys answered 200 with JSON that does not parse' });
+    await expect(client.probeKeyList()).rejects.toMatchObject({ garbled: false, message: 'GET /user/api-keys answered 200 without a JSON body' });
+  });
+
   it('logs requests for --verbose without the secret', async () => {
     const { client, log } = harness([json(200, { keys: [] })]);
     await client.probeKeyList();

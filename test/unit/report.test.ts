@@ -67,6 +67,14 @@ describe('the 401 report names the key, its source and the server from the error
     expect(report(foreign).lines[1]).toMatch(/^Is https:\/\/api\.example\.com the service's address\?/);
   });
 
+  it("blames the way, not the address, for the service's JSON cut short", () => {
+    const cut = new UnexpectedResponseError('POST /user/api-keys answered 201 with JSON that does not parse', 'POST', '/user/api-keys', '{"id":"key_1","sec', origin(), true);
+    expect(report(cut).lines).toEqual([
+      'Unexpected response: POST /user/api-keys answered 201 with JSON that does not parse.',
+      'The answer did not arrive whole: a proxy or the network between svc and the service may have cut it short.',
+    ]);
+  });
+
   it("cuts the server's Content-Type of an answer that is not JSON at 200 characters, as other server text", () => {
     const contentType = `text/html; ${'x'.repeat(1_000)}`;
     const error = new ApiError(404, null, 'GET', '/user/api-keys', { foreignBody: contentType, origin: origin() });

@@ -148,7 +148,12 @@ async function withEphemeralKey(
       leftToReaper = error instanceof SignalStop && reaper !== null;
       throw endedBy(error, guard.held());
     });
-    session.render.info(`Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`);
+    const stoppedBy = guard.held();
+    session.render.info(
+      stoppedBy === null
+        ? `Made key ${clip(key.id, 200)} for the command; it expires at ${key.expiresAt}.`
+        : `Made key ${clip(key.id, 200)}; ${stoppedBy} came while it was made, so the command is not run and the key is revoked.`,
+    );
     if (Math.abs(key.clockSkewMs) >= SKEW_SAID_MS) session.render.warn(skewed(key.clockSkewMs, key.expiresAt));
     // Not waited for: what svc tells the reaper waits in the socket while it starts, and it acts on it even if svc is gone by then.
     void (reaper?.arm(key) ?? Promise.resolve(false)).then((held) => {

@@ -1,6 +1,7 @@
 import { InterruptedError, PromptCancelledError } from '../errors/errors.js';
 import type { MaybeCreatedError, OrphanFate } from '../operations/maybe-created.js';
-import { revokeKeys } from '../operations/keys.js';
+import { changeKeys } from '../operations/change-keys.js';
+import { keysContext } from '../operations/context.js';
 import { describeFailure } from '../views/failure.js';
 import type { KeySession } from '../session/session.js';
 
@@ -29,11 +30,13 @@ export async function settleOrphans(session: KeySession, error: MaybeCreatedErro
     throw cancelled;
   }
   if (!agreed) return error.settled(new Map());
-  const { outcomes } = await revokeKeys(session.client, keys.map((k) => k.id), true);
+  const { results, stoppedBy } = await changeKeys(keysContext(session), { change: 'revoke', targets: { keys: keys.map((k) => ({ id: k.id, name: null })) }, keepGoing: true, goneIsDone: true });
   const fates = new Map<string, OrphanFate>();
-  for (const outcome of outcomes) {
-    if (outcome.state === 'failed') session.render.warn(`Could not revoke ${outcome.id}: ${(outcome.error as Error).message}`);
-    else fates.set(outcome.id, { state: 'revoked' });
+  for (const result of results) {
+    if (result.state === 'failed') session.render.warn(`Could not revoke ${result.id}: ${(result.error as Error).message}`);
+    else if (result.state === 'done' || result.state === 'gone') fates.set(result.id, { state: 'revoked' });
   }
+  // A stop between two keys leaves the rest as they are, each said with the command that revokes it.
+  if (stoppedBy) throw new InterruptedError(error.settled(fates).lines, stoppedBy);
   return error.settled(fates);
 }

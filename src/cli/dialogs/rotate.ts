@@ -1,4 +1,5 @@
 import { confirmChange } from './confirm.js';
+import { warnInUse } from './key-changes.js';
 import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../delivery/hand-over.js';
 import { DeliveryFailedError, type Delivered } from '../errors/delivery-failed.js';
 import type { DeliveryPlan } from '../delivery/plan.js';
@@ -33,6 +34,7 @@ export async function rotate(
       // A rotation asks first, as a revoke does. Where nobody can be asked, `keys rotate` went on only with --yes or --overlap.
       async proceed(old) {
         if (opts.yes || !session.canPrompt) return;
+        if (old.id !== null) warnInUse(session, [old.id], [old], null, 'rotating');
         const retire = opts.overlap ? 'the old one keeps working until --finish' : opts.disableOld ? 'the old one is disabled' : 'the old one is revoked; this cannot be undone';
         const label = old.id === null ? shown(id) : keyLabel({ ...old, id: old.id });
         await confirmChange(session, `Rotate ${label}? A new key replaces it and ${retire}.`, 'nothing was changed');

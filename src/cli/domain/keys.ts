@@ -8,7 +8,8 @@ import { keyStatus, type KeyView } from '../../client/key-view.js';
 import { apiPaths } from '../../contract/paths.js';
 import { asciiDecoded, keyHint, keyIn } from '../../contract/key-format.js';
 import { CliError, ExitCode, UsageError } from '../errors/errors.js';
-import { clip } from '../text/text.js';
+import { clip, shellWord } from '../text/text.js';
+import { nearest } from './suggest.js';
 
 /**
  * A 404 that says a key is not there: the service's (in JSON), or any 404
@@ -25,6 +26,39 @@ export function keyNotFound(ids: string): CliError {
     `No key with id or name ${clip(ids, 200)}: it never existed, belongs to another user, or was already revoked.`,
     ExitCode.notFound,
   );
+}
+
+/** A key svc can address: one with an id. */
+export type NamedKey = KeyView & { id: string };
+
+/** Keys whose id or name `id` most likely misspells; none when too many are as near to mean anything. */
+const MOST_SUGGESTED = 3;
+
+/**
+ * The failure for ids the server answered 404 (exit 4), each with the keys
+ * it most likely meant among `keys` (null: none could be read): a near miss
+ * (a typo in an id or a name) gets the nearest keys and the command to run
+ * (`svc keys <command> <id>`).
+ */
+export function notFoundAmong(ids: readonly string[], keys: readonly KeyView[] | null, command: string): CliError {
+  if (keys === null) return keyNotFound(ids.join(', '));
+  const named = keys.filter((k): k is NamedKey => k.id !== null);
+  const byId = new Map(named.map((k) => [k.id, k]));
+  const lines = ids.map((id) => {
+    const near = nearest(id, named.map((k) => (k.name === null ? [k.id] : [k.id, k.name])));
+    if (near.length === 0 || near.length > MOST_SUGGESTED) return keyNotFound(id).lines[0]!;
+    const meant = near.map((found) => `${clip(found, 200)}${byId.get(found)?.name ? ` ('${clip(byId.get(found)!.name!, 200)}')` : ''}`);
+    return `${keyNotFound(id).lines[0]!.replace(/\.$/, '')}. Did you mean ${meant.join(' or ')} (\`svc keys ${command} ${shellWord(near[0]!)}\`)?`;
+  });
+  return new CliError(lines, ExitCode.notFound);
+}
+
+/** Arguments not read as names because the list could not be read whole (`incomplete` says why): a name one key read has may be another's on a page svc could not read. */
+export function unreadNames(incomplete: string, args: readonly string[]): string[] {
+  return [
+    `svc could not read the whole key list (${incomplete}), so it acts on no key by name: ${args.map((arg) => `'${clip(arg, 200)}'`).join(', ')} may name a key it did not see.`,
+    'Give the id instead (`svc keys list` shows the keys it can read).',
+  ];
 }
 
 /** Half of a UTF-16 surrogate pair: UTF-8 has no bytes for it, so no URL can carry it. */

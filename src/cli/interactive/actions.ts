@@ -1,19 +1,21 @@
 import { confirmChange } from '../dialogs/confirm.js';
+import { confirmDisable, confirmRevoke } from '../dialogs/key-changes.js';
 import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
 import { askKey, askServer, logInWith } from '../dialogs/login.js';
 import { finishRotation, rotate } from '../dialogs/rotate.js';
 import { parseDuration } from '../domain/duration.js';
 import { notLoggedIn, UsageError } from '../errors/errors.js';
-import { isKeyInUse, keyNotFound, listedFor, validateKeyName } from '../domain/keys.js';
+import { validateKeyName } from '../domain/keys.js';
 import { createExpiringKey } from '../operations/create.js';
-import { revokeKeys, setEnabled } from '../operations/keys.js';
+import { changeKeys, type ChangeRequest, type KeyChange } from '../operations/change-keys.js';
+import { keysContext } from '../operations/context.js';
 import { profilesOf, type KeySession, type ProfileSession } from '../session/session.js';
 import { useProfile } from '../operations/profile.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { showPing } from '../views/ping.js';
 import { createWatch } from '../views/show-new-key.js';
 import { showOrRevokeNewKey } from '../delivery/hand-over.js';
-import { showSwitched } from '../views/switched.js';
+import { keyChangeView } from '../views/key-changes.js';
 import type { View } from './view.js';
 import { readEnv } from '../terminal/environment.js';
 
@@ -82,11 +84,8 @@ export const ACTIONS = {
           { name: 'on (enable)', value: false },
           { name: 'off (disable)', value: true },
         ]));
-      if (enabled) {
-        warnInUse(session, view, key, lockOut(view, 'disabling'));
-        await confirmChange(session, `Disable ${keyLabel(key)}?`, 'nothing was changed');
-      }
-      showSwitched(session, key.id, !enabled, await setEnabled(session.client, key.id, !enabled));
+      if (enabled) await confirmDisable(session, key.id, view.keys, view.nowMs);
+      await change(session, enabled ? 'disable' : 'enable', key);
     },
   },
   revoke: {
@@ -96,13 +95,8 @@ export const ACTIONS = {
       const session = withKeySession(context);
       const { view } = context;
       const key = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to revoke:');
-      warnInUse(session, view, key, lockOut(view, 'revoking'));
-      await confirmChange(session, `Revoke ${keyLabel(key)}? This cannot be undone.`, 'nothing was revoked');
-      const [outcome] = (await revokeKeys(session.client, [key.id], false)).outcomes;
-      if (outcome!.state === 'failed') throw outcome!.error;
-      if (outcome!.state === 'gone') throw keyNotFound(key.id);
-      // A key the list showed is gone after a retry: the first attempt, whose answer was lost, revoked it.
-      session.render.success(`Revoked ${keyLabel(key)}.`);
+      await confirmRevoke(session, [key.id], view.keys, view.nowMs);
+      await change(session, 'revoke', key);
     },
   },
   rotate: {
@@ -112,17 +106,9 @@ export const ACTIONS = {
     async run(context) {
       const session = withKeySession(context);
       const { view } = context;
-      const key: PickedKey = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to rotate:');
-      warnInUse(
-        session,
-        view,
-        key,
-        `This is the key this session uses (${view.inUse}): after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`,
-      );
-      // Rotating revokes: it asks first, as revoking does.
-      const question = `Rotate ${keyLabel(key)}? A new key replaces it and the old one is revoked; this cannot be undone.`;
-      await confirmChange(session, question, 'nothing was changed');
-      await rotate(session, key.id, { yes: true });
+      const key = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to rotate:');
+      // Rotating revokes: it asks first, as `keys rotate` does.
+      await rotate(session, key.id, {});
     },
   },
   finish: {
@@ -199,21 +185,9 @@ export function labelOf(name: ActionName, view: View): string {
   return typeof label === 'function' ? label(view) : label;
 }
 
-/**
- * Said before the question, so that the person knows what the yes means
- * before giving it: `whenInUse` for the key this session uses, and that
- * svc cannot tell, where it cannot.
- */
-function warnInUse(session: KeySession, view: View, key: PickedKey, whenInUse: string): void {
-  const inUse = isKeyInUse(key, view.inUse, listedFor(view.keys, view.nowMs, view.inUse));
-  if (inUse === true) session.render.warn(whenInUse);
-  else if (inUse === null) {
-    session.render.warn(
-      `svc cannot tell whether ${keyLabel(key)} is the key this session uses (${view.inUse}) from the hints this server shows (its own: ${key.hint === null ? 'none' : shown(key.hint)}).`,
-    );
-  }
-}
-
-function lockOut(view: View, doing: string): string {
-  return `This is the key this session uses (${view.inUse}): ${doing} it locks the session out until you switch profile or log in with another key.`;
+/** One key the person picked from the list, changed through the engine every command uses, and told by its view. */
+async function change(session: KeySession, what: KeyChange, key: PickedKey): Promise<void> {
+  const request: ChangeRequest = { change: what, targets: { keys: [key] } };
+  const view = keyChangeView(session, request, { command: what, document: { each: { single: true } } });
+  view.report(await changeKeys(keysContext(session), request, view.events));
 }

@@ -77,7 +77,7 @@ async function countDown(render: Renderer, ms: number, now: Deps['now'], nap: (m
 async function waitToLookAgain(render: Renderer, io: IO, event: SettleWait, { sleep, onSignal }: Pick<Deps, 'sleep' | 'onSignal'>): Promise<void> {
   const live = io.stderrIsTTY && !readEnv(io.env, 'CI');
   if (!live && event.looks === 1) {
-    render.info(`The create's outcome is unknown: svc looks for the key it may have made for up to ${Math.ceil(event.settlesInMs / 1000)} s more, until it must have settled.`);
+    render.info(`The create's answer was lost, so its outcome is unknown: svc looks for the key it may have made for up to ${Math.ceil(event.settlesInMs / 1000)} s more, until it must have settled; what failed follows.`);
   }
   let woken = false;
   let wake!: () => void;

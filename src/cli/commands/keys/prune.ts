@@ -1,13 +1,15 @@
-import { confirmChange } from '../../dialogs/confirm.js';
 import type { Command } from 'commander';
+import { confirmRevoke } from '../../dialogs/key-changes.js';
 import type { Outcome } from '../../program/after-command.js';
 import { parseDuration } from '../../domain/duration.js';
 import { CliError, ExitCode, UsageError } from '../../errors/errors.js';
 import type { PruneCriteria } from '../../domain/key-filters.js';
-import { planPrune, revokeKeys, type KeyOutcome, type Revoked } from '../../operations/keys.js';
-import { stoppableBetweenKeys, stoppedBetweenKeys } from '../../terminal/stop-between-keys.js';
+import { changeKeys, type ChangeRequest } from '../../operations/change-keys.js';
+import { keysContext } from '../../operations/context.js';
+import { planPrune } from '../../operations/keys.js';
 import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
+import { keyChangeView } from '../../views/key-changes.js';
 import { keyColumns, listCaveats, shown } from '../../views/keys.js';
 
 export interface PruneOptions {
@@ -76,37 +78,14 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
     partial();
     return { list };
   }
-  await confirm(session, targets.length, opts.yes === true);
-
-  // Each revoke is told as it lands, so that a run stopped partway has told every key it revoked.
-  const tell = (outcome: KeyOutcome<Revoked>) => {
-    if (outcome.state === 'done') render.success(`Revoked ${shown(outcome.id)}.`);
-    else if (outcome.state === 'gone') render.info(`${shown(outcome.id)} was already gone.`);
-  };
-  const { outcomes, notTried, stoppedBy } = await stoppableBetweenKeys(session.deps, render, 'revoked', tell, (watch) =>
-    revokeKeys(client, targets.map((t) => t.view.id!), true, watch),
-  );
-  const revoked: string[] = [];
-  const failed: { id: string; error: string }[] = [];
-  for (const outcome of outcomes) {
-    if (outcome.state === 'failed') failed.push({ id: outcome.id, error: (outcome.error as Error).message });
-    // Gone already is what prune wanted.
-    else revoked.push(outcome.id);
+  if (!opts.yes) {
+    if (!session.canPrompt) throw new UsageError('Refusing to revoke without confirmation: pass --yes (or --dry-run to only list them).');
+    await confirmRevoke(session, targets.map((t) => t.view.id!), list.keys, list.nowMs, true);
   }
-  report(revoked, failed);
-  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried);
-  if (failed.length > 0) {
-    throw new CliError(
-      [`${failed.length} of ${targets.length} keys could not be revoked:`, ...failed.map((f) => `  ${shown(f.id)}: ${shown(f.error)}`)],
-      ExitCode.failure,
-    );
-  }
+  // Gone already is what prune wanted; a failure does not stop the others.
+  const request: ChangeRequest = { change: 'revoke', targets: { keys: targets.map((t) => ({ id: t.view.id!, name: null })) }, keepGoing: true, goneIsDone: true };
+  const view = keyChangeView(session, request, { command: 'revoke', document: { prune: { keys: targets.map((t) => t.document), incomplete: list.incomplete } } });
+  view.report(await changeKeys(keysContext(session), request, view.events));
   partial();
   return { list };
-}
-
-async function confirm(session: KeySession, count: number, yes: boolean): Promise<void> {
-  if (yes) return;
-  if (!session.canPrompt) throw new UsageError('Refusing to revoke without confirmation: pass --yes (or --dry-run to only list them).');
-  await confirmChange(session, `Revoke ${count === 1 ? 'this key' : `these ${count} keys`}? This cannot be undone.`, 'nothing was revoked');
 }

@@ -1,12 +1,11 @@
 /** `keys enable` and `keys disable`: one PATCH a key; a 204 is reported as done. */
 import type { Command } from 'commander';
 import { keysToActOn } from '../../dialogs/pick-key.js';
-import { switchNamedKeys, unresolved, type KeysActedOn, type Switched } from '../../operations/keys.js';
+import { changeKeys, type ChangeRequest } from '../../operations/change-keys.js';
+import { keysContext } from '../../operations/context.js';
 import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
-import { shown } from '../../views/keys.js';
-import { showSwitched } from '../../views/switched.js';
-import { notLookedUp, stoppableBetweenKeys, stoppedBetweenKeys } from '../../terminal/stop-between-keys.js';
+import { keyChangeView } from '../../views/key-changes.js';
 
 export function register(keys: Command, app: App): void {
   keys
@@ -37,34 +36,7 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     // A key whose state the server does not say is offered either way.
     offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
   });
-  const { client, render, options } = session;
-  // Each key is told as its change lands, so that a run stopped partway has told every key it changed;
-  // --json prints one document for all of them, below.
-  const { outcomes, notTried, byName, stoppedBy, unnamed } = await stoppableBetweenKeys<Switched, KeysActedOn<Switched>>(
-    session.deps,
-    render,
-    enabled ? 'enabled' : 'disabled',
-    (o) => o.state === 'done' && showSwitched(session, o.id, enabled, o.value, false),
-    (watch) => switchNamedKeys(client, ids, enabled, watch),
-  );
-  const documents: unknown[] = [];
-  const missing: string[] = [];
-  let failure: unknown;
-  for (const outcome of outcomes) {
-    if (outcome.state === 'done') {
-      documents.push(outcome.value.document);
-    } else if (outcome.state === 'gone') {
-      missing.push(outcome.id);
-    } else {
-      failure = outcome.error;
-    }
-  }
-  if (options.json && documents.length > 0) render.json(ids.length === 1 ? documents[0] : documents);
-  if (failure !== undefined) {
-    if (notTried.length > 0) render.warn(`Not tried, after that failure: ${notTried.map(shown).join(', ')}.`);
-    throw failure;
-  }
-  const problem = missing.length > 0 || (byName?.shared.size ?? 0) > 0 || (byName?.unsure.length ?? 0) > 0 ? await unresolved(client, missing, byName, verb) : null;
-  if (stoppedBy) throw stoppedBetweenKeys(stoppedBy, notTried, [...notLookedUp(unnamed), ...(problem?.lines ?? [])]);
-  if (problem) throw problem;
+  const request: ChangeRequest = { change: verb, targets: { args: ids } };
+  const view = keyChangeView(session, request, { command: verb, document: { each: { single: ids.length === 1 } } });
+  view.report(await changeKeys(keysContext(session), request, view.events));
 }

@@ -1,0 +1,67 @@
+/**
+ * The questions before a change to keys, each written once for the
+ * commands and the manager alike: revoke, disable, and the warning about
+ * the key svc is using that comes before them and before a rotation.
+ */
+import type { KeyView } from '../../client/key-view.js';
+import { isKeyInUse, listedFor } from '../domain/keys.js';
+import type { KeySession } from '../session/session.js';
+import { describeKey, keyLabel, shown } from '../views/keys.js';
+import { confirmChange } from './confirm.js';
+
+type Doing = 'revoking' | 'disabling' | 'rotating';
+
+/**
+ * Said before the question, so that the person knows what the yes means
+ * before giving it: that one of `ids` is the key svc is using, or that svc
+ * cannot tell from the hints this server shows. `keys` holds their
+ * records: the list they were read from at `nowMs` on the server's clock,
+ * or, without `nowMs`, the records alone.
+ */
+export function warnInUse(session: KeySession, ids: readonly string[], keys: readonly KeyView[], nowMs: number | null, doing: Doing): void {
+  const { render, client } = session;
+  const known = new Map(keys.filter((k) => k.id !== null).map((k) => [k.id!, k]));
+  const listed = nowMs === null ? undefined : listedFor(keys, nowMs, client.keyHint);
+  const inUse = ids.map((id) => (known.has(id) ? isKeyInUse(known.get(id)!, client.keyHint, listed) : false));
+  const untold = ids.filter((_, i) => inUse[i] === null);
+  if (inUse.includes(true)) {
+    const which = `${ids.length === 1 ? 'This' : 'One of these'} is the key svc is using (${client.keyHint})`;
+    render.warn(
+      doing === 'rotating'
+        ? `${which}: after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`
+        : `${which}: ${doing} it locks the session out until you switch profile or log in with another key.`,
+    );
+  } else if (untold.length > 0) {
+    render.warn(`svc cannot tell whether ${untold.map(shown).join(', ')} is the key it is using from the hints this server shows.`);
+  }
+}
+
+/** How a key is named in a question: by its name and id where the list gave a name. */
+function labelOf(id: string, keys: readonly KeyView[]): string {
+  const key = keys.find((k) => k.id === id);
+  return key ? keyLabel({ ...key, id }) : shown(id);
+}
+
+/**
+ * Before revoking: the keys (unless a table already showed them), the
+ * warning, and the question; declining in any way stops with "Cancelled;
+ * nothing was revoked." (confirmChange).
+ */
+export async function confirmRevoke(session: KeySession, ids: readonly string[], keys: readonly KeyView[], nowMs: number, shownAbove = false): Promise<void> {
+  if (!shownAbove) {
+    const known = new Map(keys.filter((k) => k.id !== null).map((k) => [k.id!, k]));
+    for (const id of ids) {
+      const key = known.get(id);
+      session.render.info(`  ${key ? describeKey(key, session.client.keyHint, nowMs) : `${shown(id)}  (not found)`}`);
+    }
+  }
+  warnInUse(session, ids, keys, nowMs, 'revoking');
+  const what = ids.length === 1 ? labelOf(ids[0]!, keys) : `these ${ids.length} keys`;
+  await confirmChange(session, `Revoke ${what}? This cannot be undone.`, 'nothing was revoked');
+}
+
+/** Before disabling a key, in the manager: the warning, then the question. */
+export async function confirmDisable(session: KeySession, id: string, keys: readonly KeyView[], nowMs: number): Promise<void> {
+  warnInUse(session, [id], keys, nowMs, 'disabling');
+  await confirmChange(session, `Disable ${labelOf(id, keys)}?`, 'nothing was changed');
+}
