@@ -123,7 +123,7 @@ describe('Ctrl-C at a question ends the command there: exit 130, and nothing aft
   it('keys revoke <id>, at "Revoke …?": nothing revoked', async () => {
     const key = await create('asked');
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', key.id], server.env);
-    await term.waitFor(`Revoke ${key.id}? This cannot be undone.`);
+    await term.waitFor(`Revoke 'asked' (${key.id})? This cannot be undone.`);
     await term.send('C-c');
     expect(await term.exitCode()).toBe(130);
     expect(await changes()).toEqual(['POST /user/api-keys 201']);
@@ -142,11 +142,11 @@ describe('Ctrl-C at a question ends the command there: exit 130, and nothing aft
     expect(await server.seen()).toEqual([]);
   });
 
-  it('keys prune, at "Revoke this key?": the matching key stays', async () => {
+  it('keys prune, at "Revoke …?": the matching key stays', async () => {
     const stale = await create('stale');
     expect((await svc(['keys', 'disable', stale.id], server.env)).exitCode).toBe(0);
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'prune', '--disabled'], server.env);
-    await term.waitFor('Revoke this key? This cannot be undone.');
+    await term.waitFor(`Revoke 'stale' (${stale.id})? This cannot be undone.`);
     await term.send('C-c');
     expect(await term.exitCode()).toBe(130);
     expect(await changes()).toEqual(['POST /user/api-keys 201', `PATCH /user/api-keys/${stale.id} 200`]);
@@ -156,7 +156,8 @@ describe('Ctrl-C at a question ends the command there: exit 130, and nothing aft
   it("keys create whose answer svc could not read, at the offer to revoke the key it made: it stays, and the command that revokes it is named", async () => {
     const spec = await startSpecServer();
     try {
-      spec.rules.push({ method: 'POST', times: 1, then: { status: 201, body: 'created, but not as JSON\n' } });
+      // Not JSON, but holding what may be the secret: only such an answer is shown and its key offered, not revoked.
+      spec.rules.push({ method: 'POST', times: 1, then: { status: 201, body: `created, but not as JSON: sk_${'x'.repeat(64)}\n` } });
       term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'lost-answer', '--expires-in', '1d'], { ...server.env, SVC_BASE_URL: spec.url, SVC_API_KEY: spec.apiKey });
       await term.waitFor('Revoke it now?');
       await term.send('C-c');

@@ -97,14 +97,15 @@ describe('on a terminal', () => {
     // A 201 that is not JSON may hold the secret, so the key svc made is offered for revoke rather than revoked (docs/contract.md §C4).
     const spec = await startSpecServer();
     try {
-      spec.rules.push({ method: 'POST', times: 1, then: { status: 201, body: 'created; the secret follows\n' } });
+      // Not JSON, but holding what may be the secret: only such an answer is shown and its key offered, not revoked.
+      spec.rules.push({ method: 'POST', times: 1, then: { status: 201, body: `created; the secret follows: sk_${'x'.repeat(64)}\n` } });
       const specEnv = { ...env(), SVC_BASE_URL: spec.url, SVC_API_KEY: spec.apiKey };
       term = await Terminal.start(['node', SVC_BIN, 'keys', 'create', 'lost-on-tty', '--expires-in', '30d'], specEnv, { columns: 100, rows: 30 });
       const asking = await term.waitFor('? Revoke it now?');
       // Long messages break between words to fit the terminal: what they say is read with white space folded.
       const before = fold(asking.slice(0, asking.indexOf('? Revoke it now?')));
       expect(before).toContain('created; the secret follows');
-      expect(before).toContain('answered 201 without a JSON body');
+      expect(before).toContain('answered 201 with JSON that does not parse');
       expect(before).toMatch(/It did take effect: a key named 'lost-on-tty' appeared since the request began/);
       expect(before).toMatch(/\w+ created \S+ revoke it: svc keys revoke \w+/);
       await term.send('n', 'Enter');

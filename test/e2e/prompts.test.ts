@@ -56,13 +56,13 @@ describe('prompts on a real terminal', () => {
   it('keys revoke asks for confirmation; "n" keeps the key, "y" revokes it', async () => {
     const created = JSON.parse((await svc(['keys', 'create', 'doomed', '--json'], keyEnv())).stdout);
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', created.id], keyEnv());
-    await term.waitFor(`Revoke ${created.id}?`);
+    await term.waitFor(`Revoke '${created.name}' (${created.id})?`);
     await term.send('n', 'Enter');
     expect(await term.exitCode()).toBe(130);
     await term.close();
 
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', created.id], keyEnv());
-    await term.waitFor(`Revoke ${created.id}?`);
+    await term.waitFor(`Revoke '${created.name}' (${created.id})?`);
     await term.send('y', 'Enter');
     await term.waitFor(`Revoked '${created.name}' (${created.id}).`);
     expect(await term.exitCode()).toBe(0);
@@ -73,7 +73,7 @@ describe('prompts on a real terminal', () => {
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], keyEnv());
     await term.waitFor('Keys to revoke');
     await term.send('Tab', 'Enter');
-    await term.waitFor(`Revoke ${created.id}?`);
+    await term.waitFor(`Revoke '${created.name}' (${created.id})?`);
     await term.send('y', 'Enter');
     await term.waitFor(`Revoked '${created.name}' (${created.id}).`);
     expect(await term.exitCode()).toBe(0);
@@ -156,7 +156,7 @@ describe('prompts on a real terminal', () => {
         await term.send('Down', 'Down');
         await term.waitFor(/❯◯ laptop /);
         await term.paste('deliv3\r');
-        const asked = await term.waitFor(`Revoke ${own.ids.deliv3}? This cannot be undone.`);
+        const asked = await term.waitFor(`Revoke 'deliv3' (${own.ids.deliv3})? This cannot be undone.`);
         expect(asked).toMatch(/✔ Keys to revoke: deliv3 /);
         await term.send('n', 'Enter');
         expect(await term.exitCode()).toBe(130);
@@ -172,7 +172,7 @@ describe('prompts on a real terminal', () => {
         term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], own.env, { columns: 140, rows: 40 });
         await term.waitFor(/❯◯ spare /);
         await term.paste('\x1b[B\t\r');
-        const asked = await term.waitFor(`Revoke ${own.ids.deliv3}? This cannot be undone.`);
+        const asked = await term.waitFor(`Revoke 'deliv3' (${own.ids.deliv3})? This cannot be undone.`);
         expect(asked).toMatch(/✔ Keys to revoke: deliv3 /);
         await term.send('y', 'Enter');
         await term.waitFor(`Revoked 'deliv3' (${own.ids.deliv3}).`);

@@ -91,7 +91,7 @@ describe('a question on the terminal', () => {
   ])('a confirmation answered %s: nothing revoked, and svc ends so', async (_, keys, ended) => {
     const id = await create('confirmed');
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', id], server.env, undefined, { ending: true });
-    await term.waitFor(`Revoke ${id}?`);
+    await term.waitFor(`Revoke 'confirmed' (${id})?`);
     await term.send(...keys);
     expect(await term.ending()).toEqual({ ...ended, lineMode: true });
     await term.waitFor('Cancelled; nothing was revoked.');
