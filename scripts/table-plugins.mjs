@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-const RENDER_DIR = fileURLToPath(new URL('../src/cli/render/', import.meta.url));
+const TEXT_DIR = fileURLToPath(new URL('../src/cli/text/', import.meta.url));
 const FROM_CLI_TABLE3 = /[\\/]node_modules[\\/]cli-table3[\\/]/;
 
 /**
@@ -23,7 +23,7 @@ export const tableWidth = {
     build.onResolve({ filter: /^string-width$/ }, (args) => (FROM_CLI_TABLE3.test(args.importer) ? { path: 'string-width', namespace: 'svc-table-width' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'svc-table-width' }, () => ({
       contents: "module.exports = require('./width.ts').displayWidth;",
-      resolveDir: RENDER_DIR,
+      resolveDir: TEXT_DIR,
       loader: 'js',
     }));
   },
