@@ -15,6 +15,11 @@
  *
  * It takes the first step of any D-Bus client: connect, and the SASL
  * exchange a live bus answers at once (the bus's own daemon answers it).
+ * What it costs: `svc keys list` of a keyring profile on a bus with no
+ * Secret Service (dbus-daemon with no service files), hyperfine -N -r 30,
+ * environment of PATH and HOME only, next to `node -e 0` (85 ms of CPU):
+ * 202 ms of CPU to fail with this check, 188 ms with none (the library
+ * alone), on Node 20.20.2; 248 and 236 ms on Node 24.22.3.
  */
 import { createConnection, type Socket } from 'node:net';
 
