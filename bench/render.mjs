@@ -1,6 +1,7 @@
 // `svc keys list` as a person sees it, on an 80-column terminal, with 30
 // keys and with 5,000; and Renderer.table (src/cli/terminal/renderer.ts) alone for the
-// same sizes. Run on its own: node bench/render.mjs (needs a built dist/).
+// same sizes. Run on its own: node bench/render.mjs (needs a built dist/);
+// node bench/render.mjs --width-patch weighs scripts/table-plugins.mjs's tableWidth.
 //
 // The command runs under `script` from util-linux, so stdout and stderr are
 // a pseudo-terminal sized by `stty cols 80 rows 24`, in a child with a
@@ -160,37 +161,45 @@ process.stdout.write(JSON.stringify({ ms, bytes }));
  * Renderer.table alone, 80 columns, colour on, for each size: each sample a
  * new child process that loads the bundled renderer and draws one table, so
  * the figure is a cold draw as a command makes it (module loading not
- * included).
+ * included). `variants` names the esbuild plugins of each bundle to compare,
+ * the variants taking turns within each sample; by default the bundle's own.
  */
-export async function benchRenderTable({ samples, sizes = [30, 5_000] }) {
+export async function benchRenderTable({ samples, sizes = [30, 5_000], variants = { bundle: tablePlugins } }) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-table-'));
   try {
     const entry = join(dir, 'entry.ts');
     writeFileSync(entry, `export { createRenderer } from '${ROOT}src/cli/terminal/renderer.ts';\n`);
-    const bundle = join(dir, 'render.mjs');
-    // As scripts/build.mjs builds the CLI, but for an ES module this script can import.
-    await build({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20.18',
-      minify: true,
-      outfile: bundle,
-      plugins: tablePlugins,
-      logLevel: 'warning',
-    });
+    const bundles = {};
+    for (const [name, plugins] of Object.entries(variants)) {
+      bundles[name] = join(dir, `render-${name}.mjs`);
+      // As scripts/build.mjs builds the CLI, but for an ES module this script can import.
+      await build({
+        entryPoints: [entry],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20.18',
+        minify: true,
+        outfile: bundles[name],
+        plugins,
+        logLevel: 'warning',
+      });
+    }
     const child = join(dir, 'child.mjs');
     writeFileSync(child, TABLE_CHILD);
-    const measure = (rows) => {
+    const measure = (bundle, rows) => {
       const out = execFileSync(process.execPath, [child, pathToFileURL(bundle).href, String(rows)], { env: childEnv(), encoding: 'utf8' });
       return JSON.parse(out).ms;
     };
+    const names = Object.keys(bundles);
     const results = [];
     for (const rows of sizes) {
-      measure(rows);
-      const times = Array.from({ length: samples }, () => measure(rows));
-      results.push({ rows, ms: median(times), min: Math.min(...times), max: Math.max(...times) });
+      const times = Object.fromEntries(names.map((name) => [name, []]));
+      for (const name of names) measure(bundles[name], rows);
+      for (let i = 0; i < samples; i++) {
+        for (const name of i % 2 === 0 ? names : [...names].reverse()) times[name].push(measure(bundles[name], rows));
+      }
+      for (const name of names) results.push({ variant: name, rows, ms: median(times[name]), min: Math.min(...times[name]), max: Math.max(...times[name]), times: times[name] });
     }
     return { samples, terminal: TERMINAL, results };
   } finally {
@@ -199,9 +208,24 @@ export async function benchRenderTable({ samples, sizes = [30, 5_000] }) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const table = await benchRenderTable({ samples: 10 });
-  for (const r of table.results) console.log(`Renderer.table ${r.rows} rows: median ${r.ms.toFixed(1)} ms (${r.min.toFixed(1)}–${r.max.toFixed(1)})`);
-  const list = await benchKeysListTerminal({ runs: 10 });
-  console.log(`floor (script, stty, node -e 0): median ${list.floor.ms.toFixed(0)} ms; the bundle ${list.bundleHasCliTable3 ? 'carries' : 'does not carry'} cli-table3`);
-  for (const c of list.cases) console.log(`keys list, ${c.keys} keys: median ${c.ms.toFixed(0)} ms (${c.min.toFixed(0)}–${c.max.toFixed(0)}), widest line ${c.widest}, columns ${c.header.join(' | ')}`);
+  if (process.argv[2] === '--width-patch') {
+    // Whether scripts/table-plugins.mjs's tableWidth still pays: Renderer.table with the bundle's
+    // plugins and with all but it, in turns, then the whole command the difference is a part of.
+    const { tableWidth } = await import('../scripts/table-plugins.mjs');
+    const variants = { patched: tablePlugins, 'string-width': tablePlugins.filter((plugin) => plugin !== tableWidth) };
+    const table = await benchRenderTable({ samples: 15, sizes: [5_000], variants });
+    const [patched, original] = table.results;
+    const saved = median(original.times.map((ms, i) => ms - patched.times[i]));
+    const ratio = median(original.times.map((ms, i) => ms / patched.times[i]));
+    for (const r of table.results) console.log(`Renderer.table 5000 rows, ${r.variant}: median ${r.ms.toFixed(1)} ms (${r.min.toFixed(1)}–${r.max.toFixed(1)})`);
+    const list = await benchKeysListTerminal({ runs: 8, sizes: [5_000] });
+    const command = list.cases[0].ms;
+    console.log(`string-width/patched ×${ratio.toFixed(2)}; the patch saves ${saved.toFixed(0)} ms of keys list's ${command.toFixed(0)} ms for 5000 keys (${((100 * saved) / command).toFixed(1)}%)`);
+  } else {
+    const table = await benchRenderTable({ samples: 10 });
+    for (const r of table.results) console.log(`Renderer.table ${r.rows} rows: median ${r.ms.toFixed(1)} ms (${r.min.toFixed(1)}–${r.max.toFixed(1)})`);
+    const list = await benchKeysListTerminal({ runs: 10 });
+    console.log(`floor (script, stty, node -e 0): median ${list.floor.ms.toFixed(0)} ms; the bundle ${list.bundleHasCliTable3 ? 'carries' : 'does not carry'} cli-table3`);
+    for (const c of list.cases) console.log(`keys list, ${c.keys} keys: median ${c.ms.toFixed(0)} ms (${c.min.toFixed(0)}–${c.max.toFixed(0)}), widest line ${c.widest}, columns ${c.header.join(' | ')}`);
+  }
 }

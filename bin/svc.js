@@ -75,8 +75,10 @@ function dieBy(signal, code, document = null) {
 
 // Loaded only past the --version answer above: parsing the bundle is most of
 // what that answer would otherwise cost.
-const { loadBundle, commandKey } = require('./load-bundle.js');
-const loaded = process.env.NODE_DISABLE_COMPILE_CACHE ? { exports: require(bundle), keepCompiledCode: () => {} } : loadBundle(bundle, cacheDir, commandKey(argv));
+const { argvGrammar, loadBundle, commandKey } = require('./load-bundle.js');
+const loaded = process.env.NODE_DISABLE_COMPILE_CACHE
+  ? { exports: require(bundle), keepCompiledCode: () => {} }
+  : loadBundle(bundle, cacheDir, commandKey(argv, argvGrammar(bundle)));
 svc = loaded.exports;
 const { keepCompiledCode } = loaded;
 const { ExitCode, invoke, processIO, restoreV8Flags } = svc;

@@ -11,6 +11,7 @@
 import { build } from 'esbuild';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { writeArgvGrammar } from './argv-grammar.mjs';
 import { bundleDefines } from './openapi-json.mjs';
 import { tablePlugins } from './table-plugins.mjs';
 
@@ -143,6 +144,10 @@ const nonAscii = bundled.findIndex((byte) => byte > 0x7f);
 if (nonAscii !== -1) throw new Error(`dist/main.js has a byte that is not ASCII at offset ${nonAscii}; bin/load-bundle.js reads it as Latin-1`);
 // The package is "type": "module"; this marks the bundle as what it is.
 await writeFile(new URL('package.json', `${staging.href}/`), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+// bin/load-bundle.js picks a command's code cache by the words of its
+// command line, before the bundle is loaded; the program's grammar goes
+// beside the bundle, so the two are always of the same build.
+await writeArgvGrammar(staging.pathname, pkg.version);
 
 await rename(dist, retired).catch((error) => {
   if (error.code !== 'ENOENT') throw error;

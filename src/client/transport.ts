@@ -9,7 +9,7 @@ import symbols from 'undici/lib/core/symbols.js';
 import type { Dispatcher } from 'undici';
 import { TransportError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
-import { useBaselineWasm } from './wasm-tiering.js';
+import { useBaselineWasm } from './v8-flags.js';
 
 export interface HttpRequest {
   method: string;

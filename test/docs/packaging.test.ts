@@ -88,8 +88,8 @@ describe('start-up', () => {
   const bundle = join(repo, 'dist/main.js');
   const code = () => readFileSync(bundle, 'utf8');
 
-  it('is one file, dist/main.js, beside the package.json that marks it CommonJS', () => {
-    expect(readdirSync(join(repo, 'dist')).sort()).toEqual(['main.js', 'package.json']);
+  it('is one file, dist/main.js, beside the package.json that marks it CommonJS and the argv grammar the code cache reads', () => {
+    expect(readdirSync(join(repo, 'dist')).sort()).toEqual(['argv-grammar.json', 'main.js', 'package.json']);
   });
 
   it("leaves out conf's schema validator and migration code, and inquirer's editor prompt, which svc never uses", () => {

@@ -304,7 +304,7 @@ describe('no keyring to be had', () => {
     try {
       const login = await run(['login', '--with-key', '--keyring'], bare.address, {}, key());
       expect(login.exitCode).toBe(3);
-      expect(login.stderr).toContain('no Secret Service on the D-Bus session bus (org.freedesktop.secrets: org.freedesktop.DBus.Error.ServiceUnknown)');
+      expect(login.stderr).toContain('The OS keyring cannot be reached: no Secret Service on the D-Bus session bus (Platform failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files)');
       expect(login.stderr).toContain('Start a Secret Service');
     } finally {
       await bare.stop();

@@ -8,7 +8,7 @@ import type { Ending } from '../views/failure.js';
 export { processIO } from '../terminal/io.js';
 export { ExitCode } from '../errors/errors.js';
 export { holdsSignal } from '../terminal/held-signals.js';
-export { restoreV8Flags } from '../../client/wasm-tiering.js';
+export { restoreV8Flags } from '../../client/v8-flags.js';
 
 /**
  * Runs one `svc` invocation and returns how it is to end: the exit code,

@@ -52,25 +52,23 @@ const ENV_STILL_WORKS = 'SVC_API_KEY still works meanwhile.';
 
 /**
  * The keyring, once it is known to be there: the library loaded and, on
- * Linux, a Secret Service on the session bus. Every entry is pinned to the
- * Secret Service: by default the library falls back to the kernel's
- * keyutils keyring whenever the Secret Service does not answer, which a
- * check made beforehand cannot rule out (a service that hangs after it).
- * Throws KeyringError.
+ * Linux, a session bus that answers (session-bus.ts). Every entry is pinned
+ * to the Secret Service: by default the library falls back to the kernel's
+ * keyutils keyring whenever the Secret Service does not answer, and that
+ * keyring is gone at logout or reboot, while the profile would still point
+ * at it. Throws KeyringError.
  */
 export async function openKeyring(env: NodeJS.ProcessEnv, schedule: Deps['schedule']): Promise<Keyring> {
   const bounded = <T>(what: string, work: (signal: AbortSignal) => Promise<T>) => withinBound(what, work, schedule);
   const { AsyncEntry } = await loadLibrary();
   if (process.platform === 'linux') {
     // Loaded here: it brings node:net, which logging out of a file profile has no use for.
-    const { checkSecretService, NoSecretService } = await import('./session-bus.js');
-    await bounded('the D-Bus session bus', (signal) => checkSecretService(readEnv(env, 'DBUS_SESSION_BUS_ADDRESS'), signal)).catch((error: unknown) => {
-      if (!(error instanceof NoSecretService)) throw error;
+    const { checkSessionBus, NoSessionBus } = await import('./session-bus.js');
+    await bounded('the D-Bus session bus', (signal) => checkSessionBus(readEnv(env, 'DBUS_SESSION_BUS_ADDRESS'), signal)).catch((error: unknown) => {
+      if (!(error instanceof NoSessionBus)) throw error;
       throw new KeyringError(
         `The OS keyring cannot be reached: ${error.problem}`,
-        error.busAnswered
-          ? `Start a Secret Service (gnome-keyring-daemon, or KeePassXC with its Secret Service integration) and unlock it. ${ENV_STILL_WORKS}`
-          : `Run svc in your desktop session, or start a session bus with a Secret Service in it (\`dbus-run-session -- $SHELL\`, then \`gnome-keyring-daemon --unlock\`). ${ENV_STILL_WORKS}`,
+        `Run svc in your desktop session, or start a session bus with a Secret Service in it (\`dbus-run-session -- $SHELL\`, then \`gnome-keyring-daemon --unlock\`). ${ENV_STILL_WORKS}`,
       );
     });
   }
@@ -182,6 +180,13 @@ function refused(error: unknown): KeyringError {
     return new KeyringError(
       `The OS keyring is locked, or has no default collection to keep keys in (${message})`,
       `Unlock it, or create its default keyring: log in to the desktop session, or open your keyring manager (Seahorse, KeePassXC); on a bare session, \`echo -n PASSWORD | gnome-keyring-daemon --replace --unlock --components=secrets\` unlocks (or creates) it. Then run the command again. ${ENV_STILL_WORKS}`,
+    );
+  }
+  if (/org\.freedesktop\.secrets|ServiceUnknown|not activatable/i.test(message)) {
+    // A bus with no Secret Service on it, nor one it can start: the library, pinned to it, says so.
+    return new KeyringError(
+      `The OS keyring cannot be reached: no Secret Service on the D-Bus session bus (${message})`,
+      `Start a Secret Service (gnome-keyring-daemon, or KeePassXC with its Secret Service integration) and unlock it. ${ENV_STILL_WORKS}`,
     );
   }
   return new KeyringError(`The OS keyring refused: ${message}`, `Check that the keyring works (\`secret-tool\`, Keychain Access or Credential Manager). ${ENV_STILL_WORKS}`);

@@ -1,0 +1,54 @@
+// What bin/load-bundle.js must know of svc's command line to tell which
+// command a run is, and so which code cache to load, before the bundle (and
+// commander in it) is loaded: written at build time from the commander
+// program itself (scripts/build.mjs), beside the bundle, so that it cannot
+// drift from the program as a hand-kept copy in the loader could.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { loadSources } from './load-sources.mjs';
+
+/** The file beside dist/main.js that bin/load-bundle.js reads. */
+export const GRAMMAR_FILE = 'argv-grammar.json';
+
+/**
+ * The grammar of `program` (a commander Command):
+ * - valueOptions: its options that take a value, whose value is not a command word;
+ * - groups: the commands whose next word picks what runs, their
+ *   subcommands (`keys list`), and the completer's kind (`__complete
+ *   key-ids`, `__complete profiles`); after any other command the next word
+ *   is an argument (`run --name deploy-42`), and a cache per argument would
+ *   be a new file for every name, duration or path given.
+ */
+export function argvGrammar(program) {
+  const completer = program.commands.find((command) => command.name() === '__complete');
+  if (!completer) throw new Error('the program has no __complete command, which scripts/argv-grammar.mjs counts as a group');
+  return {
+    valueOptions: program.options.filter((option) => option.required || option.optional).map((option) => option.long).sort(),
+    groups: [...program.commands.filter((command) => command.commands.length > 0), completer].map((command) => command.name()).sort(),
+  };
+}
+
+/** Writes the grammar of svc's program (from the sources, as built for `version`) into `dir`. */
+export async function writeArgvGrammar(dir, version) {
+  const { buildProgram, realDeps } = await loadSources(
+    'argv-grammar',
+    ["export { buildProgram } from './src/cli/app/run.ts';", "export { realDeps } from './src/cli/terminal/deps.ts';"].join('\n'),
+    { define: { SVC_VERSION: JSON.stringify(version) } },
+  );
+  // Building the tree only declares it; nothing is ever written to this IO.
+  const io = {
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    stdin: new PassThrough(),
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    colorStdout: false,
+    colorStderr: false,
+    columns: 80,
+    rows: 24,
+    env: {},
+  };
+  await writeFile(join(dir, GRAMMAR_FILE), `${JSON.stringify(argvGrammar(buildProgram(io, realDeps).program))}\n`);
+}

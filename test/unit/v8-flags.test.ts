@@ -1,0 +1,25 @@
+// tier: in-process
+import { setFlagsFromString } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { restoreV8Flags, useBaselineWasm } from '../../src/client/v8-flags.js';
+
+// What bin/load-bundle.js asks before it keeps a command's code: a cache
+// made under other flags than a later run's would be refused on every run.
+describe('the V8 flags svc changes', () => {
+  it('come back as they were, and say so', () => {
+    expect(restoreV8Flags()).toBe(true);
+    useBaselineWasm();
+    useBaselineWasm();
+    expect(restoreV8Flags()).toBe(true);
+  });
+
+  it('are not reported back when a flag changed meanwhile stays changed', () => {
+    useBaselineWasm();
+    setFlagsFromString('--no-lazy-feedback-allocation');
+    try {
+      expect(restoreV8Flags()).toBe(false);
+    } finally {
+      setFlagsFromString('--lazy-feedback-allocation');
+    }
+  });
+});
