@@ -73,6 +73,11 @@ export async function rotate(
   }
 }
 
+/** The manager's Finish asks first; `keys rotate --finish` is the decision itself. */
+export async function confirmFinish(session: KeySession, pending: { oldId: string; newId: string }): Promise<void> {
+  await confirmChange(session, `Revoke the old key ${shown(pending.oldId)}? Everything should use ${shown(pending.newId)} by now.`, 'nothing was revoked');
+}
+
 /** `keys rotate --finish` or `--cancel`, and the manager's Finish. */
 export async function finishRotation(session: KeySession, how: 'finish' | 'cancel'): Promise<void> {
   const { pending, id, answer, wasGone } = await endOverlap(session, how);

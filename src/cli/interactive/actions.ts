@@ -1,17 +1,15 @@
-import { confirmChange } from '../dialogs/confirm.js';
 import { confirmDisable, confirmRevoke } from '../dialogs/key-changes.js';
+import { askExpiry, askKeyName } from '../dialogs/new-key.js';
 import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
 import { askKey, askServer, logInWith } from '../dialogs/login.js';
-import { finishRotation, rotate } from '../dialogs/rotate.js';
-import { parseDuration } from '../domain/duration.js';
+import { confirmFinish, finishRotation, rotate } from '../dialogs/rotate.js';
 import { notLoggedIn, UsageError } from '../errors/errors.js';
-import { validateKeyName } from '../domain/keys.js';
 import { createExpiringKey } from '../operations/create.js';
 import { changeKeys, type ChangeRequest, type KeyChange } from '../operations/change-keys.js';
 import { keysContext } from '../operations/context.js';
 import { profilesOf, type KeySession, type ProfileSession } from '../session/session.js';
 import { useProfile } from '../operations/profile.js';
-import { keyLabel, shown } from '../views/keys.js';
+import { keyLabel } from '../views/keys.js';
 import { showPing } from '../views/ping.js';
 import { createWatch } from '../views/show-new-key.js';
 import { showOrRevokeNewKey } from '../delivery/hand-over.js';
@@ -54,19 +52,9 @@ export const ACTIONS = {
     showsSecret: true,
     async run(context) {
       const session = withKeySession(context);
-      const prompts = await session.prompts();
-      const name = await prompts.text('Name for the new key:', validateKeyName);
-      const expiresIn = await prompts.text('Expires in (30d, 12h, 2w; empty for never):', (v) => {
-        if (!v.trim()) return true;
-        try {
-          parseDuration(v);
-          return true;
-        } catch (error) {
-          return (error as Error).message;
-        }
-      });
-      const expiry = expiresIn.trim() ? { expiresIn: expiresIn.trim() } : {};
-      await showOrRevokeNewKey(session, await createExpiringKey(session.client, name.trim(), expiry, createWatch(session)));
+      const name = await askKeyName(session);
+      const expiry = await askExpiry(session);
+      await showOrRevokeNewKey(session, await createExpiringKey(session.client, name, expiry, createWatch(session)));
     },
   },
   toggle: {
@@ -117,9 +105,7 @@ export const ACTIONS = {
     offered: (view) => view.pending !== undefined,
     async run(context) {
       const session = withKeySession(context);
-      const { pending } = context.view;
-      const question = `Revoke the old key ${shown(pending!.oldId)}? Everything should use ${shown(pending!.newId)} by now.`;
-      await confirmChange(session, question, 'nothing was revoked');
+      await confirmFinish(session, context.view.pending!);
       await finishRotation(session, 'finish');
     },
   },

@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../../delivery/hand-over.js';
 import { deliveryPlan, onDeliveryFailureOption, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors/errors.js';
-import { checkKeyName, validateKeyName } from '../../domain/keys.js';
+import { askKeyName } from '../../dialogs/new-key.js';
+import { checkKeyName } from '../../domain/keys.js';
 import { createExpiringKey } from '../../operations/create.js';
 import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
@@ -43,6 +44,5 @@ export async function run(session: KeySession, nameArg: string | undefined, opts
 
 async function askName(session: KeySession): Promise<string> {
   if (!session.canPrompt) throw new UsageError('Missing the key name: svc keys create <name>');
-  const name = await (await session.prompts()).text('Name for the new key:', validateKeyName);
-  return name.trim();
+  return askKeyName(session);
 }
