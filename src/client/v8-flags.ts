@@ -18,10 +18,11 @@
 //   Node 22.23.3  CPU ×1.76 (1.62–1.85)  wall ×1.75  peak memory ×1.32
 //   Node 24.22.3  CPU ×1.00 (0.94–1.06)  wall ×1.00  peak memory ×1.00
 //   Node 26.12.1  CPU ×1.00 (0.96–1.00)  wall ×0.99  peak memory ×1.00
-// On Node 24 and 26 it does not pay: default tiering measures the same.
-// There it costs the loading of node:v8, about 5 ms
-// timed alone (the copy measured loads it too, to set the default); it goes
-// when svc's oldest Node is 24.
+// On Node 24 and 26 it does not pay: default tiering measures the same,
+// and setting the flag costs the loading of node:v8, about 5 ms timed alone
+// (the copy measured loads it too, to set the default). So from Node 24 svc
+// leaves V8's tiering alone; the rest of this file goes when svc's oldest
+// Node is 24.
 //
 // A V8 code cache is taken only under the flags it was made with, so the
 // code svc keeps after a command (bin/load-bundle.js) is made with the flags
@@ -37,9 +38,12 @@ let probe: Buffer | undefined;
 /** The probe's source name. */
 const PROBE = 'svc-v8-flags-probe';
 
-/** From now on WebAssembly runs on V8's baseline compiler only. */
+/** The Node versions on which baseline-only WebAssembly pays (see above). */
+const PAYS = Number(process.versions.node.split('.')[0]) < 24;
+
+/** From now on WebAssembly runs on V8's baseline compiler only, where that pays. */
 export function useBaselineWasm(): void {
-  if (probe !== undefined) return;
+  if (!PAYS || probe !== undefined) return;
   probe = new (process.getBuiltinModule('node:vm').Script)('0', { filename: PROBE }).createCachedData();
   process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only');
 }

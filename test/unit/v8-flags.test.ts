@@ -13,7 +13,8 @@ describe('the V8 flags svc changes', () => {
     expect(restoreV8Flags()).toBe(true);
   });
 
-  it('are not reported back when a flag changed meanwhile stays changed', () => {
+  // From Node 24 svc changes none (src/client/v8-flags.ts): there is nothing to report back.
+  it.skipIf(Number(process.versions.node.split('.')[0]) >= 24)('are not reported back when a flag changed meanwhile stays changed', () => {
     useBaselineWasm();
     setFlagsFromString('--no-lazy-feedback-allocation');
     try {
