@@ -13,12 +13,13 @@ describe('the V8 flags svc changes', () => {
     expect(restoreV8Flags()).toBe(true);
   });
 
-  // From Node 24 svc changes none (src/client/v8-flags.ts): there is nothing to report back.
-  it.skipIf(Number(process.versions.node.split('.')[0]) >= 24)('are not reported back when a flag changed meanwhile stays changed', () => {
+  it('are not reported back when a flag changed meanwhile stays changed, on the Node versions where svc changes one', () => {
+    // From Node 24 svc changes none (src/client/v8-flags.ts): nothing of its own to put back, so nothing to refuse.
+    const changesOne = Number(process.versions.node.split('.')[0]) < 24;
     useBaselineWasm();
     setFlagsFromString('--no-lazy-feedback-allocation');
     try {
-      expect(restoreV8Flags()).toBe(false);
+      expect(restoreV8Flags()).toBe(!changesOne);
     } finally {
       setFlagsFromString('--lazy-feedback-allocation');
     }
