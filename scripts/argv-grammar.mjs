@@ -5,8 +5,7 @@
 // drift from the program as a hand-kept copy in the loader could.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { loadSources } from './load-sources.mjs';
+import { loadProgram } from './load-sources.mjs';
 
 /** The file beside dist/main.js that bin/load-bundle.js reads. */
 export const GRAMMAR_FILE = 'argv-grammar.json';
@@ -31,24 +30,6 @@ export function argvGrammar(program) {
 
 /** Writes the grammar of svc's program (from the sources, as built for `version`) into `dir`. */
 export async function writeArgvGrammar(dir, version) {
-  const { buildProgram, realDeps } = await loadSources(
-    'argv-grammar',
-    ["export { buildProgram } from './src/cli/app/run.ts';", "export { realDeps } from './src/cli/terminal/deps.ts';"].join('\n'),
-    { define: { SVC_VERSION: JSON.stringify(version) } },
-  );
-  // Building the tree only declares it; nothing is ever written to this IO.
-  const io = {
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdin: new PassThrough(),
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    colorStdout: false,
-    colorStderr: false,
-    columns: 80,
-    rows: 24,
-    env: {},
-  };
-  await writeFile(join(dir, GRAMMAR_FILE), `${JSON.stringify(argvGrammar(buildProgram(io, realDeps).program))}\n`);
+  const { program } = await loadProgram('argv-grammar', version);
+  await writeFile(join(dir, GRAMMAR_FILE), `${JSON.stringify(argvGrammar(program))}\n`);
 }

@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
@@ -38,4 +39,32 @@ export async function loadSources(name, contents, { define = {}, plugins = [] } 
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * svc's command tree, as built from the sources for `version`: what the
+ * man page and the loader's argv grammar are written from. Building the
+ * tree only declares it; nothing is ever written to its IO.
+ */
+export async function loadProgram(name, version, extra = []) {
+  const exports = await loadSources(
+    name,
+    ["export { buildProgram } from './src/cli/app/run.ts';", "export { realDeps } from './src/cli/terminal/deps.ts';", ...extra].join('\n'),
+    // What scripts/build.mjs defines that building the tree reads: `--version` is an option of it.
+    { define: { SVC_VERSION: JSON.stringify(version) } },
+  );
+  const io = {
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    stdin: new PassThrough(),
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    colorStdout: false,
+    colorStderr: false,
+    columns: 80,
+    rows: 24,
+    env: {},
+  };
+  return { program: exports.buildProgram(io, exports.realDeps).program, exports };
 }
