@@ -38,7 +38,7 @@ describe('the command and the manager ask alike', () => {
     const command = await onTerminal(['keys', 'revoke', key.id], [{ confirm: false }]);
     const manager = await onTerminal([], [{ menu: 'Revoke a key' }, { search: key.name }, { confirm: false }]);
     expect(manager.asked).toContain(command.asked[0]);
-    const warning = `This is the key svc is using (${key.hint}): revoking it locks the session out until you switch profile or log in with another key.`;
+    const warning = `This is the key svc is using (${key.hint}): revoking it locks the session out until SVC_API_KEY holds another key.`;
     expect(folded(command.stderr)).toContain(warning);
     expect(folded(manager.stderr)).toContain(warning);
   });

@@ -71,7 +71,7 @@ describe('the 401 report names the key, its source and the server from the error
     const cut = new UnexpectedResponseError('POST /user/api-keys answered 201 with JSON that does not parse', 'POST', '/user/api-keys', '{"id":"key_1","sec', origin(), true);
     expect(report(cut).lines).toEqual([
       'Unexpected response: POST /user/api-keys answered 201 with JSON that does not parse.',
-      'The answer did not arrive whole: a proxy or the network between svc and the service may have cut it short.',
+      'The answer says it is JSON and does not parse: a proxy or the network between svc and the service may have cut it short or garbled it.',
     ]);
   });
 

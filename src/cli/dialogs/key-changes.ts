@@ -26,10 +26,12 @@ export function warnInUse(session: KeySession, ids: readonly string[], keys: rea
   const untold = ids.filter((_, i) => inUse[i] === null);
   if (inUse.includes(true)) {
     const which = `${ids.length === 1 ? 'This' : 'One of these'} is the key svc is using (${client.keyHint})`;
+    // SVC_API_KEY wins over every profile: neither another profile nor a login would give svc another key.
+    const until = session.credentials.source === 'env' ? 'until SVC_API_KEY holds another key' : 'until you switch profile or log in with another key';
     render.warn(
       doing === 'rotating'
         ? `${which}: after the new key is shown you will be asked to save it to the profile; without that the old key is kept.`
-        : `${which}: ${doing} it locks the session out until you switch profile or log in with another key.`,
+        : `${which}: ${doing} it locks the session out ${until}.`,
     );
   } else if (untold.length > 0) {
     render.warn(`svc cannot tell whether ${untold.map(shown).join(', ')} is the key it is using from the hints this server shows.`);

@@ -45,6 +45,7 @@ export function notFoundAmong(ids: readonly string[], keys: readonly KeyView[] |
   const named = keys.filter((k): k is NamedKey => k.id !== null);
   const byId = new Map(named.map((k) => [k.id, k]));
   const lines = ids.map((id) => {
+    if (byId.has(id)) return `The server answered 404 to ${clip(id, 200)}, though its key list shows that key: svc cannot say whether it is there.`;
     const near = nearest(id, named.map((k) => (k.name === null ? [k.id] : [k.id, k.name])));
     if (near.length === 0 || near.length > MOST_SUGGESTED) return keyNotFound(id).lines[0]!;
     const meant = near.map((found) => `${clip(found, 200)}${byId.get(found)?.name ? ` ('${clip(byId.get(found)!.name!, 200)}')` : ''}`);

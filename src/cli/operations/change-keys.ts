@@ -19,7 +19,7 @@
 import { PROBE, type ApiClient, type KeyList, type RequestPhase } from '../../client/api.js';
 import { ApiError } from '../../client/errors.js';
 import { readKey, type KeyView } from '../../client/key-view.js';
-import { isNotFound } from '../domain/keys.js';
+import { isKeyInUse, isNotFound, listedFor } from '../domain/keys.js';
 import { InterruptedError, StoppedBeforeRetryError } from '../errors/errors.js';
 import { revokeLockedOut, stoppedMidChange } from '../errors/key-changes.js';
 import { answerThroughInterrupt } from '../terminal/answer-through-interrupt.js';
@@ -118,8 +118,9 @@ interface Run {
 export async function changeKeys(ctx: KeysContext, request: ChangeRequest, events: ChangeEvents = {}): Promise<ChangeResult> {
   const { client } = ctx;
   const act = actFor(client, request.change);
-  const listed = 'keys' in request.targets ? request.targets.keys : null;
-  const args = 'args' in request.targets ? request.targets.args : [];
+  const last = inUseLast(client, request);
+  const listed = 'keys' in request.targets ? last(request.targets.keys, (k) => k.id) : null;
+  const args = 'args' in request.targets ? last(request.targets.args, (arg) => arg) : [];
   const known = new Map<string, string | null>([...(request.list?.keys ?? []), ...(listed ?? [])].flatMap((k) => (k.id === null ? [] : [[k.id, k.name]])));
   // A lost answer whose retry found no key was done if svc saw the key a moment ago; otherwise it waits for the end, where svc may read the list to tell.
   const tellsAtOnce = (o: Outcome, names: ReadonlyMap<string, string | null>) => o.state === 'gone' || (o.state === 'done' && (!o.goneOnRetry || names.has(o.id)));
@@ -186,6 +187,18 @@ export async function changeKeys(ctx: KeysContext, request: ChangeRequest, event
   for (const arg of run.unnamed) results.push({ state: 'unnamed', arg });
   for (const arg of run.notTried) results.push({ state: 'not-tried', arg });
   return { results, stoppedBy: run.stoppedBy, list, among };
+}
+
+/**
+ * Revoked or disabled first, the key svc is using would answer 401 to every
+ * change after it: where the list the request was read from tells which
+ * one it is, it goes last.
+ */
+function inUseLast(client: ApiClient, { change, list }: ChangeRequest): <T>(targets: readonly T[], idOf: (target: T) => string) => readonly T[] {
+  if (change === 'enable' || !list) return (targets) => targets;
+  const listed = listedFor(list.keys, list.nowMs, client.keyHint);
+  const inUse = new Set(list.keys.flatMap((k) => (k.id !== null && isKeyInUse(k, client.keyHint, listed) === true ? [k.id] : [])));
+  return (targets, idOf) => [...targets.filter((t) => !inUse.has(idOf(t))), ...targets.filter((t) => inUse.has(idOf(t)))];
 }
 
 function actFor(client: ApiClient, change: KeyChange): (id: string, onPhase: (phase: RequestPhase) => void) => Promise<{ changed: Changed; goneOnRetry: boolean }> {

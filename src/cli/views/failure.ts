@@ -85,7 +85,7 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
     return { exitCode: ExitCode.failure, lines: [`${visible(error.message)}.`, 'svc stopped there, changing nothing; any keys printed above are only part of the list.'] };
   }
   if (error instanceof UnexpectedResponseError) {
-    const why = error.garbled ? 'The answer did not arrive whole: a proxy or the network between svc and the service may have cut it short.' : notTheService(error.origin);
+    const why = error.garbled ? 'The answer says it is JSON and does not parse: a proxy or the network between svc and the service may have cut it short or garbled it.' : notTheService(error.origin);
     return { exitCode: ExitCode.failure, lines: [`Unexpected response: ${error.message}.`, why] };
   }
   const bug = error instanceof Error ? error : new Error(String(error));
