@@ -7,9 +7,10 @@
  */
 import type { ApiClient } from '../../client/api.js';
 import type { ConfigStore, Profile } from '../config/store.js';
+import type { CliError } from '../errors/errors.js';
 import type { KeyStoreContext } from '../secret-store/saved-key.js';
 import type { Endpoint } from '../session/endpoint.js';
-import { withKey, type Credentials, type KeySession, type ProfileSession } from '../session/session.js';
+import { noKeyError, withKey, type Credentials, type KeySession, type ProfileSession, type ProfileSource } from '../session/session.js';
 import type { Deps } from '../terminal/deps.js';
 
 /** An operation on keys: the client, the signals it listens for and the clock. */
@@ -63,4 +64,20 @@ export interface ProfileKeysContext extends KeysContext, ProfileContext {
 
 export function profileKeysContext(session: KeySession): ProfileKeysContext {
   return { ...keysContext(session), ...profileContext(session), credentials: session.credentials };
+}
+
+/** `svc status`: the profile, how it was chosen, its key if one was found, and why none was. */
+export interface StatusContext extends ProfileContext {
+  profileSource: ProfileSource;
+  profileFile: string | null;
+  credentials: Credentials | null;
+  /** Why the profile's key could not be read from the keyring. */
+  keyFailure: CliError | undefined;
+  /** Why there is no key to use (exit 3). */
+  noKey: () => CliError;
+}
+
+export function statusContext(session: ProfileSession): StatusContext {
+  const { profileSource, profileFile, credentials, keyFailure } = session;
+  return { ...profileContext(session), profileSource, profileFile, credentials, keyFailure, noKey: () => noKeyError(session) };
 }
