@@ -26,7 +26,8 @@ import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../domain/keys.js';
 import { DeliveryFailedError } from '../errors/delivery-failed.js';
 import type { ProfileKeysContext } from './context.js';
-import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
+import { SecretNotFoundError } from '../errors/create.js';
+import { createKey, type CreateWatch, type NewKey } from './create.js';
 import { viewKeyOrNamed } from './keys.js';
 
 export interface RotateOptions {
