@@ -19,7 +19,8 @@ import { stoppedDuringCreate } from '../errors/create.js';
 import { isNotFound } from '../domain/keys.js';
 import { clip } from '../text/text.js';
 import { lookForOrphans } from './look-for-orphans.js';
-import { MaybeCreatedError, type OrphanFate } from './maybe-created.js';
+import type { OrphanFate } from '../errors/maybe-created.js';
+import { MaybeCreatedError } from './maybe-created.js';
 
 /** A key the server just made: its document as it came, and the secret found in it, if any. */
 export interface NewKey {
