@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { profileContext } from '../operations/context.js';
 import { logOut } from '../operations/profile.js';
 import type { App } from '../program/program.js';
 import { announceProfileFile, noSuchProfile, type ProfileSession } from '../session/session.js';
@@ -21,7 +22,7 @@ export async function run(session: ProfileSession): Promise<void> {
   announceProfileFile(session);
   // A profile that is not there was not logged out of: most likely a typo in its name.
   if (!session.profileExists) throw new UnknownProfileError([noSuchProfile(session), 'Nothing was changed (`svc profile list` shows each profile).']);
-  const { hint, leftover } = await logOut(session);
+  const { hint, leftover } = await logOut(profileContext(session));
   if (hint === null) render.info(`${notLoggedIn(profileName)}; nothing to remove.`);
   // No ✓ while the key is still in the keyring: the error after it says why and how to delete it.
   else if (leftover) render.info(`Profile '${profileName}' no longer points at ${hint}, but the OS keyring still holds it.`);

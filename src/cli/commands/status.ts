@@ -4,6 +4,7 @@ import { readWorkspace } from '../../client/key-view.js';
 import type { Outcome } from '../program/after-command.js';
 import { CliError, endingSignal, NotAuthenticatedError, notLoggedIn, PassedOnStatus, UnknownProfileError } from '../errors/errors.js';
 import { describeFailure, failureDocument, NOT_RETRIED, type FailureDocument } from '../views/failure.js';
+import { statusContext } from '../operations/context.js';
 import { readStatus, type StatusReport } from '../operations/status.js';
 import type { App } from '../program/program.js';
 import { describeRateLimit } from '../../client/rate-limit.js';
@@ -37,7 +38,7 @@ type Report = StatusReport & { error: FailureDocument['error'] | null };
 const LABEL_WIDTH = 12;
 
 export async function run(session: ProfileSession): Promise<Outcome> {
-  const { report: facts, failure, workspaceOffered, credentials, list } = await readStatus(session);
+  const { report: facts, failure, workspaceOffered, credentials, list } = await readStatus(statusContext(session));
   const verbose = session.options.verbose === true;
   const report: Report = { ...facts, error: failure === undefined ? null : failureDocument(failure, describeFailure(failure, { verbose })).error };
   if (session.options.json) session.render.json(report);

@@ -3,6 +3,7 @@ import { IncompleteListError } from '../../client/errors.js';
 import { isWellFormedKey } from '../../contract/key-format.js';
 import { UsageError } from '../errors/errors.js';
 import { describeFailure } from '../views/failure.js';
+import { profileContext } from '../operations/context.js';
 import { logIn } from '../operations/profile.js';
 import type { ProfileSession } from '../session/session.js';
 import type { KeyStore } from '../secret-store/saved-key.js';
@@ -14,7 +15,7 @@ const FORMAT_HINT = 'API keys are sk_ followed by 64 letters and digits.';
 /** `svc login` and the manager's Log in: checks the key, saves it, says where. */
 export async function logInWith(session: ProfileSession, apiKey: string, to?: KeyStore): Promise<KeyList | undefined> {
   if (!isWellFormedKey(apiKey)) throw new UsageError(`That is not an API key. ${FORMAT_HINT}`);
-  const { list, listFailure, url, hint, configPath, store, leftover } = await logIn(session, apiKey, to);
+  const { list, listFailure, url, hint, configPath, store, leftover } = await logIn(profileContext(session), apiKey, to);
   const { render, profileName } = session;
   const where = store === 'keyring' ? `its key in the OS keyring, the profile in ${configPath}` : configPath;
   render.success(`Logged in to ${url} with ${hint}; saved to profile '${profileName}' (${where}).`);

@@ -1,5 +1,6 @@
 import { InterruptedError, PromptCancelledError } from '../errors/errors.js';
-import type { MaybeCreatedError, OrphanFate } from '../operations/maybe-created.js';
+import type { OrphanFate } from '../errors/maybe-created.js';
+import type { MaybeCreatedError } from '../operations/maybe-created.js';
 import { changeKeys } from '../operations/change-keys.js';
 import { keysContext } from '../operations/context.js';
 import { describeFailure } from '../views/failure.js';

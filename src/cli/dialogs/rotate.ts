@@ -4,6 +4,7 @@ import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../delive
 import { DeliveryFailedError, type Delivered } from '../errors/delivery-failed.js';
 import type { DeliveryPlan } from '../delivery/plan.js';
 import type { NewKey } from '../operations/create.js';
+import { profileKeysContext } from '../operations/context.js';
 import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../operations/rotate.js';
 import type { KeySession } from '../session/session.js';
 import { keyLabel, shown } from '../views/keys.js';
@@ -29,7 +30,7 @@ export async function rotate(
   // whether its key was then revoked.
   let withheld = null as { revoked: boolean } | null;
   try {
-    const rotation = await rotateKey(session, id, opts, {
+    const rotation = await rotateKey(profileKeysContext(session), id, opts, {
       watch: createWatch(session),
       // A rotation asks first, as a revoke does. Where nobody can be asked, `keys rotate` went on only with --yes or --overlap.
       async proceed(old) {
@@ -57,6 +58,7 @@ export async function rotate(
             },
           }),
       async confirmSave(profiles) {
+        if (!session.canPrompt) return false;
         const which = profiles.length === 1 ? `profile '${profiles[0]}' uses` : `profiles ${profiles.map((name) => `'${name}'`).join(', ')} use`;
         return (await session.prompts()).confirm(`This is the key ${which}. Save the new key there?`, true);
       },
@@ -80,7 +82,7 @@ export async function confirmFinish(session: KeySession, pending: { oldId: strin
 
 /** `keys rotate --finish` or `--cancel`, and the manager's Finish. */
 export async function finishRotation(session: KeySession, how: 'finish' | 'cancel'): Promise<void> {
-  const { pending, id, answer, wasGone } = await endOverlap(session, how);
+  const { pending, id, answer, wasGone } = await endOverlap(profileKeysContext(session), how);
   if (wasGone) session.render.info(`${shown(id)} was already gone.`);
   session.render.success(
     how === 'finish'

@@ -6,7 +6,7 @@ import { confirmFinish, finishRotation, rotate } from '../dialogs/rotate.js';
 import { notLoggedIn, UsageError } from '../errors/errors.js';
 import { createExpiringKey } from '../operations/create.js';
 import { changeKeys, type ChangeRequest, type KeyChange } from '../operations/change-keys.js';
-import { keysContext } from '../operations/context.js';
+import { keysContext, profileContext } from '../operations/context.js';
 import { profilesOf, type KeySession, type ProfileSession } from '../session/session.js';
 import { useProfile } from '../operations/profile.js';
 import { keyLabel } from '../views/keys.js';
@@ -141,7 +141,7 @@ export const ACTIONS = {
       const isDefault = (session.config.defaultProfile() ?? 'default') === name;
       if (!isDefault && profilesOf(session.config).includes(name)) {
         if (await prompts.confirm(`Make '${name}' the default profile, for every svc command from now on?`, false)) {
-          const { configPath } = await useProfile(session, name);
+          const { configPath } = await useProfile(profileContext(session), name);
           session.render.success(`Profile '${name}' is now the default (saved in ${configPath}).`);
         }
       }

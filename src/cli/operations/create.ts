@@ -14,11 +14,13 @@ import type { CreateKeyRequest } from '../../contract/types.js';
 import { answerThroughInterrupt, whyNothingYet } from '../terminal/answer-through-interrupt.js';
 import { parseDuration } from '../domain/duration.js';
 import type { Deps } from '../terminal/deps.js';
-import { CliError, ExitCode, InterruptedError, revokeCommand } from '../errors/errors.js';
+import { InterruptedError } from '../errors/errors.js';
+import { stoppedDuringCreate } from '../errors/create.js';
 import { isNotFound } from '../domain/keys.js';
-import { clip, shellWord } from '../text/text.js';
+import { clip } from '../text/text.js';
 import { lookForOrphans } from './look-for-orphans.js';
-import { MaybeCreatedError, type OrphanFate } from './maybe-created.js';
+import type { OrphanFate } from '../errors/maybe-created.js';
+import { MaybeCreatedError } from './maybe-created.js';
 
 /** A key the server just made: its document as it came, and the secret found in it, if any. */
 export interface NewKey {
@@ -44,21 +46,6 @@ export interface CreateWatch {
    * stdout is the job's log).
    */
   unreadableAnswer?: 'show' | 'drop';
-}
-
-/** The server answered, but svc cannot tell which part of the answer is the secret (docs/contract.md §C6). */
-export class SecretNotFoundError extends CliError {
-  constructor(id: string | null) {
-    super(
-      [
-        "The key was created, but svc could not find its secret in the server's answer, printed on stdout as it came",
-        "(svc looks for a 'secret' field, or one value of the form sk_ + 64 letters and digits).",
-        `If the secret is there, store it now; if not, revoke the key (${revokeCommand(id)}) and tell the service's operators.`,
-      ],
-      ExitCode.failure,
-    );
-    this.name = 'SecretNotFoundError';
-  }
 }
 
 /**
@@ -113,14 +100,7 @@ export async function createKey(client: ApiClient, request: CreateKeyRequest, wa
         interrupted = signal;
         watch.interrupted();
       },
-      (signal) =>
-        new InterruptedError(
-          [
-            `Stopped while the create was out: a key named '${clip(request.name, 200)}' may have been made, and nobody has seen its secret.`,
-            `Find it with \`svc keys list --name ${shellWord(request.name)}\` and revoke it.`,
-          ],
-          signal,
-        ),
+      (signal) => stoppedDuringCreate(request.name, signal),
       () => client.createKey(request, { onPhase }),
     );
     return { document: body, secret: findSecret(body), view: readKey(body), nowMs: client.serverNow(), interrupted };

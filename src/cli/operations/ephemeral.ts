@@ -9,9 +9,18 @@
 import { basename } from 'node:path';
 import { PROBE, type ApiClient } from '../../client/api.js';
 import { ApiError, RateLimitedError } from '../../client/errors.js';
-import { CliError, UsageError, revokeCommand } from '../errors/errors.js';
+import { CliError } from '../errors/errors.js';
+import {
+  commandNotRun,
+  commandTakenForLifetime,
+  ephemeralMayWork,
+  ephemeralRevokeFailed,
+  ephemeralStillWorks,
+  lifetimeTooLong,
+  type NotRunReason,
+} from '../errors/ephemeral.js';
 import { isNotFound } from '../domain/keys.js';
-import { clip, shellWord } from '../text/text.js';
+import { clip } from '../text/text.js';
 import type { Deps } from '../terminal/deps.js';
 import { parseDuration } from '../domain/duration.js';
 import { createKey } from './create.js';
@@ -58,14 +67,10 @@ export const unguarded: Guard = (_step, work) => work();
 
 /** `--ephemeral [duration]`: its lifetime in milliseconds; a usage error past MAX_LIFETIME. */
 export function ephemeralLifetime(given: string | true): number {
-  if (given !== true && !/^\s*\d/.test(given)) {
-    // `svc run --ephemeral deploy.sh`: the option's value is optional, so the command's name was taken for it.
-    throw new UsageError(`--ephemeral takes '${clip(given, 200)}' for its duration: put -- before the command (svc run --ephemeral -- ${clip(given, 200)} …).`);
-  }
+  // `svc run --ephemeral deploy.sh`: the option's value is optional, so the command's name was taken for it.
+  if (given !== true && !/^\s*\d/.test(given)) throw commandTakenForLifetime(given);
   const lifetime = parseDuration(given === true ? DEFAULT_LIFETIME : given);
-  if (lifetime > parseDuration(MAX_LIFETIME)) {
-    throw new UsageError(`--ephemeral ${clip(String(given), 200)} is too long: a key made for one command lives at most ${MAX_LIFETIME}.`);
-  }
+  if (lifetime > parseDuration(MAX_LIFETIME)) throw lifetimeTooLong(String(given), MAX_LIFETIME);
   return lifetime;
 }
 
@@ -86,23 +91,15 @@ export async function createEphemeralKey(
   const wanted: Wanted = { name, marks: { name: request.name === undefined, expiresAtMs: askedMs }, beganMs: now(), existing: [] };
   const made = await guard({ kind: 'create', name, expiresAt: asked, wanted }, () => createKey(client, { name, expiresAt: asked }, watch));
   const { id } = made.view;
-  const refuse = async (why: string, revokable: EphemeralKey | null) => {
+  const refuse = async (reason: NotRunReason, revokable: EphemeralKey | null) => {
     if (revokable !== null) await revokeEphemeralKey(client, revokable, guard);
-    throw new CliError([
-      `The command was not run: ${why}.`,
-      revokable !== null ? `The key it made, ${clip(revokable.id, 200)}, is revoked.` : `The key named '${clip(name, 200)}' expires at ${asked}; to revoke it before, ${revokeCommand(null)}.`,
-    ]);
+    throw commandNotRun(reason, revokable?.id ?? null, name, asked);
   };
-  if (made.secret === null || id === null) {
-    const why = made.secret === null ? "svc could not find the new key's secret in the server's answer" : "the server's answer gives no id for the new key, so svc could not revoke it afterwards";
-    return refuse(why, id === null ? null : { id, secret: '', name, expiresAt: asked });
-  }
+  if (made.secret === null || id === null) return refuse({ kind: made.secret === null ? 'no-secret' : 'no-id' }, id === null ? null : { id, secret: '', name, expiresAt: asked });
   const key = { id, secret: made.secret, name, expiresAt: asked };
   const given = made.view.expiresAt ?? (await guard({ kind: 'revoke', key }, () => expiryOnRecord(client, id)));
-  if (given === null) return refuse(`the server gave the key no expiry svc can read (it was asked for ${asked}), so nothing would end it should svc be killed`, key);
-  if (given > askedMs + EXPIRY_SLACK_MS) {
-    return refuse(`the server gave the key a later expiry, ${new Date(given).toISOString()}, than the ${asked} svc asked for`, key);
-  }
+  if (given === null) return refuse({ kind: 'no-expiry', asked }, key);
+  if (given > askedMs + EXPIRY_SLACK_MS) return refuse({ kind: 'later-expiry', given: new Date(given).toISOString(), asked }, key);
   return { ...key, expiresAt: new Date(given).toISOString(), clockSkewMs };
 }
 
@@ -124,23 +121,21 @@ async function expiryOnRecord(client: ApiClient, id: string): Promise<number | n
  * when it is not revoked or svc cannot tell.
  */
 export async function revokeEphemeralKey(client: ApiClient, key: EphemeralKey, guard: Guard, sleep?: Deps['sleep']): Promise<void> {
-  let notFound: string;
+  // The 404's message; null for one on a retry.
+  let notFound: string | null;
   try {
     // A 404 on a retry, after an attempt whose answer was lost, says no more than a first one: that attempt may never have arrived.
     if (!(await guard({ kind: 'revoke', key }, () => client.revokeKey(key.id, { finish: true }))).goneOnRetry) return;
-    notFound = 'on a retry, after an answer that was lost';
+    notFound = null;
   } catch (error) {
     if (error instanceof SignalStop) throw error;
-    if (!isNotFound(error)) throw notRevoked(key, `could not be revoked: ${clip((error as Error).message, 200)}`);
-    notFound = clip((error as ApiError).message, 200);
+    if (!isNotFound(error)) throw ephemeralRevokeFailed(key, (error as Error).message);
+    notFound = (error as ApiError).message;
   }
   const gone = await guard({ kind: 'revoke', key }, () => confirmGone(client, key, sleep));
   if (gone === true) return;
-  if (gone === false) throw notRevoked(key, `was answered 404 to its revoke (${notFound}), but it still works: it is not revoked`);
-  throw new CliError([
-    `The key made for the command, ${clip(key.id, 200)}, was answered 404 to its revoke (${notFound}), and svc could not tell whether it still works (${clip(gone.why, 200)}).`,
-    `If it does, it works until ${key.expiresAt}: revoke it with \`svc keys revoke ${shellWord(key.id)}\`.`,
-  ]);
+  if (gone === false) throw ephemeralStillWorks(key, notFound);
+  throw ephemeralMayWork(key, notFound, gone.why);
 }
 
 /**
@@ -163,10 +158,6 @@ async function confirmGone(client: ApiClient, key: EphemeralKey, sleep?: Deps['s
     if (wait === undefined || sleep === undefined) return false;
     await sleep(wait);
   }
-}
-
-function notRevoked(key: EphemeralKey, what: string): CliError {
-  return new CliError([`The key made for the command, ${clip(key.id, 200)}, ${what}.`, `It works until ${key.expiresAt}: revoke it with \`svc keys revoke ${shellWord(key.id)}\`.`]);
 }
 
 /** A second signal while a request was out: svc stops at once, saying what it leaves behind. */

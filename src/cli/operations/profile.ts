@@ -4,12 +4,13 @@ import { keyHint } from '../../contract/key-format.js';
 import { DEFAULT_BASE_URL } from '../../contract/paths.js';
 import { savedKeyHint } from '../config/file.js';
 import type { KeyringError } from '../secret-store/keyring.js';
-import type { KeyStore, KeyStoreContext, Moved } from '../secret-store/saved-key.js';
-import { InterruptedError, loginCommand, UsageError } from '../errors/errors.js';
+import type { KeyStore, Moved } from '../secret-store/saved-key.js';
+import { InterruptedError, type UsageError } from '../errors/errors.js';
+import { noSuchProfileArgument } from '../errors/profiles.js';
 import { clip } from '../text/text.js';
 import { nearProfile } from '../domain/suggest.js';
-import type { ProfileSession } from '../session/session.js';
-import { knownProfiles, profilesOf, withKey } from '../session/session.js';
+import { knownProfiles, profilesOf } from '../session/session.js';
+import type { ProfileContext } from './context.js';
 
 export interface LoggedIn {
   /** The whole key list, read after the check: the key-health step learns the new key's expiry from it. Undefined when it could not be read. */
@@ -25,11 +26,7 @@ export interface LoggedIn {
   leftover: KeyringError | null;
 }
 
-/** The saved-key operations' view of a session. The keyring's code is loaded only by the operations that touch it. */
-function keyStoreContext(session: ProfileSession): KeyStoreContext {
-  return { config: session.config, env: session.io.env, schedule: session.deps.schedule };
-}
-
+/** The keyring's code is loaded only by the operations that touch it. */
 const savedKey = () => import('../secret-store/saved-key.js');
 
 /**
@@ -40,8 +37,8 @@ const savedKey = () => import('../secret-store/saved-key.js');
  * against. The rest of the list only tells the key's expiry, so pages svc
  * cannot follow cost that, never the login.
  */
-export async function logIn(session: ProfileSession, apiKey: string, to?: KeyStore): Promise<LoggedIn> {
-  const { client } = await withKey(session, { apiKey, source: 'login' });
+export async function logIn(ctx: ProfileContext, apiKey: string, to?: KeyStore): Promise<LoggedIn> {
+  const client = await ctx.connect({ apiKey, source: 'login' });
   await client.probeKeyList();
   let list: KeyList | undefined;
   let listFailure: unknown = null;
@@ -51,9 +48,9 @@ export async function logIn(session: ProfileSession, apiKey: string, to?: KeySto
     if (error instanceof InterruptedError) throw error;
     listFailure = error;
   }
-  const { url, source } = session.endpoint;
+  const { url, source } = ctx.endpoint;
   const { saveKey } = await savedKey();
-  const { store, leftover } = await saveKey(keyStoreContext(session), session.profileName, apiKey, {
+  const { store, leftover } = await saveKey(ctx.keyStore, ctx.profileName, apiKey, {
     to,
     patch: (profile) => ({
       ...profile,
@@ -63,20 +60,20 @@ export async function logIn(session: ProfileSession, apiKey: string, to?: KeySto
       serverInstance: client.serverInstance ?? undefined,
     }),
   });
-  return { list, listFailure, url, hint: keyHint(apiKey), configPath: session.config.path, store, leftover };
+  return { list, listFailure, url, hint: keyHint(apiKey), configPath: ctx.config.path, store, leftover };
 }
 
 /** Forgets the profile's key, from the keyring too; `hint` is null when it had none. */
-export async function logOut(session: ProfileSession): Promise<{ hint: string | null; leftover: KeyringError | null }> {
+export async function logOut(ctx: ProfileContext): Promise<{ hint: string | null; leftover: KeyringError | null }> {
   const { forgetKey } = await savedKey();
-  return forgetKey(keyStoreContext(session), session.profileName, { removeProfile: false });
+  return forgetKey(ctx.keyStore, ctx.profileName, { removeProfile: false });
 }
 
 /** `svc profile move-key`: the profile's key, moved into the keyring or back into the config file. */
-export async function moveProfileKey(session: ProfileSession, name: string, to: KeyStore): Promise<Moved> {
-  checkExists(session, name);
+export async function moveProfileKey(ctx: ProfileContext, name: string, to: KeyStore): Promise<Moved> {
+  checkExists(ctx, name);
   const { moveKey } = await savedKey();
-  return moveKey(keyStoreContext(session), name, to);
+  return moveKey(ctx.keyStore, name, to);
 }
 
 /** One profile as `svc profile list` tells it. */
@@ -105,15 +102,15 @@ export interface ProfileListing {
 }
 
 /** Every profile that exists (docs/contract.md §C1), with its key's hint and address; reads no server. */
-export function listProfiles(session: ProfileSession): ProfileListing {
-  const { config } = session;
+export function listProfiles(ctx: ProfileContext): ProfileListing {
+  const { config } = ctx;
   const defaultName = config.defaultProfile() ?? 'default';
   const profiles = profilesOf(config).map((name): ProfileEntry => {
     const profile = config.getProfile(name);
     return {
       name,
       isDefault: name === defaultName,
-      isActive: name === session.profileName,
+      isActive: name === ctx.profileName,
       hint: savedKeyHint(profile),
       store: profile.keyring ? 'keyring' : profile.apiKey ? 'file' : null,
       baseUrl: profile.baseUrl ?? null,
@@ -125,23 +122,23 @@ export function listProfiles(session: ProfileSession): ProfileListing {
 }
 
 /** A profile name given as an argument must name one that exists (exit 2 otherwise, naming those that do). */
-function checkExists(session: ProfileSession, name: string): void {
-  if (!profilesOf(session.config).includes(name)) throw noSuchProfile(session, name);
+function checkExists(ctx: ProfileContext, name: string): void {
+  if (!profilesOf(ctx.config).includes(name)) throw noSuchProfile(ctx, name);
 }
 
-function noSuchProfile(session: ProfileSession, name: string): UsageError {
-  const near = nearProfile(name, profilesOf(session.config), (profile) => `'${clip(profile, 200)}'`);
-  return new UsageError([`Profile '${clip(name, 200)}' does not exist; ${knownProfiles(session.config)}.${near}`, `\`${loginCommand(name)}\` creates it with a key.`]);
+function noSuchProfile({ config }: ProfileContext, name: string): UsageError {
+  const near = nearProfile(name, profilesOf(config), (profile) => `'${clip(profile, 200)}'`);
+  return noSuchProfileArgument(name, `${knownProfiles(config)}.${near}`);
 }
 
 /** The profile was removed by another svc between the check and the locked change. */
 class ProfileVanished extends Error {}
 
 /** Makes `name` the default profile, saved in the config file: every command without --profile or SVC_PROFILE uses it. */
-export async function useProfile(session: ProfileSession, name: string): Promise<{ configPath: string }> {
-  checkExists(session, name);
+export async function useProfile(ctx: ProfileContext, name: string): Promise<{ configPath: string }> {
+  checkExists(ctx, name);
   try {
-    await session.config.update(
+    await ctx.config.update(
       name,
       (profile) => {
         // Checked again under the lock (`default` always exists): a `profile remove` since the check above would leave the default naming no profile.
@@ -151,9 +148,9 @@ export async function useProfile(session: ProfileSession, name: string): Promise
       { setDefault: true },
     );
   } catch (error) {
-    throw error instanceof ProfileVanished ? noSuchProfile(session, name) : error;
+    throw error instanceof ProfileVanished ? noSuchProfile(ctx, name) : error;
   }
-  return { configPath: session.config.path };
+  return { configPath: ctx.config.path };
 }
 
 /**
@@ -162,12 +159,12 @@ export async function useProfile(session: ProfileSession, name: string): Promise
  * key's hint, or null when it had none.
  */
 export async function removeProfile(
-  session: ProfileSession,
+  ctx: ProfileContext,
   name: string,
 ): Promise<{ hint: string | null; wasDefault: boolean; leftover: KeyringError | null }> {
-  checkExists(session, name);
-  const wasDefault = (session.config.defaultProfile() ?? 'default') === name;
+  checkExists(ctx, name);
+  const wasDefault = (ctx.config.defaultProfile() ?? 'default') === name;
   const { forgetKey } = await savedKey();
-  const { hint, leftover } = await forgetKey(keyStoreContext(session), name, { removeProfile: true, setDefault: false });
+  const { hint, leftover } = await forgetKey(ctx.keyStore, name, { removeProfile: true, setDefault: false });
   return { hint, wasDefault: wasDefault && name !== 'default', leftover };
 }

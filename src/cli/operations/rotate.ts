@@ -9,13 +9,25 @@ import type { KeyView } from '../../client/key-view.js';
 import { savedKeyHint } from '../config/file.js';
 import type { PendingRotation, Profile } from '../config/store.js';
 import type { Deps } from '../terminal/deps.js';
-import { CliError, ExitCode, InterruptedError, loginCommand, PromptCancelledError, SecretNotWrittenError, UsageError } from '../errors/errors.js';
+import { CliError, InterruptedError, PromptCancelledError, SecretNotWrittenError } from '../errors/errors.js';
+import {
+  holderChanged,
+  noRotationPending,
+  notRetired,
+  oldKeyLeft,
+  overlapUntracked,
+  profileUsesKey,
+  rotationPending,
+  stoppedBeforeSave,
+  stoppedSaving,
+  stoppedWhileRetiring,
+} from '../errors/rotate.js';
 import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../domain/keys.js';
-import { clip, shellWord } from '../text/text.js';
-import { withKey, type KeySession } from '../session/session.js';
 import { DeliveryFailedError } from '../errors/delivery-failed.js';
-import { createKey, SecretNotFoundError, type CreateWatch, type NewKey } from './create.js';
+import type { ProfileKeysContext } from './context.js';
+import { SecretNotFoundError } from '../errors/create.js';
+import { createKey, type CreateWatch, type NewKey } from './create.js';
 import { viewKeyOrNamed } from './keys.js';
 
 export interface RotateOptions {
@@ -42,7 +54,7 @@ export interface RotateHooks {
    * (DeliveryFailedError). Before the old key is touched, as `show`.
    */
   deliver?(created: NewKey): Promise<void>;
-  /** Asked when profiles hold the old key and --save was not given: save the new one there? */
+  /** Asked when profiles hold the old key and --save was not given: save the new one there? False where nobody can be asked. */
   confirmSave(profiles: readonly string[]): Promise<boolean>;
 }
 
@@ -67,29 +79,25 @@ export interface Rotation {
 }
 
 /** `arg` is the old key's id, or its name when exactly one key has it (resolved after the checks that need no request). */
-export async function rotateKey(session: KeySession, arg: string, opts: RotateOptions, hooks: RotateHooks): Promise<Rotation> {
-  const { client, profileName } = session;
-  const pending = opts.overlap ? session.config.getProfile(profileName).pendingRotation : undefined;
-  if (pending) {
-    throw new UsageError(
-      `Profile '${profileName}' already has a pending rotation (${clip(pending.oldId, 200)} → ${clip(pending.newId, 200)}): \`svc keys rotate --finish\` or \`--cancel\` it first.`,
-    );
-  }
+export async function rotateKey(ctx: ProfileKeysContext, arg: string, opts: RotateOptions, hooks: RotateHooks): Promise<Rotation> {
+  const { client, profileName } = ctx;
+  const pending = opts.overlap ? ctx.config.getProfile(profileName).pendingRotation : undefined;
+  if (pending) throw rotationPending(profileName, pending);
   const { view: old, id } = await viewKeyOrNamed(client, arg, 'rotate');
   await hooks.proceed(old);
   const replacedKeyInUse = isKeyInUse(old, client.keyHint);
   const expiry = replacementExpiry(old, client.serverNow(), (atMs) => client.marks.expiry(atMs, client.serverNow()));
   const name = old.name ?? id;
   const created = await createKey(client, expiry.expiresAt === null ? { name } : { name, expiresAt: expiry.expiresAt }, hooks.watch, [id]);
-  let rest: KeySession;
+  let graceMs: number | null;
   try {
-    rest = await handOver(session, created, hooks);
+    graceMs = await handOver(ctx, created, hooks);
   } catch (error) {
-    if (error instanceof SecretNotFoundError || error instanceof DeliveryFailedError || error instanceof SecretNotWrittenError) {
-      throw new CliError([...error.lines, `The old key ${clip(id, 200)} was left as it was.`], error.exitCode, undefined, error.signal);
-    }
+    if (error instanceof SecretNotFoundError || error instanceof DeliveryFailedError || error instanceof SecretNotWrittenError) throw oldKeyLeft(error, id);
     throw error;
   }
+  // The requests after a delivery go with a client whose deadline gave the delivery's time back.
+  const restClient = graceMs === null ? client : await ctx.connect(ctx.credentials, graceMs);
   const [from, to] = [old.workspaceId, created.view.workspaceId];
   const base = {
     oldId: id,
@@ -103,66 +111,49 @@ export async function rotateKey(session: KeySession, arg: string, opts: RotateOp
   };
 
   // Every profile that holds the old key would be left with a dead one: each gets the new key, or the old key stays.
-  const holders = profilesHolding(rest, old);
+  const holders = profilesHolding(ctx, old);
   const result = { ...base, holders };
   if (holders.length > 0) {
-    if (!(await decideSave(rest, id, created, holders, opts, hooks))) return { ...result, retired: 'kept-unsaved' };
-    await saveNewKey(rest, id, old.hint!, holders, created);
+    if (!(await decideSave(id, created, holders, opts, hooks))) return { ...result, retired: 'kept-unsaved' };
+    await saveNewKey(ctx, id, old.hint!, holders, created);
   }
-  if (opts.overlap) return { ...result, retired: 'kept-overlap', pending: await recordOverlap(rest, id, created) };
+  if (opts.overlap) return { ...result, retired: 'kept-overlap', pending: await recordOverlap(ctx, id, created) };
   // The key in use is retired with its replacement: with itself, the retry after a lost answer is refused (the
   // key is already revoked or disabled), and work that was done would be reported as not done.
-  const retiring = replacedKeyInUse ? (await withKey(rest, { apiKey: created.secret!, source: rest.credentials.source })).client : rest.client;
-  return { ...result, ...(await retireOldKey(retiring, id, created, opts.disableOld === true, rest.deps.onSignal)) };
+  const retiring = replacedKeyInUse ? await ctx.connect({ apiKey: created.secret!, source: ctx.credentials.source }, graceMs ?? 0) : restClient;
+  return { ...result, ...(await retireOldKey(retiring, id, created, opts.disableOld === true, ctx.onSignal)) };
 }
 
 /**
  * Shows or delivers the new key. The time a delivery command took is the
  * person's, not the server's: the requests after it get that much back on
- * the command's deadline, so a slow `gh secret set` does not leave the old
- * key unrevoked for want of time.
+ * the command's deadline (the grace returned; null when the key was shown),
+ * so a slow `gh secret set` does not leave the old key unrevoked for want of time.
  */
-async function handOver(session: KeySession, created: NewKey, hooks: RotateHooks): Promise<KeySession> {
+async function handOver(ctx: ProfileKeysContext, created: NewKey, hooks: RotateHooks): Promise<number | null> {
   if (hooks.deliver === undefined) {
     await hooks.show(created);
-    return session;
+    return null;
   }
-  const began = session.deps.now();
+  const began = ctx.now();
   await hooks.deliver(created);
-  const took = session.deps.now() - began;
-  return withKey({ ...session, deadlineMs: session.deadlineMs + took, waitUntilMs: session.waitUntilMs + took }, session.credentials);
+  return ctx.now() - began;
 }
 
 /** The profiles whose saved key is `old`, by its hint; none can be told where the server shows no hints. */
-function profilesHolding(session: KeySession, old: KeyView): string[] {
+function profilesHolding(ctx: ProfileKeysContext, old: KeyView): string[] {
   if (old.hint === null) return [];
-  return session.config.profileNames().filter((name) => savedKeyHint(session.config.getProfile(name)) === old.hint);
+  return ctx.config.profileNames().filter((name) => savedKeyHint(ctx.config.getProfile(name)) === old.hint);
 }
 
-const quoted = (profiles: readonly string[]) => profiles.map((name) => `'${name}'`).join(', ');
-
-async function decideSave(
-  session: KeySession,
-  id: string,
-  created: NewKey,
-  holders: readonly string[],
-  opts: RotateOptions,
-  hooks: RotateHooks,
-): Promise<boolean> {
+async function decideSave(id: string, created: NewKey, holders: readonly string[], opts: RotateOptions, hooks: RotateHooks): Promise<boolean> {
   if (opts.save) return true;
-  if (!session.canPrompt) return false;
   try {
     return await hooks.confirmSave(holders);
   } catch (error) {
     if (!(error instanceof PromptCancelledError)) throw error;
     // Withdrawing the question stops the rotation where it stands: nothing more is changed.
-    throw new InterruptedError(
-      [
-        `Stopped: the new key ${created.view.id === null ? '' : `${clip(created.view.id, 200)} `}was created and shown above; the old key ${clip(id, 200)} still works, and ${holders.length === 1 ? 'profile' : 'profiles'} ${quoted(holders)} still ${holders.length === 1 ? 'holds' : 'hold'} it.`,
-        `Save the new key with \`${loginCommand(holders[0]!)}\`, then revoke the old one (svc keys revoke ${shellWord(id)}); or revoke the new one.`,
-      ],
-      error.signal,
-    );
+    throw stoppedBeforeSave(created.view.id, id, holders, error.signal);
   }
 }
 
@@ -171,49 +162,35 @@ async function decideSave(
  * svc may have changed it meanwhile), with what is known of the new key's
  * expiry, so that the expiry warning is about the key the profile holds.
  */
-async function saveNewKey(session: KeySession, id: string, oldHint: string, holders: readonly string[], created: NewKey): Promise<void> {
+async function saveNewKey(ctx: ProfileKeysContext, id: string, oldHint: string, holders: readonly string[], created: NewKey): Promise<void> {
   const secret = created.secret!;
   const { view } = created;
   const keyExpiry =
     view.id !== null && view.expiresKnown ? { hint: keyHint(secret), id: view.id, expiresAt: view.expiresAt === null ? null : new Date(view.expiresAt).toISOString() } : undefined;
   const saved: string[] = [];
-  // A save stopped by a signal (the wait for another svc's lock) stops the rotation with that signal's code.
-  const stopped = (why: readonly string[], cause?: CliError) =>
-    new CliError(
-      [
-        ...why,
-        `The new key above was created; the old key ${clip(id, 200)} was left as it was${saved.length > 0 ? `, and ${quoted(saved)} already ${saved.length === 1 ? 'holds' : 'hold'} the new one` : ''}.`,
-        'Store the new secret, then revoke whichever key nothing uses.',
-      ],
-      cause?.signal ? cause.exitCode : ExitCode.failure,
-      undefined,
-      cause?.signal ?? null,
-    );
   // Each where it keeps its key: the config file, or the OS keyring.
   const { saveKey } = await import('../secret-store/saved-key.js');
-  const ctx = { config: session.config, env: session.io.env, schedule: session.deps.schedule };
   for (const name of holders) {
     let replaced = false;
     try {
       const keep = (profile: Readonly<Profile>) => savedKeyHint(profile) === oldHint;
-      replaced = (await saveKey(ctx, name, secret, { keep, patch: (profile) => ({ ...profile, keyExpiry }) })).saved;
+      replaced = (await saveKey(ctx.keyStore, name, secret, { keep, patch: (profile) => ({ ...profile, keyExpiry }) })).saved;
     } catch (error) {
-      if (error instanceof CliError) throw stopped(error.lines, error);
+      // A save stopped by a signal (the wait for another svc's lock) stops the rotation with that signal's code.
+      if (error instanceof CliError) throw stoppedSaving(id, saved, error.lines, error);
       throw error;
     }
-    if (!replaced) throw stopped([`Profile '${name}' no longer holds the key being rotated (another svc changed it meanwhile), so the new key was not saved there.`]);
+    if (!replaced) throw stoppedSaving(id, saved, [holderChanged(name)]);
     saved.push(name);
   }
 }
 
 /** The old key stays; the profile keeps the pair until --finish or --cancel, so even a crash here forgets nothing. */
-async function recordOverlap(session: KeySession, oldId: string, created: NewKey): Promise<PendingRotation> {
+async function recordOverlap(ctx: ProfileKeysContext, oldId: string, created: NewKey): Promise<PendingRotation> {
   const newId = created.view.id;
-  if (newId === null) {
-    throw new CliError(`The server's answer gives no id for the new key, so svc cannot track this rotation: revoke ${clip(oldId, 200)} yourself once nothing uses it.`);
-  }
-  const pendingRotation: PendingRotation = { oldId, newId, since: new Date(session.deps.now()).toISOString() };
-  await session.config.update(session.profileName, (profile) => ({ ...profile, pendingRotation }));
+  if (newId === null) throw overlapUntracked(oldId);
+  const pendingRotation: PendingRotation = { oldId, newId, since: new Date(ctx.now()).toISOString() };
+  await ctx.config.update(ctx.profileName, (profile) => ({ ...profile, pendingRotation }));
   return pendingRotation;
 }
 
@@ -228,17 +205,7 @@ async function retireOldKey(
   // Ctrl-C here stops at once, but not in silence: the new key exists, and the old one's fate is unknown.
   let interrupt!: (error: Error) => void;
   const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
-  const off = onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], (signal) =>
-    interrupt(
-      new InterruptedError(
-        [
-          `Stopped while the old key ${clip(id, 200)} was being ${verb}d: it may or may not be; the new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} (shown above) works.`,
-          `See with \`svc keys view ${shellWord(id)}\`, and ${verb} it with \`svc keys ${verb} ${shellWord(id)}\` if it is not.`,
-        ],
-        signal,
-      ),
-    ),
-  );
+  const off = onSignal(['SIGINT', 'SIGTERM', 'SIGHUP'], (signal) => interrupt(stoppedWhileRetiring(id, created.view.id, verb, signal)));
   try {
     const retiring = disable
       ? client.setEnabled(id, false).then(async (result) => ({ previous: result.document ?? (await client.getKey(id)).document, retired: 'disabled' as const }))
@@ -246,10 +213,7 @@ async function retireOldKey(
     return await Promise.race([retiring, interrupted]);
   } catch (error) {
     if (error instanceof InterruptedError) throw error;
-    throw new CliError([
-      `The new key${created.view.id === null ? '' : ` ${clip(created.view.id, 200)}`} was created, but the old key ${clip(id, 200)} could not be ${verb}d: ${clip((error as Error).message, 200)}.`,
-      `Retry with \`svc keys ${verb} ${shellWord(id)}\`.`,
-    ]);
+    throw notRetired(id, created.view.id, verb, (error as Error).message);
   } finally {
     off();
   }
@@ -260,31 +224,24 @@ async function retireOldKey(
  * Never the key the profile uses: the profile would be left holding a key that no longer works.
  */
 export async function endOverlap(
-  session: KeySession,
+  ctx: ProfileKeysContext,
   how: 'finish' | 'cancel',
 ): Promise<{ pending: PendingRotation; id: string; answer: unknown; wasGone: boolean }> {
-  const { profileName } = session;
-  const pending = session.config.getProfile(profileName).pendingRotation;
-  if (!pending) throw new UsageError(`No rotation is pending in profile '${profileName}' (svc keys rotate <id> --overlap starts one).`);
+  const { profileName } = ctx;
+  const pending = ctx.config.getProfile(profileName).pendingRotation;
+  if (!pending) throw noRotationPending(profileName);
   const id = how === 'finish' ? pending.oldId : pending.newId;
-  if (session.credentials.source === 'profile' && (await isProfileKey(session.client, id))) {
-    throw new CliError([
-      `Profile '${profileName}' uses the ${how === 'finish' ? 'old' : 'new'} key ${clip(id, 200)}: revoking it would leave the profile with a key that no longer works. Nothing was changed.`,
-      how === 'finish'
-        ? `Save the new key there first (\`${loginCommand(profileName)}\`), then finish the rotation.`
-        : `Log in with the old key first (\`${loginCommand(profileName)}\`), then cancel the rotation; or finish it instead.`,
-    ]);
-  }
+  if (ctx.credentials.source === 'profile' && (await isProfileKey(ctx.client, id))) throw profileUsesKey(profileName, how, id);
   let answer: unknown;
   let wasGone = false;
   try {
-    ({ answer } = await session.client.revokeKey(id));
+    ({ answer } = await ctx.client.revokeKey(id));
   } catch (error) {
     if (!isNotFound(error)) throw error;
     answer = { id, revoked: false };
     wasGone = true;
   }
-  await session.config.update(profileName, (profile) =>
+  await ctx.config.update(profileName, (profile) =>
     profile.pendingRotation?.oldId === pending.oldId && profile.pendingRotation.newId === pending.newId ? { ...profile, pendingRotation: undefined } : { ...profile },
   );
   return { pending, id, answer, wasGone };

@@ -3,7 +3,8 @@ import { ApiError, RateLimitedError } from '../../client/errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { readRateLimit } from '../../client/rate-limit.js';
 import type { KeyStore } from '../secret-store/saved-key.js';
-import { noKeyError, withKey, type BaseUrlSource, type Credentials, type KeySource, type ProfileSession, type ProfileSource } from '../session/session.js';
+import type { BaseUrlSource, Credentials, KeySource, ProfileSource } from '../session/session.js';
+import type { StatusContext } from './context.js';
 
 /** The `--json` document: everything the text block says, null where it is not known. */
 export interface StatusReport {
@@ -42,12 +43,12 @@ export interface Status {
  * line of the report, not the end of it. Each request once, never retried
  * and never slept through: a status is asked for when something is wrong.
  */
-export async function readStatus(session: ProfileSession): Promise<Status> {
-  const { endpoint, profileName, credentials } = session;
+export async function readStatus(ctx: StatusContext): Promise<Status> {
+  const { endpoint, profileName, credentials } = ctx;
   const report: StatusReport = {
     profile: profileName,
-    profileSource: session.profileSource,
-    profileFile: session.profileFile,
+    profileSource: ctx.profileSource,
+    profileFile: ctx.profileFile,
     baseUrl: endpoint.url,
     baseUrlSource: endpoint.source,
     key: null,
@@ -60,12 +61,12 @@ export async function readStatus(session: ProfileSession): Promise<Status> {
   let list: KeyList | undefined;
   try {
     // The keyring did not give the profile's key: where it is kept is still known, and said.
-    const kept = session.profile.keyring;
-    if (!credentials && session.keyFailure && kept) report.key = { hint: kept.hint, source: 'profile', store: 'keyring', valid: null };
-    if (!credentials) throw noKeyError(session);
+    const kept = ctx.profile.keyring;
+    if (!credentials && ctx.keyFailure && kept) report.key = { hint: kept.hint, source: 'profile', store: 'keyring', valid: null };
+    if (!credentials) throw ctx.noKey();
     const store = credentials.source === 'env' ? 'env' : (credentials.store ?? 'file');
     report.key = { hint: keyHint(credentials.apiKey), source: credentials.source, store, valid: null };
-    const { client } = await withKey(session, credentials);
+    const client = await ctx.connect(credentials);
     try {
       const read = await readWorkspaceOrList(client);
       list = read.list;

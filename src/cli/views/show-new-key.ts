@@ -1,6 +1,7 @@
 import { InterruptedError, OutputError, SecretNotWrittenError, UsageError } from '../errors/errors.js';
 import type { IO } from '../terminal/io.js';
-import { SecretNotFoundError, type CreateWatch, type NewKey } from '../operations/create.js';
+import { SecretNotFoundError } from '../errors/create.js';
+import type { CreateWatch, NewKey } from '../operations/create.js';
 import type { Renderer } from '../terminal/renderer.js';
 import { tone } from '../text/text.js';
 import type { Session } from '../session/session.js';

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { profileContext } from '../../operations/context.js';
 import { listProfiles } from '../../operations/profile.js';
 import type { App } from '../../program/program.js';
 import { readEnv } from '../../terminal/environment.js';
@@ -15,7 +16,7 @@ export function register(profile: Command, app: App): void {
 }
 
 export async function run(session: ProfileSession): Promise<void> {
-  const listing = listProfiles(session);
+  const listing = listProfiles(profileContext(session));
   const { render, io, options } = session;
   if (options.json) return render.json(profilesDocument(listing, session.profileSource, session.profileFile));
   render.table(profileColumns(), listing.profiles);

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { profileContext } from '../../operations/context.js';
 import { moveProfileKey } from '../../operations/profile.js';
 import type { App } from '../../program/program.js';
 import { clip } from '../../text/text.js';
@@ -19,7 +20,7 @@ export function register(profile: Command, app: App): void {
 }
 
 export async function run(session: ProfileSession, name: string, opts: { to: KeyStore }): Promise<void> {
-  const moved = await moveProfileKey(session, name, opts.to);
+  const moved = await moveProfileKey(profileContext(session), name, opts.to);
   const { render } = session;
   if (moved.from === moved.to) render.info(`Profile '${clip(name, 200)}' already keeps its key ${moved.hint} in ${moved.where}; nothing was changed.`);
   else render.success(`Moved ${moved.hint} of profile '${clip(name, 200)}' to ${moved.where}.`);

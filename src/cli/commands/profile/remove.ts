@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { profileContext } from '../../operations/context.js';
 import { removeProfile } from '../../operations/profile.js';
 import type { App } from '../../program/program.js';
 import { clip } from '../../text/text.js';
@@ -15,7 +16,7 @@ export function register(profile: Command, app: App): void {
 }
 
 export async function run(session: ProfileSession, name: string): Promise<void> {
-  const { hint, wasDefault, leftover } = await removeProfile(session, name);
+  const { hint, wasDefault, leftover } = await removeProfile(profileContext(session), name);
   const { render } = session;
   const key = hint === null ? 'it had no saved key' : `its key ${hint} still works until revoked`;
   if (leftover) render.info(`Removed profile '${clip(name, 200)}', but the OS keyring still holds its key ${hint}.`);

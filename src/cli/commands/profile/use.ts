@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { profileContext } from '../../operations/context.js';
 import { useProfile } from '../../operations/profile.js';
 import type { App } from '../../program/program.js';
 import { readEnv } from '../../terminal/environment.js';
@@ -15,7 +16,7 @@ export function register(profile: Command, app: App): void {
 }
 
 export async function run(session: ProfileSession, name: string): Promise<void> {
-  const { configPath } = await useProfile(session, name);
+  const { configPath } = await useProfile(profileContext(session), name);
   const { render } = session;
   render.success(`Profile '${clip(name, 200)}' is now the default (saved in ${configPath}).`);
   if (session.options.json) render.json({ default: name, config: configPath });
