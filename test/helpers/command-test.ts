@@ -27,9 +27,9 @@ export function useCommandTest(options: { plan?: Plan } & Partial<ServerOptions>
      * svc on a 120-column terminal, answering its questions from `script`;
      * `asked` is every question it put, with its choices.
      */
-    async onTerminal(args: string[], script: Step[] = [], options: RunOptions = {}) {
+    async onTerminal(args: string[], script: Step[] = [], { env = local.env, ...options }: RunOptions & { env?: Record<string, string | undefined> } = {}) {
       const prompter = scriptedPrompter(script);
-      const result = await svc(args, local.env, { tty: true, columns: 120, ...options, deps: { prompter, ...options.deps } });
+      const result = await svc(args, env, { tty: true, columns: 120, ...options, deps: { prompter, ...options.deps } });
       return { ...result, asked: prompter.asked };
     },
     /** A new key on this file's server, made the way a user would: its id and secret. */

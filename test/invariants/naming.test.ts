@@ -7,17 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { svc, useLocalServer } from '../helpers/in-process.js';
-import { scriptedPrompter, type Step } from '../helpers/prompter.js';
+import { useCommandTest } from '../helpers/command-test.js';
 
-const local = useLocalServer({ plan: 'pro' });
+const local = useCommandTest({ plan: 'pro' });
+const { onTerminal, create } = local;
 
-async function onTerminal(args: string[], script: Step[]) {
-  const prompter = scriptedPrompter(script);
-  const result = await svc(args, local.env, { tty: true, columns: 120, deps: { prompter } });
-  return { ...result, asked: prompter.asked };
-}
-
-const create = async (name: string) => JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string; secret: string };
 const statusOf = async (id: string) => JSON.parse((await svc(['keys', 'view', id, '--json'], local.env)).stdout).status as string;
 
 describe('a command given no key id', () => {

@@ -6,11 +6,12 @@
  * elsewhere, and take the name of exactly one key for its id.
  */
 import { describe, expect, it } from 'vitest';
-import { svc, useLocalServer } from '../../helpers/in-process.js';
+import { svc } from '../../helpers/in-process.js';
+import { useCommandTest } from '../../helpers/command-test.js';
 
-const local = useLocalServer({ plan: 'pro' });
+const local = useCommandTest({ plan: 'pro' });
+const { create } = local;
 
-const create = async (name: string) => JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string; secret: string };
 
 describe('several ids', () => {
   it('keys disable and enable take several, like revoke; one not found is reported after the others (exit 4)', async () => {

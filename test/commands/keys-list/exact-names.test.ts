@@ -6,13 +6,12 @@
  * none at all when the list could not be read whole.
  */
 import { describe, expect, it } from 'vitest';
-import { svc, useLocalServer } from '../../helpers/in-process.js';
+import { svc } from '../../helpers/in-process.js';
+import { useCommandTest } from '../../helpers/command-test.js';
 
-const local = useLocalServer({ plan: 'pro' });
+const local = useCommandTest({ plan: 'pro' });
 
-async function create(name: string): Promise<string> {
-  return (JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string }).id;
-}
+const create = async (name: string) => (await local.create(name)).id;
 
 async function listed(...args: string[]): Promise<string[]> {
   const result = await svc(['keys', 'list', '--json', ...args], local.env);

@@ -6,14 +6,13 @@
  * none at all when the list could not be read whole.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, svc, tempConfigDir, useLocalServer } from '../../helpers/in-process.js';
+import { call, svc, tempConfigDir } from '../../helpers/in-process.js';
+import { useCommandTest } from '../../helpers/command-test.js';
 import { startSpecServer, type SpecServer } from '../../helpers/spec-server.js';
 
-const local = useLocalServer({ plan: 'pro' });
+const local = useCommandTest({ plan: 'pro' });
 
-async function create(name: string): Promise<string> {
-  return (JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string }).id;
-}
+const create = async (name: string) => (await local.create(name)).id;
 
 async function listed(...args: string[]): Promise<string[]> {
   const result = await svc(['keys', 'list', '--json', ...args], local.env);

@@ -7,17 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { svc, tempConfigDir, useLocalServer } from '../../helpers/in-process.js';
+import { svc, tempConfigDir } from '../../helpers/in-process.js';
+import { useCommandTest } from '../../helpers/command-test.js';
 import { scriptedPrompter, type Step } from '../../helpers/prompter.js';
 import { shownText } from '../../helpers/shown-text.js';
 
-const local = useLocalServer({ plan: 'pro' });
+const local = useCommandTest({ plan: 'pro' });
 
-async function session(script: Step[], env: Record<string, string | undefined> = local.env, args: string[] = []) {
-  const prompter = scriptedPrompter(script);
-  const result = await svc(args, env, { tty: true, columns: 120, rows: 60, deps: { prompter } });
-  return { ...result, asked: prompter.asked };
-}
+/** The manager (or `args`) on a terminal tall enough for its whole screen. */
+const session = (script: Step[], env: Record<string, string | undefined> = local.env, args: string[] = []) => local.onTerminal(args, script, { rows: 60, env });
 
 const keyNamed = async (name: string) =>
   JSON.parse((await svc(['keys', 'list', '--json', '--name', name], local.env)).stdout).keys[0] as { id: string; enabled: boolean };

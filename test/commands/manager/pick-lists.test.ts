@@ -5,17 +5,15 @@
  * screen, resize) is in test/e2e/interactive.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { svc, tempConfigDir, useLocalServer } from '../../helpers/in-process.js';
-import { scriptedPrompter, type Step } from '../../helpers/prompter.js';
+import { tempConfigDir } from '../../helpers/in-process.js';
+import { useCommandTest } from '../../helpers/command-test.js';
+import type { Step } from '../../helpers/prompter.js';
 import { records, startSpecServer } from '../../helpers/spec-server.js';
 
-const local = useLocalServer({ plan: 'pro' });
+const local = useCommandTest({ plan: 'pro' });
 
-async function session(script: Step[], env: Record<string, string | undefined> = local.env, args: string[] = []) {
-  const prompter = scriptedPrompter(script);
-  const result = await svc(args, env, { tty: true, columns: 120, rows: 60, deps: { prompter } });
-  return { ...result, asked: prompter.asked };
-}
+/** The manager (or `args`) on a terminal tall enough for its whole screen. */
+const session = (script: Step[], env: Record<string, string | undefined> = local.env, args: string[] = []) => local.onTerminal(args, script, { rows: 60, env });
 
 describe('pick-lists', () => {
   it('offer only keys a request can name: not an id of half a surrogate pair, nor `.`', async () => {
