@@ -117,7 +117,7 @@ describe('bash completes key ids and profiles', () => {
         expect(stdout, url).toBe('');
         expect(stderr, url).toBe('');
       }
-      // Any other read is retried after a 503 (test/cli/faults.test.ts): this one is asked once.
+      // Any other read is retried after a 503 (test/invariants/faults.test.ts): this one is asked once.
       expect(failing.seen).toHaveLength(1);
     } finally {
       await failing.close();

@@ -1,6 +1,6 @@
 // tier: process
 /**
- * The model-based test of test/cli/model.test.ts, smaller, with the built
+ * The model-based test of test/invariants/model.test.ts, smaller, with the built
  * svc as processes: some steps run at once, on distinct profiles sharing
  * one config dir. Each profile touches only the keys made through it, so
  * steps that run together have one outcome whatever their order, and the
