@@ -17,11 +17,11 @@ describe('the V8 flags svc changes', () => {
     // From Node 24 svc changes none (src/client/v8-flags.ts): nothing of its own to put back, so nothing to refuse.
     const changesOne = Number(process.versions.node.split('.')[0]) < 24;
     useBaselineWasm();
-    setFlagsFromString('--no-lazy-feedback-allocation');
+    setFlagsFromString('--no-lazy');
     try {
       expect(restoreV8Flags()).toBe(!changesOne);
     } finally {
-      setFlagsFromString('--lazy-feedback-allocation');
+      setFlagsFromString('--lazy');
     }
   });
 });
