@@ -39,7 +39,7 @@ export async function listKeys(
  * One key (docs/contract.md §C8): from GET /user/api-keys/{id}, or the list where the server has no such endpoint.
  * `command` (`view`, `rotate`) is what a "no such key" suggests running with the right id.
  */
-export async function viewKey(client: ApiClient, id: string, command = 'view'): Promise<KeyRecord> {
+async function viewKey(client: ApiClient, id: string, command = 'view'): Promise<KeyRecord> {
   try {
     return await client.getKey(id);
   } catch (error) {
@@ -53,7 +53,7 @@ export async function viewKey(client: ApiClient, id: string, command = 'view'): 
  * list (one attempt, no waiting: it only adds a hint to a failure, so a
  * list that cannot be read adds none).
  */
-export async function keyNotFoundAmong(client: ApiClient, ids: readonly string[], command: string, given?: readonly KeyView[]): Promise<CliError> {
+async function keyNotFoundAmong(client: ApiClient, ids: readonly string[], command: string, given?: readonly KeyView[]): Promise<CliError> {
   let keys: readonly KeyView[] | null;
   try {
     keys = given ?? (await client.listAllKeys(PROBE)).keys;
