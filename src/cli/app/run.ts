@@ -153,7 +153,7 @@ function commanderMessage(error: CommanderError): string[] {
 /**
  * `io` whose stdout tells whether anything was written to it: a failure
  * under --json prints its document only on a stdout still empty
- * (report.ts). Built lazily, as the process's own stdout is (io.ts).
+ * (views/failure.ts). Built lazily, as the process's own stdout is (io.ts).
  */
 function watchStdout(io: IO): { io: IO; stdoutUsed: () => boolean } {
   let used = false;

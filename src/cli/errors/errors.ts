@@ -29,7 +29,7 @@ export class CliError extends Error {
 
   /**
    * `cause`: the failure this one explains, whose server answer --json's
-   * document still reports (report.ts). `signal`: the signal that stopped
+   * document still reports (views/failure.ts). `signal`: the signal that stopped
    * the command, when one did; svc then ends by it once this is reported
    * (endingSignal), so that a shell loop around svc stops too.
    */

@@ -25,7 +25,7 @@ import { loadView, type View } from './view.js';
  * session: a kill, a closed terminal) end it (docs/contract.md §C7): a
  * failed action is shown and the menu comes back.
  *
- * The screen is drawn in a region of the terminal (render/region.ts) that
+ * The screen is drawn in a region of the terminal (terminal/region.ts) that
  * is cleared once an action is chosen, and the action's questions and
  * answers in another, cleared once it is done: what the action said is
  * written again above the next screen. So the terminal holds one copy of

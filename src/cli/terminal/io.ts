@@ -19,7 +19,7 @@ export interface IO {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
-  /** Colour allowed on each stream: a TTY, or FORCE_COLOR; never with NO_COLOR (render/colour.ts). */
+  /** Colour allowed on each stream: a TTY, or FORCE_COLOR; never with NO_COLOR (text/colour.ts). */
   colorStdout: boolean;
   colorStderr: boolean;
   /** The colour level where colour is allowed (FORCE_COLOR=2 or 3); 1 when unset. */
@@ -40,7 +40,7 @@ export interface IO {
   /**
    * Told of each message the renderer writes on stderr (never a prompt or
    * data), on the interactive manager's terminal: its region says them
-   * again once the screen they were said on is cleared (render/region.ts).
+   * again once the screen they were said on is cleared (region.ts).
    */
   said?: (message: string) => void;
   /**
