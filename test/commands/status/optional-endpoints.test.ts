@@ -8,22 +8,13 @@
  * docs/contract.md §C6.
  */
 import { describe, expect, it } from 'vitest';
-import { useSpecServer, type AnswerRule } from '../../helpers/spec-server.js';
+import { NOT_HERE, page } from '../../helpers/not-the-service.js';
+import { useSpecServer } from '../../helpers/spec-server.js';
 import { svc, tempConfigDir } from '../../helpers/in-process.js';
 
 const config = tempConfigDir();
 const spec = useSpecServer(config);
 const { start } = spec;
-
-const page = (status: number, type: string, body: string): AnswerRule['then'] => ({ status, body, headers: () => ({ 'content-type': type }) });
-
-const NOT_HERE: [string, AnswerRule['then']][] = [
-  ['an HTML 404', page(404, 'text/html', '<!DOCTYPE html><html><body><h1>Not Found</h1></body></html>')],
-  ['a text 404', page(404, 'text/plain', '404 page not found')],
-  ["a gateway's 403", page(403, 'text/html', '<html><body>403 Forbidden</body></html>')],
-  ['a JSON 403', page(403, 'application/json', '{"message":"Missing Authentication Token"}')],
-  ['a 200 that is not JSON', page(200, 'text/html', '<html><body>Dashboard</body></html>')],
-];
 
 describe('GET /workspace, which the spec does not define', () => {
   it.each(NOT_HERE)('answered with %s: svc status reads the list instead, exit 0', async (_, then) => {
