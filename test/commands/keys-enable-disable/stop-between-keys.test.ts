@@ -7,24 +7,13 @@
  * Nothing that landed goes untold, and nothing is told that did not land.
  */
 import { describe, expect, it } from 'vitest';
-import { call, svc, useLocalServer } from '../../helpers/in-process.js';
+import { svc, useLocalServer } from '../../helpers/in-process.js';
 import { atNth, signalsAt } from '../../helpers/signals.js';
+import { keyBatch, told } from '../../helpers/key-batch.js';
 
 const local = useLocalServer({ plan: 'pro' });
 
-async function makeKeys(name: string, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push((await call(local.server.url, 'POST', '/api/service/user/api-keys', local.server.apiKey!, { name })).json.id);
-  return ids;
-}
-
-/** The keys named `name` on the server now, and whether each is enabled. */
-async function onServer(name: string): Promise<Map<string, boolean>> {
-  const { keys } = JSON.parse((await svc(['keys', 'list', '--json'], local.env)).stdout) as { keys: { id: string; name: string; enabled: boolean }[] };
-  return new Map(keys.filter((k) => k.name === name).map((k) => [k.id, k.enabled]));
-}
-
-const told = (stderr: string, verb: string) => [...stderr.matchAll(new RegExp(`✓ ${verb} (?:'[^']*' \\()?(key_\\w+)`, 'g'))].map((m) => m[1]!);
+const { makeKeys, onServer } = keyBatch(local);
 
 describe('a signal partway through switching several keys', () => {
   it('disable stops between two keys: the keys disabled were told, the rest stay enabled', async () => {
