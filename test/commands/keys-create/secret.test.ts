@@ -1,6 +1,6 @@
 // tier: in-process
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSpecServer, type SpecServer, type Variation } from '../../helpers/spec-server.js';
+import { describe, expect, it } from 'vitest';
+import { useSpecServer, type SpecServer, type Variation } from '../../helpers/spec-server.js';
 import { svc, tempConfigDir } from '../../helpers/in-process.js';
 
 // docs/contract.md §C6: the spec never names the field that carries a new key's
@@ -9,16 +9,8 @@ import { svc, tempConfigDir } from '../../helpers/in-process.js';
 // touches the old key unless the new secret was shown.
 
 const config = tempConfigDir();
-let server: SpecServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function against(variation: Variation) {
-  server = await startSpecServer(variation);
-  return { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };
-}
+const spec = useSpecServer(config);
+const against = (variation: Variation) => spec.start(variation);
 
 function newest(s: SpecServer) {
   return [...s.keys.values()].at(-1)!;
@@ -41,14 +33,14 @@ describe('keys create', () => {
     const env = await against({ created });
     const result = await svc(['keys', 'create', 'ci'], env);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe(newest(server!).secret);
+    expect(result.stdout).toBe(newest(spec.server).secret);
     expect(result.stderr).toContain('only time this secret is shown');
   });
 
   it.each(lost)('prints the whole answer and exits 1 when the secret is %s', async (_, created) => {
     const env = await against({ created });
     const result = await svc(['keys', 'create', 'ci'], env);
-    const key = newest(server!);
+    const key = newest(spec.server);
     expect(result.exitCode).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual(created!(JSON.parse(JSON.stringify(recordOf(key))), key.secret));
     expect(result.stdout).not.toContain('undefined');
@@ -67,7 +59,7 @@ describe('keys create', () => {
     const env = await against({ created: (_r, secret) => ({ result: { key: { value: secret } } }) });
     const result = await svc(['keys', 'create', 'ci', '--json'], env);
     expect(result.exitCode).toBe(1);
-    expect(JSON.parse(result.stdout)).toEqual({ result: { key: { value: newest(server!).secret } } });
+    expect(JSON.parse(result.stdout)).toEqual({ result: { key: { value: newest(spec.server).secret } } });
   });
 });
 

@@ -1,6 +1,6 @@
 // tier: in-process
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSpecServer, type SpecServer, type Variation } from '../../helpers/spec-server.js';
+import { describe, expect, it } from 'vitest';
+import { useSpecServer, type SpecServer, type Variation } from '../../helpers/spec-server.js';
 import { svc, tempConfigDir } from '../../helpers/in-process.js';
 
 // docs/contract.md §C6: the spec never names the field that carries a new key's
@@ -9,16 +9,8 @@ import { svc, tempConfigDir } from '../../helpers/in-process.js';
 // touches the old key unless the new secret was shown.
 
 const config = tempConfigDir();
-let server: SpecServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function against(variation: Variation) {
-  server = await startSpecServer(variation);
-  return { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };
-}
+const spec = useSpecServer(config);
+const against = (variation: Variation) => spec.start(variation);
 
 function newest(s: SpecServer) {
   return [...s.keys.values()].at(-1)!;
@@ -34,34 +26,34 @@ describe('keys rotate', () => {
   it('shows the new secret found under another name, then revokes the old key', async () => {
     const env = await against({ created: (r, secret) => ({ data: { ...r, api_key: secret } }) });
     const old = (await svc(['keys', 'create', 'app'], env)).stdout;
-    const oldId = [...server!.keys.values()].find((k) => k.secret === old)!.id;
+    const oldId = [...spec.server.keys.values()].find((k) => k.secret === old)!.id;
     const result = await svc(['keys', 'rotate', '--yes', oldId], env);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe(newest(server!).secret);
-    expect(server!.keys.has(oldId)).toBe(false);
+    expect(result.stdout).toBe(newest(spec.server).secret);
+    expect(spec.server.keys.has(oldId)).toBe(false);
   });
 
   it.each(lost)('leaves the old key alone when the new secret is %s', async (_, created) => {
     const env = await against({ created });
-    const oldKey = newest(server!);
+    const oldKey = newest(spec.server);
     const result = await svc(['keys', 'rotate', '--yes', oldKey.id], env);
-    const fresh = newest(server!);
+    const fresh = newest(spec.server);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toContain(fresh.secret.slice(3));
     expect(result.stderr).toContain(`The old key ${oldKey.id} was left as it was`);
-    expect(server!.keys.get(oldKey.id)?.enabled).toBe(true);
-    expect(server!.seen.filter((r) => r.startsWith('DELETE') || r.startsWith('PATCH'))).toEqual([]);
+    expect(spec.server.keys.get(oldKey.id)?.enabled).toBe(true);
+    expect(spec.server.seen.filter((r) => r.startsWith('DELETE') || r.startsWith('PATCH'))).toEqual([]);
   });
 
   it('--json prints the new key even when the old one cannot be revoked', async () => {
     const env = await against({});
-    const oldKey = newest(server!);
-    server!.rules.push({ method: 'DELETE', times: 1, then: { status: 400, body: '{"error":"no"}' }, work: false });
+    const oldKey = newest(spec.server);
+    spec.server.rules.push({ method: 'DELETE', times: 1, then: { status: 400, body: '{"error":"no"}' }, work: false });
     const result = await svc(['keys', 'rotate', '--yes', oldKey.id, '--json'], env);
     expect(result.exitCode).toBe(1);
     const doc = JSON.parse(result.stdout);
-    expect(doc.key.secret).toBe(newest(server!).secret);
+    expect(doc.key.secret).toBe(newest(spec.server).secret);
     expect(doc.previous).toBeNull();
-    expect(server!.keys.has(oldKey.id)).toBe(true);
+    expect(spec.server.keys.has(oldKey.id)).toBe(true);
   });
 });
