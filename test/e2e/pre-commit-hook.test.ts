@@ -87,7 +87,7 @@ describe('the pre-commit hook', () => {
     const blocked = commit(project);
     // git says only that the hook failed (1); the hook's own exit, 8, says keys were found and not checked.
     expect(blocked.status).toBe(1);
-    expect(blocked.stdout).toContain('deploy.env:1');
+    expect(blocked.stderr).toContain('deploy.env:1');
     expect(git(project, 'log', '--oneline')).not.toContain('change');
     expect(blocked.stdout + blocked.stderr).not.toContain(KEY);
   });
