@@ -2,6 +2,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startLocalServer, svc, tempConfigDir, type LocalServer } from '../../helpers/in-process.js';
 import { sarifProblems } from '../../helpers/sarif.js';
@@ -30,6 +32,7 @@ interface ScanDocument {
 }
 
 const HOUR = 3_600_000;
+const matchesSchema = new Ajv2020({ strict: true, allowUnionTypes: true }).compile(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../docs/scan.schema.json'), 'utf8')));
 const fake = () => `sk_${'Fake'.repeat(16)}`;
 
 describe('svc scan', () => {
@@ -38,7 +41,12 @@ describe('svc scan', () => {
   const dirs: string[] = [];
   const env = () => ({ SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey!, SVC_CONFIG_DIR: config.dir });
   const scan = (args: string[], options: Parameters<typeof svc>[2] = {}, extra: Record<string, string> = {}) => svc(['scan', ...args], { ...env(), ...extra }, options);
-  const json = (out: string) => JSON.parse(out) as ScanDocument;
+  /** The document, held to docs/scan.schema.json every time a test reads one. */
+  const json = (out: string) => {
+    const doc: unknown = JSON.parse(out);
+    expect(matchesSchema(doc), JSON.stringify(matchesSchema.errors)).toBe(true);
+    return doc as ScanDocument;
+  };
   const byHint = (doc: ScanDocument) => Object.fromEntries(doc.keys.map((k) => [k.hint, k]));
   const keys: Record<string, { id: string; secret: string }> = {};
   const create = async (name: string, keyEnv: Record<string, string> = env(), ...args: string[]) => {

@@ -210,7 +210,7 @@ function conclude(session: ProfileSession, report: ScanReport, notes: readonly s
   if (counts.revoked > 0) lines.push('Whatever used a revoked key needs a new one: svc keys create NAME, and put it where the old one was.');
   if (live.length > 0) {
     const named = live.flatMap((k) => (k.verdict.state === 'live' && k.verdict.owner?.record.id ? [k.verdict.owner.record.id] : []));
-    if (!opts.revoke) lines.push('End them: svc scan … --revoke revokes every live key found. To give a service a new key first: svc keys rotate ' + (named[0] ?? 'ID') + '.');
+    if (!opts.revoke) lines.push(`To end ${live.length === 1 ? 'it' : 'them'}, run this scan again with --revoke; to give a service a new key first: svc keys rotate ${named[0] ?? 'ID'}.`);
     if (named.length < live.length) lines.push(`${live.length - named.length} live ${live.length - named.length === 1 ? 'key is' : 'keys are'} no key svc can name in any list it can read: svc leaves ${live.length - named.length === 1 ? 'it' : 'them'} to the owner.`);
     throw new KeysFoundError(lines, ExitCode.failure);
   }
