@@ -163,7 +163,7 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
   else if (format === 'sarif') render.json(sarifLog(final, SVC_VERSION));
   else if (!asking) show(session, final);
   else for (const key of final.keys) tellEnded(session, key);
-  conclude(session, final, verification.notes, opts);
+  conclude(session, final, verification.notes, opts, format);
 }
 
 async function readIgnore(path: string, required: boolean, list: ReturnType<typeof emptyIgnoreList>): Promise<void> {
@@ -196,11 +196,12 @@ function tellEnded(session: ProfileSession, key: ReportedKey): void {
 }
 
 /** The summary, the advice true to each state, and the exit code (docs/contract.md §C5). */
-function conclude(session: ProfileSession, report: ScanReport, notes: readonly string[], opts: ScanOptions): void {
+function conclude(session: ProfileSession, report: ScanReport, notes: readonly string[], opts: ScanOptions, format: string): void {
   const { render } = session;
   for (const note of notes) render.warn(note);
   const counts = summaryCounts(report);
-  if (opts.format !== undefined && opts.format !== 'table') render.info(scannedLine(report));
+  // The table's own run said it beside the table.
+  if (format !== 'table') render.info(scannedLine(report));
   if (counts.keys === 0) {
     render.success('No key found.');
     return;
