@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../../client/api.js';
 import { keyHint } from '../../../contract/key-format.js';
@@ -92,9 +93,11 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
     );
   } else {
     const given = paths.length === 0 ? ['.'] : paths;
-    ignorePath = resolve(cwd, opts.ignoreFile ?? resolve(given[0]!, IGNORE_FILE));
+    // The root of a directory scanned is that directory; of a file, the directory svc runs in.
+    const roots = [...new Set(given.map((path) => (isDirectory(resolve(cwd, path)) ? resolve(cwd, path, IGNORE_FILE) : resolve(cwd, IGNORE_FILE))))];
+    ignorePath = opts.ignoreFile === undefined ? roots[0]! : resolve(cwd, opts.ignoreFile);
     if (opts.ignoreFile !== undefined) await readIgnore(ignorePath, true, ignore);
-    else for (const path of given) await readIgnore(resolve(cwd, path, IGNORE_FILE), false, ignore);
+    else for (const root of roots) await readIgnore(root, false, ignore);
     tally = emptyTally();
     for (const path of given) {
       try {
@@ -164,6 +167,14 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
   else if (!asking) show(session, final);
   else for (const key of final.keys) tellEnded(session, key);
   conclude(session, final, verification.notes, opts, format);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 async function readIgnore(path: string, required: boolean, list: ReturnType<typeof emptyIgnoreList>): Promise<void> {
