@@ -1,9 +1,9 @@
 // tier: process
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, useTrees } from '../../helpers/scan-fixtures.js';
 import { startLocalServer, svc, tempConfigDir, type LocalServer } from '../../helpers/in-process.js';
 
 // docs/contract.md §C11: what only git and the file system's own tools make: a repository's history and index, a FIFO.
@@ -18,25 +18,14 @@ const fake = () => `sk_${'Fake'.repeat(16)}`;
 describe('svc scan, with git and FIFOs', () => {
   let server: LocalServer;
   const config = tempConfigDir();
-  const dirs: string[] = [];
   const env = () => ({ SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey!, SVC_CONFIG_DIR: config.dir });
   const scan = (args: string[], options: Parameters<typeof svc>[2] = {}, extra: Record<string, string> = {}) => svc(['scan', ...args], { ...env(), ...extra }, options);
   const json = (out: string) => JSON.parse(out) as ScanDocument;
   const keys: Record<string, { id: string; secret: string }> = {};
   const create = async (name: string) => {
-    const result = await svc(['keys', 'create', name, '--json'], env());
-    expect(result.exitCode, result.stderr).toBe(0);
-    keys[name] = JSON.parse(result.stdout);
+    keys[name] = await createKey(env(), name);
   };
-  const tree = (files: Record<string, string>) => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-scan-'));
-    dirs.push(dir);
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(join(dir, path, '..'), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    return dir;
-  };
+  const tree = useTrees();
 
   beforeAll(async () => {
     server = await startLocalServer({ plan: 'pro' });
@@ -47,7 +36,6 @@ describe('svc scan, with git and FIFOs', () => {
   afterAll(async () => {
     await server.stop();
     config.remove();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
     const git = (dir: string, ...args: string[]) =>

@@ -1,10 +1,10 @@
 // tier: in-process
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, symlinkSync, truncateSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, useTrees } from '../../helpers/scan-fixtures.js';
 import { call, startLocalServer, svc, tempConfigDir, type LocalServer } from '../../helpers/in-process.js';
 import { sarifProblems } from '../../helpers/sarif.js';
 import { keyHint } from '../../../src/contract/key-format.js';
@@ -38,7 +38,6 @@ const fake = () => `sk_${'Fake'.repeat(16)}`;
 describe('svc scan', () => {
   let server: LocalServer;
   const config = tempConfigDir();
-  const dirs: string[] = [];
   const env = () => ({ SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey!, SVC_CONFIG_DIR: config.dir });
   const scan = (args: string[], options: Parameters<typeof svc>[2] = {}, extra: Record<string, string> = {}) => svc(['scan', ...args], { ...env(), ...extra }, options);
   /** The document, held to docs/scan.schema.json every time a test reads one. */
@@ -50,19 +49,9 @@ describe('svc scan', () => {
   const byHint = (doc: ScanDocument) => Object.fromEntries(doc.keys.map((k) => [k.hint, k]));
   const keys: Record<string, { id: string; secret: string }> = {};
   const create = async (name: string, keyEnv: Record<string, string> = env(), ...args: string[]) => {
-    const result = await svc(['keys', 'create', name, '--json', ...args], keyEnv);
-    expect(result.exitCode, result.stderr).toBe(0);
-    keys[name] = JSON.parse(result.stdout);
+    keys[name] = await createKey(keyEnv, name, ...args);
   };
-  const tree = (files: Record<string, string>) => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-scan-'));
-    dirs.push(dir);
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(join(dir, path, '..'), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
-    return dir;
-  };
+  const tree = useTrees();
   const refused = async (secret: string) => (await call(server.url, 'GET', '/api/service/user/api-keys', secret)).status === 401;
 
   beforeAll(async () => {
@@ -88,7 +77,6 @@ describe('svc scan', () => {
   afterAll(async () => {
     await server.stop();
     config.remove();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
   it('tells each key found in a tree by its state, and whose it is, without printing a secret', async () => {
