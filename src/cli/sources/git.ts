@@ -12,7 +12,7 @@ import { CliError, UsageError } from '../errors/errors.js';
 import type { FoundKey } from '../domain/find-keys.js';
 import { emptyTally, type Finding, type Tally } from './places.js';
 import { scanBytes } from './stream.js';
-import { readNul, readLines } from './lines.js';
+import { readNul } from './lines.js';
 
 export interface GitOptions {
   maxFileSize: number;
@@ -32,9 +32,10 @@ interface Blob {
  */
 const SAFE = ['-c', 'core.quotePath=false', '-c', 'core.fsmonitor=false', '-c', 'core.untrackedCache=false', '-c', 'diff.external=', '-c', 'core.pager=cat', '--no-pager'];
 
-export function git(repo: string, args: readonly string[]): ChildProcessWithoutNullStreams {
+/** `stdin`: where it reads from (another git's output, passed to it directly), else a pipe of svc's. */
+export function git(repo: string, args: readonly string[], stdin: NodeJS.ReadableStream | 'pipe' = 'pipe'): ChildProcessWithoutNullStreams {
   return spawn('git', ['-C', repo, ...SAFE, ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: [stdin as 'pipe', 'pipe', 'pipe'],
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
   });
 }
@@ -73,9 +74,8 @@ export async function repositoryRoot(repo: string): Promise<{ top: string; bare:
 
 export async function scanHistory(repo: string, options: GitOptions, onFinding: (finding: Finding) => void): Promise<Tally> {
   const tally = emptyTally();
-  const blobs = await reachableBlobs(repo, tally, options.maxFileSize);
   const found = new Map<string, { blob: Blob; keys: FoundKey[] }>();
-  await readBlobs(repo, blobs, (blob, bytes) => {
+  await readReachableBlobs(repo, tally, options.maxFileSize, (blob, bytes) => {
     tally.read++;
     tally.bytes += bytes.length;
     scanBytes(bytes, (key) => {
@@ -93,7 +93,8 @@ export async function scanHistory(repo: string, options: GitOptions, onFinding: 
         onFinding({
           key: key.key,
           place: { source: 'git', path, commit, blob: blob.id, line: key.line, column: key.column },
-          length: key.length, escaped: key.escaped,
+          length: key.length,
+          escaped: key.escaped,
           marked: key.marked,
           context: key.context,
         });
@@ -103,26 +104,52 @@ export async function scanHistory(repo: string, options: GitOptions, onFinding: 
   return tally;
 }
 
-/** Every blob reachable from a ref, with its size; those over the limit counted and left out. */
-async function reachableBlobs(repo: string, tally: Tally, maxFileSize: number): Promise<Blob[]> {
+/**
+ * Every blob reachable from a ref, each handed to `onBlob` whole as it
+ * comes, through one pipeline that runs at once: `rev-list` names the
+ * blobs, `cat-file --batch-check` gives their sizes (rev-list's output goes
+ * to it directly, not through svc), and `cat-file --batch` is asked for
+ * each within the limit as its size comes, so that git finds the next
+ * blobs while svc reads the last. Those over the limit are counted.
+ */
+async function readReachableBlobs(repo: string, tally: Tally, maxFileSize: number, onBlob: (blob: Blob, bytes: Buffer) => void): Promise<void> {
   const list = git(repo, ['rev-list', '--objects', '--all', '--filter=object:type=blob', '--filter-provided-objects']);
-  const check = git(repo, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize) %(rest)']);
   list.stdin.end();
-  list.stdout.pipe(check.stdin);
-  const blobs: Blob[] = [];
-  const listErr = collect(list.stderr);
-  const checkErr = collect(check.stderr);
-  const reading = readLines(check.stdout, (line) => {
-    const [id, type, size, ...rest] = line.split(' ');
-    if (type !== 'blob') return;
-    const bytes = Number(size);
-    if (bytes > maxFileSize) tally.tooLarge++;
-    else blobs.push({ id: id!, size: bytes, path: rest.join(' ') });
-  });
-  const [[listCode], [checkCode]] = (await Promise.all([once(list, 'close'), once(check, 'close'), reading])) as [[number | null], [number | null], unknown];
-  if (listCode !== 0) throw gitFailed(['rev-list'], await listErr);
-  if (checkCode !== 0) throw gitFailed(['cat-file'], await checkErr);
-  return blobs;
+  const check = git(repo, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize) %(rest)'], list.stdout);
+  const batch = git(repo, ['cat-file', '--batch']);
+  const errors = [collect(list.stderr), collect(check.stderr), collect(batch.stderr)];
+  // Asked of `cat-file --batch`, in the order it answers.
+  const asked: Blob[] = [];
+  const asking = (async () => {
+    let rest = '';
+    for await (const chunk of check.stdout as AsyncIterable<Buffer>) {
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop()!;
+      let ids = '';
+      for (const line of lines) {
+        const [id, type, size, ...path] = line.split(' ');
+        if (type !== 'blob') continue;
+        const bytes = Number(size);
+        if (bytes > maxFileSize) tally.tooLarge++;
+        else {
+          asked.push({ id: id!, size: bytes, path: path.join(' ') });
+          ids += `${id}\n`;
+        }
+      }
+      if (ids !== '' && !batch.stdin.write(ids)) await once(batch.stdin, 'drain');
+    }
+    batch.stdin.end();
+  })();
+  const reading = readBatch(batch.stdout, asked, onBlob);
+  const codes = await Promise.all([exited(list), exited(check), exited(batch), asking, reading]);
+  const names = ['rev-list', 'cat-file', 'cat-file'];
+  for (let i = 0; i < 3; i++) if (codes[i] !== 0) throw gitFailed([names[i]!], await errors[i]!);
+}
+
+async function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const [code] = (await once(child, 'close')) as [number | null];
+  return code;
 }
 
 async function collect(stream: NodeJS.ReadableStream): Promise<string> {
@@ -131,26 +158,15 @@ async function collect(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-/**
- * Reads `blobs` through `git cat-file --batch`, each handed to `onBlob`
- * whole as it comes; the ids are written as git takes them, so that
- * neither side's pipe fills while the other waits.
- */
-async function readBlobs(repo: string, blobs: readonly Blob[], onBlob: (blob: Blob, bytes: Buffer) => void): Promise<void> {
-  if (blobs.length === 0) return;
-  const child = git(repo, ['cat-file', '--batch']);
-  const errors = collect(child.stderr);
-  const writing = (async () => {
-    for (const blob of blobs) if (!child.stdin.write(`${blob.id}\n`)) await once(child.stdin, 'drain');
-    child.stdin.end();
-  })();
-  let index = 0;
+/** `cat-file --batch`'s answers, each `<id> blob <size>`, a newline, the blob and a newline, handed to `onBlob` with the blob `asked` names next. */
+async function readBatch(stdout: NodeJS.ReadableStream, asked: Blob[], onBlob: (blob: Blob, bytes: Buffer) => void): Promise<void> {
+  let next = 0;
   let buffered: Buffer[] = [];
   let length = 0;
   // Bytes of the current blob still to come (its content and the newline after it); -1 before its header.
   let remaining = -1;
   let header = '';
-  for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+  for await (const chunk of stdout as AsyncIterable<Buffer>) {
     let at = 0;
     while (at < chunk.length) {
       if (remaining === -1) {
@@ -175,15 +191,12 @@ async function readBlobs(repo: string, blobs: readonly Blob[], onBlob: (blob: Bl
       at += take;
       remaining -= take;
       if (remaining === 0) {
-        const whole = Buffer.concat(buffered, length);
-        onBlob(blobs[index++]!, whole.subarray(0, length - 1));
+        const whole = buffered.length === 1 ? buffered[0]! : Buffer.concat(buffered, length);
+        onBlob(asked[next++]!, whole.subarray(0, length - 1));
         remaining = -1;
       }
     }
   }
-  await writing;
-  const [code] = (child.exitCode === null ? await once(child, 'close') : [child.exitCode]) as [number | null];
-  if (code !== 0) throw gitFailed(['cat-file'], await errors);
 }
 
 /**
