@@ -146,9 +146,10 @@ async function readReachableBlobs(repo: string, tally: Tally, maxFileSize: numbe
   for (let i = 0; i < 3; i++) if (codes[i] !== 0) throw gitFailed([names[i]!], await errors[i]!);
 }
 
+/** Its exit code: 'exit', not 'close', which waits for stdio svc handed on to another git and never closes here. */
 async function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  const [code] = (await once(child, 'close')) as [number | null];
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const [code] = (await once(child, 'exit')) as [number | null];
   return code;
 }
 
