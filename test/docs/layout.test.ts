@@ -40,6 +40,7 @@ const LAYERS = [
   ['cli/text'],
   ['cli/errors'],
   ['cli/domain'],
+  ['cli/sources'],
   ['cli/terminal'],
   ['cli/config'],
   ['cli/secret-store'],

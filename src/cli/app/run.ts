@@ -16,6 +16,7 @@ import { register as registerProfile } from '../commands/profile/index.js';
 import { register as registerServe } from '../commands/serve.js';
 import { register as registerApi } from '../commands/api.js';
 import { register as registerRun } from '../commands/run.js';
+import { register as registerScan } from '../commands/scan/index.js';
 import { register as registerCompletion } from '../commands/completion.js';
 import { register as registerComplete } from '../commands/complete.js';
 import { register as registerInteractive } from '../interactive/command.js';
@@ -29,6 +30,7 @@ const COMMANDS: readonly Branch[] = [
   { names: ['profile'], register: registerProfile },
   { names: ['api'], register: registerApi },
   { names: ['run'], register: registerRun },
+  { names: ['scan'], register: registerScan },
   { names: ['serve'], register: registerServe },
   { names: ['completion'], register: registerCompletion, wholeTree: true },
   { names: ['__complete'], register: registerComplete, wholeTree: true },

@@ -5,7 +5,7 @@
  */
 import type { KeyView } from '../../client/key-view.js';
 import { isKeyInUse, listedFor } from '../domain/keys.js';
-import type { KeySession } from '../session/session.js';
+import type { KeySession, Session } from '../session/session.js';
 import { describeKey, keyLabel, shown } from '../views/keys.js';
 import { confirmChange } from './confirm.js';
 
@@ -58,12 +58,23 @@ export async function confirmRevoke(session: KeySession, ids: readonly string[],
     }
   }
   warnInUse(session, ids, keys, nowMs, 'revoking');
-  const what = ids.length === 1 ? labelOf(ids[0]!, keys) : `these ${ids.length} keys`;
-  await confirmChange(session, `Revoke ${what}? This cannot be undone.`, 'nothing was revoked');
+  await confirmChange(session, revokeQuestion(ids.length === 1 ? labelOf(ids[0]!, keys) : `these ${ids.length} keys`), 'nothing was revoked');
 }
 
 /** Before disabling a key, in the manager: the warning, then the question. */
 export async function confirmDisable(session: KeySession, id: string, keys: readonly KeyView[], nowMs: number): Promise<void> {
   warnInUse(session, [id], keys, nowMs, 'disabling');
   await confirmChange(session, `Disable ${labelOf(id, keys)}?`, 'nothing was changed');
+}
+
+/**
+ * Before `svc scan --revoke` ends the live keys it found (a table already
+ * showed them): the question revoking asks everywhere, in the same words.
+ */
+export async function confirmRevokeFound(session: Session, keys: readonly { hint: string; id: string; name: string | null }[]): Promise<void> {
+  await confirmChange(session, revokeQuestion(keys.length === 1 ? keyLabel(keys[0]!) : `these ${keys.length} keys`), 'nothing was revoked');
+}
+
+function revokeQuestion(what: string): string {
+  return `Revoke ${what}? This cannot be undone.`;
 }

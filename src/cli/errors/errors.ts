@@ -10,6 +10,12 @@ export const ExitCode = {
   rateLimited: 5,
   /** `svc keys audit` could not finish: what is 1 elsewhere, since there 1 means the policy is broken. */
   auditUnfinished: 6,
+  /** `svc scan` could not finish: 1 there means a live key was found. */
+  scanUnfinished: 6,
+  /** `svc scan` found keys, and none of them is live. */
+  scanKeysNotLive: 7,
+  /** `svc scan` found keys, none known to be live, some not checked. */
+  scanKeysNotChecked: 8,
   /** A signal stopped the command: 128 + its number, as a shell reports a process it killed (SIGINT 130). */
   hangUp: 129,
   interrupted: 130,

@@ -85,7 +85,7 @@ export function keyFields(key: KeyView, nowMs: number, inUse: string | undefined
 }
 
 /** A key as a confirmation names it: 'name' (id). */
-export function keyLabel(key: KeyView & { id: string }): string {
+export function keyLabel(key: { id: string; name: string | null }): string {
   return key.name === null ? shown(key.id) : `'${shown(key.name)}' (${shown(key.id)})`;
 }
 

@@ -1,0 +1,122 @@
+/**
+ * Where text holds a key (docs/contract.md §C11): `sk_` and 64 characters
+ * of [A-Za-z0-9], each of them as itself, as a JSON `\u00XX` escape or as
+ * a percent-escape `%XX`, not glued to a letter or digit on either side. A
+ * key cannot cross a line: one split across lines is not found. The text
+ * is bytes as Latin-1 (one character a byte), so that any file, valid
+ * UTF-8 or not, is read the same and offsets are byte offsets.
+ */
+import { createHash } from 'node:crypto';
+import { isWellFormedKey, KEY_BODY_LENGTH, keyHint } from '../../contract/key-format.js';
+
+/** One character of a key: itself, or its JSON or percent escape (any ASCII escape: what it decodes to is checked after). */
+const CHAR = String.raw`(?:[A-Za-z0-9]|\\u00[3-7][0-9A-Fa-f]|%[3-7][0-9A-Fa-f])`;
+const PREFIX = String.raw`(?:s|\\u0073|%73)(?:k|\\u006[Bb]|%6[Bb])(?:_|\\u005[Ff]|%5[Ff])`;
+const FOUND = new RegExp(`(?<![A-Za-z0-9])${PREFIX}${CHAR}{${KEY_BODY_LENGTH}}(?![A-Za-z0-9])`, 'g');
+
+/** The byte strings one of which any key, escaped or not, must hold: a file without any is not searched. */
+const NEEDLES = ['sk_', 'k\\u005', 'k%5', '\\u00', '%73', '%6B', '%6b', '%5F', '%5f'].map((n) => Buffer.from(n, 'latin1'));
+
+/** The longest text one key can take (every character a six-byte escape): where a stream is cut, this much is read again. */
+export const LONGEST_KEY_TEXT = (3 + KEY_BODY_LENGTH) * 6;
+
+/** Put on the line of a key that is meant to be there (a test fixture): that key is not reported there. */
+const MARKER = /svc-scan:\s*ignore/;
+
+export interface FoundKey {
+  key: string;
+  /** Where in the text searched its first character is. */
+  offset: number;
+  /** 1-based. */
+  line: number;
+  /** 1-based, in characters of the line as UTF-8 (UTF-16 code units, as SARIF counts them by default). */
+  column: number;
+  /** Characters the key's text takes on its line, escapes included. */
+  length: number;
+  /** The key's text was escaped in part or whole. */
+  escaped: boolean;
+  /** The line carries `svc-scan: ignore`. */
+  marked: boolean;
+  /** Up to 40 characters of the line either side of the key, every key in it shown by its hint: raw text, for the renderer to sanitise. */
+  context: string;
+}
+
+/** Whether `bytes` may hold a key at all: a cheap look before any text is made of them. */
+export function mayHoldKey(bytes: Buffer): boolean {
+  for (const needle of NEEDLES) if (bytes.indexOf(needle) !== -1) return true;
+  return false;
+}
+
+/**
+ * The keys in `text` (bytes as Latin-1) that start at or after `from`,
+ * `firstLine` being the line number of its first character.
+ */
+export function findKeys(text: string, firstLine = 1, from = 0): FoundKey[] {
+  const found: FoundKey[] = [];
+  FOUND.lastIndex = from;
+  let line = firstLine;
+  let counted = 0;
+  for (let match = FOUND.exec(text); match !== null; match = FOUND.exec(text)) {
+    const raw = match[0];
+    const key = raw.length === 3 + KEY_BODY_LENGTH ? raw : unescaped(raw);
+    if (!isWellFormedKey(key)) continue;
+    line += newlinesBetween(text, counted, match.index);
+    counted = match.index;
+    const start = text.lastIndexOf('\n', match.index - 1) + 1;
+    const newline = text.indexOf('\n', match.index);
+    const end = newline === -1 ? text.length : newline;
+    found.push({
+      key,
+      offset: match.index,
+      line,
+      column: utf8(text.slice(start, match.index)).length + 1,
+      length: raw.length,
+      escaped: raw !== key,
+      marked: MARKER.test(text.slice(start, end)),
+      context: contextOf(text, start, match.index, match.index + raw.length, end),
+    });
+  }
+  return found;
+}
+
+export function newlinesBetween(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
+function unescaped(raw: string): string {
+  return raw.replace(/\\u00([0-7][0-9A-Fa-f])|%([0-7][0-9A-Fa-f])/g, (_, json: string | undefined, percent: string | undefined) =>
+    String.fromCharCode(Number.parseInt(json ?? percent!, 16)),
+  );
+}
+
+function utf8(latin1: string): string {
+  return Buffer.from(latin1, 'latin1').toString('utf8');
+}
+
+const AROUND = 40;
+
+function contextOf(text: string, lineStart: number, keyStart: number, keyEnd: number, lineEnd: number): string {
+  const before = utf8(text.slice(Math.max(lineStart, keyStart - AROUND * 4), keyStart));
+  const after = utf8(text.slice(keyEnd, Math.min(lineEnd, keyEnd + AROUND * 4)));
+  const key = text.slice(keyStart, keyEnd);
+  const shownKey = keyHint(key.length === 3 + KEY_BODY_LENGTH ? key : unescaped(key));
+  const head = [...before].slice(-AROUND).join('');
+  const tail = [...after].slice(0, AROUND).join('');
+  return `${head.length < before.length ? '…' : ''}${hideKeys(head)}${shownKey}${hideKeys(tail)}${tail.length < after.length ? '…' : ''}`;
+}
+
+/** Every key and every stretch that may be the cut-off part of one, around a finding, replaced: the context never carries a secret. */
+function hideKeys(text: string): string {
+  return text.replace(/[A-Za-z0-9%\\]{16,}/g, (run) => (run.length > 24 ? `${run.slice(0, 4)}…` : run));
+}
+
+/**
+ * What an ignore file holds for a key: a digest of it, never the key, and
+ * not the bare SHA-256 the service keeps of it either, so that the file
+ * names the key to svc alone.
+ */
+export function fingerprint(key: string): string {
+  return createHash('sha256').update(`svc-scan-ignore-v1\0${key}`).digest('hex');
+}

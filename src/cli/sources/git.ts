@@ -1,0 +1,217 @@
+/**
+ * Keys in a repository's history (docs/contract.md §C11): every blob
+ * reachable from any ref, each read once however many commits hold it
+ * (`git rev-list --objects --all`, then `git cat-file --batch`), rather
+ * than every commit's diff as `git log -p` makes them. Only for the blobs
+ * that hold a key is the history read again, without contents (`git log
+ * --raw`), for the commits that brought each in and at which path.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { CliError, UsageError } from '../errors/errors.js';
+import type { FoundKey } from '../domain/find-keys.js';
+import { emptyTally, type Finding, type Tally } from './places.js';
+import { scanBytes } from './stream.js';
+import { readNul, readLines } from './lines.js';
+
+export interface GitOptions {
+  maxFileSize: number;
+}
+
+interface Blob {
+  id: string;
+  size: number;
+  /** The path rev-list names it by: one of the paths it had. */
+  path: string;
+}
+
+/** `git` in `repo`, with nothing of the user's configuration that could run a program or page its output. */
+export function git(repo: string, args: readonly string[]): ChildProcessWithoutNullStreams {
+  return spawn('git', ['-C', repo, '-c', 'core.quotePath=false', '--no-pager', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+  });
+}
+
+/** What a git command printed, or a CliError with what it said on stderr. */
+export async function gitOutput(repo: string, args: readonly string[]): Promise<string> {
+  const child = git(repo, args);
+  child.stdin.end();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (b: Buffer) => out.push(b));
+  child.stderr.on('data', (b: Buffer) => err.push(b));
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) throw gitFailed(args, Buffer.concat(err).toString('utf8'));
+  return Buffer.concat(out).toString('utf8');
+}
+
+function gitFailed(args: readonly string[], stderr: string): CliError {
+  const said = stderr.trim().split('\n')[0] ?? '';
+  return new CliError(`git ${args[0]} failed${said === '' ? '' : `: ${said}`}`);
+}
+
+/** The repository's top directory (its work tree's, or the git directory of a bare one); a UsageError where `repo` is no repository. */
+export async function repositoryRoot(repo: string): Promise<{ top: string; bare: boolean }> {
+  let answer: string;
+  try {
+    answer = await gitOutput(repo, ['rev-parse', '--is-bare-repository', '--absolute-git-dir']);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError('git is not installed (or not on PATH): svc scan --git and --staged run it.');
+    throw new UsageError(`${repo} is not a git repository (${(error as Error).message}).`);
+  }
+  const [bare, gitDir] = answer.trim().split('\n');
+  if (bare === 'true') return { top: gitDir!, bare: true };
+  return { top: (await gitOutput(repo, ['rev-parse', '--show-toplevel'])).trim(), bare: false };
+}
+
+export async function scanHistory(repo: string, options: GitOptions, onFinding: (finding: Finding) => void): Promise<Tally> {
+  const tally = emptyTally();
+  const blobs = await reachableBlobs(repo, tally, options.maxFileSize);
+  const found = new Map<string, { blob: Blob; keys: FoundKey[] }>();
+  await readBlobs(repo, blobs, (blob, bytes) => {
+    tally.read++;
+    tally.bytes += bytes.length;
+    scanBytes(bytes, (key) => {
+      const entry = found.get(blob.id) ?? { blob, keys: [] };
+      entry.keys.push(key);
+      found.set(blob.id, entry);
+    });
+  });
+  if (found.size === 0) return tally;
+  const brought = await commitsBringing(repo, new Set(found.keys()));
+  for (const { blob, keys } of found.values()) {
+    const at = brought.get(blob.id) ?? [{ commit: null, path: blob.path }];
+    for (const { commit, path } of at) {
+      for (const key of keys) {
+        onFinding({
+          key: key.key,
+          place: { source: 'git', path, commit, blob: blob.id, line: key.line, column: key.column },
+          length: key.length, escaped: key.escaped,
+          marked: key.marked,
+          context: key.context,
+        });
+      }
+    }
+  }
+  return tally;
+}
+
+/** Every blob reachable from a ref, with its size; those over the limit counted and left out. */
+async function reachableBlobs(repo: string, tally: Tally, maxFileSize: number): Promise<Blob[]> {
+  const list = git(repo, ['rev-list', '--objects', '--all', '--filter=object:type=blob', '--filter-provided-objects']);
+  const check = git(repo, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize) %(rest)']);
+  list.stdin.end();
+  list.stdout.pipe(check.stdin);
+  const blobs: Blob[] = [];
+  const listErr = collect(list.stderr);
+  const checkErr = collect(check.stderr);
+  const reading = readLines(check.stdout, (line) => {
+    const [id, type, size, ...rest] = line.split(' ');
+    if (type !== 'blob') return;
+    const bytes = Number(size);
+    if (bytes > maxFileSize) tally.tooLarge++;
+    else blobs.push({ id: id!, size: bytes, path: rest.join(' ') });
+  });
+  const [[listCode], [checkCode]] = (await Promise.all([once(list, 'close'), once(check, 'close'), reading])) as [[number | null], [number | null], unknown];
+  if (listCode !== 0) throw gitFailed(['rev-list'], await listErr);
+  if (checkCode !== 0) throw gitFailed(['cat-file'], await checkErr);
+  return blobs;
+}
+
+async function collect(stream: NodeJS.ReadableStream): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/**
+ * Reads `blobs` through `git cat-file --batch`, each handed to `onBlob`
+ * whole as it comes; the ids are written as git takes them, so that
+ * neither side's pipe fills while the other waits.
+ */
+async function readBlobs(repo: string, blobs: readonly Blob[], onBlob: (blob: Blob, bytes: Buffer) => void): Promise<void> {
+  if (blobs.length === 0) return;
+  const child = git(repo, ['cat-file', '--batch']);
+  const errors = collect(child.stderr);
+  const writing = (async () => {
+    for (const blob of blobs) if (!child.stdin.write(`${blob.id}\n`)) await once(child.stdin, 'drain');
+    child.stdin.end();
+  })();
+  let index = 0;
+  let buffered: Buffer[] = [];
+  let length = 0;
+  // Bytes of the current blob still to come (its content and the newline after it); -1 before its header.
+  let remaining = -1;
+  let header = '';
+  for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    let at = 0;
+    while (at < chunk.length) {
+      if (remaining === -1) {
+        const newline = chunk.indexOf(10, at);
+        if (newline === -1) {
+          header += chunk.toString('latin1', at);
+          break;
+        }
+        header += chunk.toString('latin1', at, newline);
+        at = newline + 1;
+        const size = Number(header.split(' ')[2]);
+        if (header.endsWith(' missing') || !Number.isSafeInteger(size)) throw new CliError(`git cat-file could not read blob ${header.split(' ')[0]}.`);
+        header = '';
+        remaining = size + 1;
+        buffered = [];
+        length = 0;
+        continue;
+      }
+      const take = Math.min(remaining, chunk.length - at);
+      buffered.push(chunk.subarray(at, at + take));
+      length += take;
+      at += take;
+      remaining -= take;
+      if (remaining === 0) {
+        const whole = Buffer.concat(buffered, length);
+        onBlob(blobs[index++]!, whole.subarray(0, length - 1));
+        remaining = -1;
+      }
+    }
+  }
+  await writing;
+  const [code] = (child.exitCode === null ? await once(child, 'close') : [child.exitCode]) as [number | null];
+  if (code !== 0) throw gitFailed(['cat-file'], await errors);
+}
+
+/**
+ * For each of `ids`, the commits of any ref's history whose change made a
+ * file that blob, and the file's path: where the key came in. Merges'
+ * own changes are not read (they would name again what their branches
+ * brought).
+ */
+async function commitsBringing(repo: string, ids: ReadonlySet<string>): Promise<Map<string, { commit: string; path: string }[]>> {
+  const child = git(repo, ['log', '--all', '--raw', '--no-abbrev', '--no-renames', '-z', '--format=%x01%H']);
+  child.stdin.end();
+  const errors = collect(child.stderr);
+  const at = new Map<string, { commit: string; path: string }[]>();
+  let commit = '';
+  // After a raw entry comes its path: the blob the entry made, when it is one of `ids`, else '' (the path is skipped).
+  let entryBlob: string | null = null;
+  await readNul(child.stdout, (field) => {
+    if (entryBlob !== null) {
+      if (entryBlob !== '') {
+        const list = at.get(entryBlob) ?? [];
+        list.push({ commit, path: field });
+        at.set(entryBlob, list);
+      }
+      entryBlob = null;
+      return;
+    }
+    const text = field.startsWith('\n') ? field.slice(1) : field;
+    if (text.startsWith('\x01')) commit = text.slice(1);
+    else if (text.startsWith(':')) {
+      const blob = text.split(' ')[3] ?? '';
+      entryBlob = ids.has(blob) ? blob : '';
+    }
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) throw gitFailed(['log'], await errors);
+  return at;
+}

@@ -1,0 +1,57 @@
+/**
+ * Keys in bytes that come in pieces (standard input, a file too large to
+ * hold whole): each piece searched with what was left of the last one, so
+ * that memory is bounded by a piece, not by the stream. A piece is cut
+ * after its last newline, which no key crosses; on a line longer than
+ * half a piece, the last LONGEST_KEY_TEXT bytes are searched again with
+ * the next piece, and a key starting there is taken from that search.
+ */
+import { findKeys, LONGEST_KEY_TEXT, mayHoldKey, newlinesBetween } from '../domain/find-keys.js';
+import type { OnFound } from './places.js';
+
+/** Whole bytes: a file or blob read at once. */
+export function scanBytes(bytes: Buffer, onFound: OnFound): void {
+  if (!mayHoldKey(bytes)) return;
+  for (const found of findKeys(bytes.toString('latin1'))) onFound(found);
+}
+
+const PIECE = 1024 * 1024;
+
+/** Searches `chunks` as they come; resolves with the bytes read. */
+export async function scanStream(chunks: AsyncIterable<Buffer | string>, onFound: OnFound): Promise<number> {
+  let pending = '';
+  let line = 1;
+  // Characters of `pending` searched already: the one kept before a cut inside a line.
+  let from = 0;
+  let bytes = 0;
+  const search = (text: string, before = Infinity) => {
+    if (!mayHoldKey(Buffer.from(text, 'latin1'))) return;
+    for (const found of findKeys(text, line, from)) if (found.offset < before) onFound(found);
+  };
+  for await (const chunk of chunks) {
+    const piece = typeof chunk === 'string' ? chunk : chunk.toString('latin1');
+    bytes += piece.length;
+    const text = pending + piece;
+    if (text.length < PIECE) {
+      pending = text;
+      continue;
+    }
+    const newline = text.lastIndexOf('\n');
+    if (newline !== -1 && text.length - newline < PIECE / 2) {
+      const head = text.slice(0, newline + 1);
+      search(head);
+      line += newlinesBetween(head, 0, head.length);
+      pending = text.slice(newline + 1);
+      from = 0;
+      continue;
+    }
+    const cut = text.length - LONGEST_KEY_TEXT;
+    search(text, cut);
+    line += newlinesBetween(text, 0, cut - 1);
+    // The character before the cut stays, so that a key just after it is still not taken from inside a word.
+    pending = text.slice(cut - 1);
+    from = 1;
+  }
+  search(pending);
+  return bytes;
+}
