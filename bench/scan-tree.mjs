@@ -19,7 +19,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { machine, SVC_BIN } from './lib.mjs';
+import { machine, ROOT, SVC_BIN } from './lib.mjs';
 import {
   cacheDir,
   fixed,
@@ -37,7 +37,8 @@ import {
   timedRun,
 } from './scan-lib.mjs';
 
-const VERSION = 2;
+const VERSION = 3;
+const FLOOR = join(ROOT, 'bench', 'scan-read-floor.mjs');
 export const TARGET_RATIO = 2.5;
 
 /**
@@ -56,11 +57,15 @@ export function generateTree({ files = 50_000, seed = 20261202 } = {}) {
   const pool = sourceLines(random, 6000);
   const exts = ['ts', 'js', 'py', 'go', 'md', 'json', 'yml', 'txt', 'rs', 'c'];
   const sizes = new Map();
+  const withPrefix = new Set();
   const write = (path, content) => {
     const full = join(root, path);
     mkdirSync(join(full, '..'), { recursive: true });
     writeFileSync(full, content);
     sizes.set(path, typeof content === 'string' ? Buffer.byteLength(content) : content.length);
+    // Files holding the three bytes `sk_` anywhere (task_queue, near misses, keys): a scanner cannot pass them over on a cheap look.
+    if (content.includes('sk_')) withPrefix.add(path);
+    else withPrefix.delete(path);
   };
   const planted = [];
   const decoys = [];
@@ -189,7 +194,8 @@ export function generateTree({ files = 50_000, seed = 20261202 } = {}) {
   const scanned = [...sizes].filter(([path]) => !path.split('/').includes('.git'));
   const largest = scanned.reduce((big, [path, size]) => (size > big.bytes ? { path, bytes: size } : big), { path: '', bytes: 0 });
   const bytes = scanned.reduce((sum, [, size]) => sum + size, 0);
-  const manifest = { version: VERSION, seed, root, files: scanned.length, bytes, largest, planted, decoys, generatedAt: new Date().toISOString() };
+  const filesWithPrefix = scanned.filter(([path]) => withPrefix.has(path)).length;
+  const manifest = { version: VERSION, seed, root, files: scanned.length, filesWithPrefix, bytes, largest, planted, decoys, generatedAt: new Date().toISOString() };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return manifest;
 }
@@ -230,26 +236,48 @@ export async function benchScanTree({ rounds = 5, files = 50_000, seed = 2026120
   const text = process.env.SVC_BENCH_RG_TEXT !== '0';
   const rg = () => timedRun('rg', rgArgs(manifest.root, { text }), { timeFile, okCodes: [0, 1] });
   const svc = () => timedRun(process.execPath, [bin, 'scan', '--no-verify', '--json', manifest.root], { timeFile, okCodes: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] });
+  // Yardsticks of Node itself reading the same files (bench/scan-read-floor.mjs): one after another, and 64 at once through the thread pool.
+  const floor = (mode) => timedRun(process.execPath, [FLOOR, ...(mode === 'async' ? ['--async'] : []), manifest.root], { timeFile });
 
   // The warm-up: the page cache, svc's code cache; its outputs are the ones checked.
   const warmRg = await rg();
   const warmSvc = await svc();
+  const floorSays = JSON.parse((await floor('sync')).stdout);
+  await floor('async');
   const checked = check(manifest, warmRg.stdout, warmSvc.stdout);
   const samples = [];
   for (let round = 0; round < rounds; round++) {
     const pair = {};
     for (const which of round % 2 === 0 ? ['rg', 'svc'] : ['svc', 'rg']) pair[which] = await (which === 'rg' ? rg() : svc());
-    samples.push({ rgMs: pair.rg.ms, svcMs: pair.svc.ms, ratio: pair.svc.ms / pair.rg.ms, rgPeakMiB: pair.rg.peakMiB, svcPeakMiB: pair.svc.peakMiB, svcCode: pair.svc.code });
-    log(`scan-tree: round ${round + 1}: rg ${int(pair.rg.ms)} ms, svc ${int(pair.svc.ms)} ms, ratio ${fixed(pair.svc.ms / pair.rg.ms)}, svc peak ${fixed(pair.svc.peakMiB, 0)} MiB`);
+    pair.sync = await floor('sync');
+    pair.async = await floor('async');
+    samples.push({
+      rgMs: pair.rg.ms,
+      svcMs: pair.svc.ms,
+      ratio: pair.svc.ms / pair.rg.ms,
+      syncMs: pair.sync.ms,
+      asyncMs: pair.async.ms,
+      syncRatio: pair.sync.ms / pair.rg.ms,
+      asyncRatio: pair.async.ms / pair.rg.ms,
+      rgPeakMiB: pair.rg.peakMiB,
+      svcPeakMiB: pair.svc.peakMiB,
+      svcCode: pair.svc.code,
+    });
+    log(`scan-tree: round ${round + 1}: rg ${int(pair.rg.ms)} ms, svc ${int(pair.svc.ms)} ms, ratio ${fixed(pair.svc.ms / pair.rg.ms)}, svc peak ${fixed(pair.svc.peakMiB, 0)} MiB; node sync ${int(pair.sync.ms)} ms, async ${int(pair.async.ms)} ms`);
   }
   return {
     rounds,
-    tree: { root: manifest.root, files: manifest.files, bytes: manifest.bytes, largest: manifest.largest, seed: manifest.seed },
+    tree: { root: manifest.root, files: manifest.files, filesWithPrefix: manifest.filesWithPrefix, bytes: manifest.bytes, largest: manifest.largest, seed: manifest.seed },
     rgCommand: `rg ${rgArgs('TREE', { text }).map((a) => (/[\s!{}[\]]/.test(a) ? `'${a}'` : a)).join(' ')}`,
     svcCommand: 'node bin/svc.js scan --no-verify --json TREE',
     ratio: spread(samples.map((s) => s.ratio)),
     rgMs: spread(samples.map((s) => s.rgMs)),
     svcMs: spread(samples.map((s) => s.svcMs)),
+    syncMs: spread(samples.map((s) => s.syncMs)),
+    asyncMs: spread(samples.map((s) => s.asyncMs)),
+    syncRatio: spread(samples.map((s) => s.syncRatio)),
+    asyncRatio: spread(samples.map((s) => s.asyncRatio)),
+    floorSays,
     svcPeakMiB: Math.max(...samples.map((s) => s.svcPeakMiB ?? NaN)),
     rgPeakMiB: Math.max(...samples.map((s) => s.rgPeakMiB ?? NaN)),
     svcExit: warmSvc.code,
@@ -267,19 +295,24 @@ export function scanTreeReport(r) {
   const rgMissed = c.planted.filter((p) => p.rgFinds && !p.rgFound);
   const reportedDecoys = c.decoys.filter((d) => d.svcReported);
   return [
-    `A tree generated from seed ${r.tree.seed} (bench/scan-tree.mjs, kept under $SVC_BENCH_CACHE or <tmp>/svc-bench-scan): ${int(r.tree.files)} files, ${mib(r.tree.bytes)}; source-like text files of 1–8 KB in nested directories, 30 text files of 1–4 MiB, 40 binary files of 16 KiB–1 MiB; the largest file is ${r.tree.largest.path} (${mib(r.tree.largest.bytes)}). ${c.expectedFindings} planted findings of ${c.expectedDistinct} distinct keys (a hidden file, a hidden directory, git-ignored files, across the 64 KiB and 1 MiB boundaries, at the very start and the very end of a file, CRLF lines, two JSON-escaped, one percent-encoded, one in a binary file, one key in two files), and ${c.decoys.length} decoys (keys glued to other symbols, under .git directories, behind symbolic links) that must not be reported. One untimed round warms the page cache; then ${r.rounds} rounds, each running both commands once, the order alternating. Children run in the minimal environment of bench/lib.mjs. Wall time; peak resident memory from GNU time (\`%M\`).`,
+    `A tree generated from seed ${r.tree.seed} (bench/scan-tree.mjs, kept under $SVC_BENCH_CACHE or <tmp>/svc-bench-scan): ${int(r.tree.files)} files, ${mib(r.tree.bytes)}; source-like text files of 1–8 KB in nested directories, 30 text files of 1–4 MiB, 40 binary files of 16 KiB–1 MiB; the largest file is ${r.tree.largest.path} (${mib(r.tree.largest.bytes)}). The text is dense with near misses (\`sk_\` inside words such as task_queue and disk_free, and \`sk_\` followed by fewer than 64 symbols): ${int(r.tree.filesWithPrefix)} of the files hold the bytes \`sk_\` somewhere. ${c.expectedFindings} planted findings of ${c.expectedDistinct} distinct keys (a hidden file, a hidden directory, git-ignored files, across the 64 KiB and 1 MiB boundaries, at the very start and the very end of a file, CRLF lines, two JSON-escaped, one percent-encoded, one in a binary file, one key in two files), and ${c.decoys.length} decoys (keys glued to other symbols, under .git directories, behind symbolic links) that must not be reported. One untimed round warms the page cache; then ${r.rounds} rounds, each running both commands once, the order alternating. Children run in the minimal environment of bench/lib.mjs. Wall time; peak resident memory from GNU time (\`%M\`).`,
     '',
     `- ripgrep: \`${r.rgCommand}\` (\`-g '!.git'\` leaves out .git directories as svc does; \`-a\` searches binary files as text, as svc reads every file; ripgrep follows no symbolic links by default; ripgrep does not decode escaped forms, so it searches the same bytes for the plain form only)`,
     `- svc: \`${r.svcCommand}\``,
+    `- yardsticks: \`node bench/scan-read-floor.mjs TREE\` and \`node bench/scan-read-floor.mjs --async TREE\`: Node walking the same files (no .git, no links) and reading each whole, looking only for the bytes \`sk_\` (no key pattern): synchronously on the main thread, and with fs.promises.readFile 64 at a time through libuv's thread pool (it read ${int(r.floorSays.files)} files, ${int(r.floorSays.bytes)} bytes)`,
     '',
     '| | median | IQR | min–max | peak RSS |',
     '|---|---|---|---|---|',
     `| ripgrep | ${int(r.rgMs.median)} ms | ${int(r.rgMs.low)}–${int(r.rgMs.high)} ms | ${int(r.rgMs.min)}–${int(r.rgMs.max)} ms | ${fixed(r.rgPeakMiB, 0)} MiB |`,
     `| svc scan | ${int(r.svcMs.median)} ms | ${int(r.svcMs.low)}–${int(r.svcMs.high)} ms | ${int(r.svcMs.min)}–${int(r.svcMs.max)} ms | ${fixed(r.svcPeakMiB, 0)} MiB |`,
+    `| yardstick: Node reads every file, one after another | ${int(r.syncMs.median)} ms | ${int(r.syncMs.low)}–${int(r.syncMs.high)} ms | ${int(r.syncMs.min)}–${int(r.syncMs.max)} ms | |`,
+    `| yardstick: Node reads every file, 64 at once (fs.promises) | ${int(r.asyncMs.median)} ms | ${int(r.asyncMs.low)}–${int(r.asyncMs.high)} ms | ${int(r.asyncMs.min)}–${int(r.asyncMs.max)} ms | |`,
     '',
     '| | median ratio | IQR | target | |',
     '|---|---|---|---|---|',
     `| svc / ripgrep, wall time | ${fixed(r.ratio.median)} | ${fixed(r.ratio.low)}–${fixed(r.ratio.high)} | ≤ ${TARGET_RATIO} | ${r.ratio.median <= TARGET_RATIO ? 'met' : '**missed**'} |`,
+    `| Node, one file after another / ripgrep | ${fixed(r.syncRatio.median)} | ${fixed(r.syncRatio.low)}–${fixed(r.syncRatio.high)} | yardstick | |`,
+    `| Node, 64 at once / ripgrep | ${fixed(r.asyncRatio.median)} | ${fixed(r.asyncRatio.low)}–${fixed(r.asyncRatio.high)} | yardstick | |`,
     '',
     `svc's peak resident memory: ${fixed(r.svcPeakMiB, 0)} MiB, against a largest file of ${mib(r.tree.largest.bytes)}. Per-round ratios: ${r.samples.map((s) => fixed(s.ratio)).join(', ')}.`,
     '',
