@@ -147,7 +147,7 @@ export async function benchScanVerify({ rounds = 3, firstWindowSeconds = 10, lat
   const server = await startSvcServer(['--plan', 'pro', ...(latencyMs > 0 ? ['--latency', String(latencyMs)] : [])]);
   try {
     const random = prng(seed);
-    log(`scan-verify: latency ${latencyMs} ms: making users, workspaces and keys…');
+    log(`scan-verify: latency ${latencyMs} ms: making users, workspaces and keys…`);
     const world = await populate(server, random);
     mkdirSync(join(dir, 'scanned'));
     const file = join(dir, 'scanned', 'leaked.env');
@@ -266,7 +266,7 @@ function caseReport(r) {
     '',
     `(Admitted and 429 counts from round ${r.samples.length}; admitted/429 per workspace in every round: ${r.samples.map((s) => s.perWorkspace.map((w) => `${w.admitted}/${w.limited}`).join(' ')).join('; ')}.)`,
     '',
-    '| round | `svc scan FILE --json` | `--no-verify` | requests (by status) | rate-limit bound | in turn | N × round trip | keys in a wrong state |',
+    '| round | `svc scan … --json`, verifying | `--no-verify` | requests (by status) | rate-limit bound | in turn | N × round trip | keys in a wrong state |',
     '|---|---|---|---|---|---|---|---|',
     ...r.samples.map(
       (s, i) =>
