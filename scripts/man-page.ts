@@ -150,7 +150,7 @@ function exitStatus(): string[] {
     ],
     [
       ExitCode.failure,
-      t`Failure: a server error, a network error, an unexpected response, an endpoint the server does not offer, a new key whose secret svc could not find in the answer (printed on stdout), a new secret ${bold('--to-file')} or ${bold('--to-command')} could not deliver, or one standard output did not take (its key is revoked). For ${bold('keys audit')}: some key breaks the policy (or, with ${bold('--strict')}, could not be judged).`,
+      t`Failure: a server error, a network error, an unexpected response, an endpoint the server does not offer, a new key whose secret svc could not find in the answer (printed on stdout), a new secret ${bold('--to-file')} or ${bold('--to-command')} could not deliver, or one standard output did not take (its key is revoked). For ${bold('keys audit')}: some key breaks the policy (or, with ${bold('--strict')}, could not be judged). For ${bold('scan')}: a live key was found (with ${bold('--revoke')}, one is still live).`,
     ],
     [
       ExitCode.usage,
@@ -159,7 +159,9 @@ function exitStatus(): string[] {
     [ExitCode.unauthenticated, t`Not authenticated: no key configured, or the server answered 401.`],
     [ExitCode.notFound, t`Not found (404).`],
     [ExitCode.rateLimited, t`Rate limited past the ${bold('--max-wait')} budget, or at once with ${bold('--no-wait')}.`],
-    [ExitCode.auditUnfinished, t`${bold('keys audit')} only: the audit could not finish (what is 1 for other commands: a server or network error, an unexpected answer, a key list that may be incomplete).`],
+    [ExitCode.unfinished, t`${bold('keys audit')} and ${bold('scan')} only: the audit or scan could not finish (what is 1 for other commands: a server or network error, an unexpected answer, a key list that may be incomplete, git failing).`],
+    [ExitCode.scanKeysNotLive, t`${bold('scan')} only: keys were found, and none of them is live.`],
+    [ExitCode.scanKeysNotChecked, t`${bold('scan')} only: keys were found, none is known to be live, and some could not be checked (${bold('--no-verify')}, a rate limit past ${bold('--max-wait')}, the network).`],
     [
       ExitCode.hangUp,
       t`Stopped by SIGHUP. A signal's code is 128 + its number, whichever step it came in: once svc has done what the signal asks (finished the key in hand, shown a new key's secret, printed the ${bold('--json')} document), it dies by that signal rather than exit, so that a shell loop, ${bold('xargs')}, ${bold('make')} or a CI runner stops too; its shell still shows the code.`,

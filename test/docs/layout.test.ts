@@ -97,8 +97,10 @@ describe('the layout of src/', () => {
   it('every profile change goes through the config writer: nothing else in the CLI writes a file', () => {
     // --to-file writes a new key's secret to the file the user names, atomically and at mode 0600: a secret, not a profile.
     const delivery = 'src/cli/delivery/to-file.ts';
+    // svc scan --baseline adds fingerprints to the ignore file of what it scanned: the project's file, not a profile.
+    const ignoreFile = 'src/cli/sources/ignore-file.ts';
     const writes = files
-      .filter((file) => file.startsWith('src/cli/') && !file.startsWith('src/cli/config/') && file !== delivery)
+      .filter((file) => file.startsWith('src/cli/') && !file.startsWith('src/cli/config/') && file !== delivery && file !== ignoreFile)
       .filter((file) => /\b(writeFileSync|writeFile|renameSync|rename|appendFileSync|createWriteStream|linkSync)\(/.test(readFileSync(join(root, file), 'utf8')));
     expect(writes).toEqual([]);
   });

@@ -120,9 +120,9 @@ describe('start-up', () => {
   it('gives commander a child_process that throws if ever used, since svc has no executable subcommands', async () => {
     expect(code()).toContain('too many arguments');
     expect(code()).toContain('leaves out child_process for commander');
-    // The real ones are --to-command's (src/cli/delivery/to-command.ts), svc run's (src/cli/child/command.ts) and its reaper's
-    // (src/cli/child/reaper.ts), each imported when a process is to be started.
-    expect(code().match(/\("(node:)?child_process"\)/g)).toHaveLength(3);
+    // The real ones are --to-command's (src/cli/delivery/to-command.ts), svc run's (src/cli/child/command.ts), its reaper's
+    // (src/cli/child/reaper.ts) and svc scan's git (src/cli/sources/git.ts), each imported when a process is to be started.
+    expect(code().match(/\("(node:)?child_process"\)/g)).toHaveLength(4);
     const report = join(work, 'report-child-process.cjs');
     writeFileSync(report, "process.on('exit', () => require('node:fs').writeSync(2, `\\n${JSON.stringify(process.moduleLoadList.filter((m) => m.includes('child_process')))}`));\n");
     const { stderr } = await execa('node', ['--require', report, join(repo, 'bin/svc.js'), 'status'], { env: { SVC_CONFIG_DIR: mkdtempSync(join(work, 'config-')) }, reject: false });

@@ -8,10 +8,8 @@ export const ExitCode = {
   unauthenticated: 3,
   notFound: 4,
   rateLimited: 5,
-  /** `svc keys audit` could not finish: what is 1 elsewhere, since there 1 means the policy is broken. */
-  auditUnfinished: 6,
-  /** `svc scan` could not finish: 1 there means a live key was found. */
-  scanUnfinished: 6,
+  /** `svc keys audit` or `svc scan` could not finish: what is 1 elsewhere, since there 1 means the policy is broken, or a live key was found. */
+  unfinished: 6,
   /** `svc scan` found keys, and none of them is live. */
   scanKeysNotLive: 7,
   /** `svc scan` found keys, none known to be live, some not checked. */

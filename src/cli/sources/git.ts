@@ -25,9 +25,15 @@ interface Blob {
   path: string;
 }
 
-/** `git` in `repo`, with nothing of the user's configuration that could run a program or page its output. */
+/**
+ * `git` in `repo`, which may be anyone's: nothing its configuration names
+ * is run (a file system monitor, a pager, an external diff; the diff's
+ * text conversion is turned off where it is read), and paths come unquoted.
+ */
+const SAFE = ['-c', 'core.quotePath=false', '-c', 'core.fsmonitor=false', '-c', 'core.untrackedCache=false', '-c', 'diff.external=', '-c', 'core.pager=cat', '--no-pager'];
+
 export function git(repo: string, args: readonly string[]): ChildProcessWithoutNullStreams {
-  return spawn('git', ['-C', repo, '-c', 'core.quotePath=false', '--no-pager', ...args], {
+  return spawn('git', ['-C', repo, ...SAFE, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
   });

@@ -74,10 +74,11 @@ export function whose(key: ReportedKey): string {
   return ownerText(record);
 }
 
+/** Name first, as a person knows a key: "'ci' (key_…) in ws_…". */
 function ownerText(record: KeyView): string {
-  const name = record.name === null ? '' : ` '${record.name}'`;
+  const id = record.id ?? 'no id';
   const workspace = record.workspaceId === null ? '' : ` in ${record.workspaceId}`;
-  return `${record.id ?? '?'}${name}${workspace}`;
+  return `${record.name === null ? id : `'${record.name}' (${id})`}${workspace}`;
 }
 
 export function scanColumns(): Column<Row>[] {

@@ -56,7 +56,7 @@ function unfinished(error: unknown, verbose: boolean): unknown {
   if (error instanceof PolicyBrokenError) return error;
   const { exitCode, lines } = describeFailure(error, { verbose });
   if (exitCode !== ExitCode.failure) return error;
-  return new CliError([...lines, 'The audit did not finish (exit 6).'], ExitCode.auditUnfinished, error);
+  return new CliError([...lines, 'The audit did not finish (exit 6).'], ExitCode.unfinished, error);
 }
 
 /** docs/contract.md §C8. */
@@ -105,7 +105,7 @@ export async function run(session: KeySession, opts: AuditOptions): Promise<Outc
     if (given.strict && unjudged.length > 0) lines.push(`${unjudged.length} of the ${of} could not be judged, and --strict was given.`);
     throw new PolicyBrokenError(lines);
   }
-  if (verdict === 'unsure') throw new CliError(`Audited ${scope}; none breaks the policy, but the list may lack keys, so the audit could not finish.`, ExitCode.auditUnfinished);
+  if (verdict === 'unsure') throw new CliError(`Audited ${scope}; none breaks the policy, but the list may lack keys, so the audit could not finish.`, ExitCode.unfinished);
   render.success(`Audited ${scope}: ${unjudged.length === 0 ? 'every key passes' : 'none breaks the policy where it could be judged'}.`);
   return { list };
 }

@@ -63,6 +63,6 @@ function unfinished(error: unknown, verbose: boolean): unknown {
   if (error instanceof KeysFoundError) return error;
   const { exitCode, lines } = describeFailure(error, { verbose });
   if (exitCode !== ExitCode.failure) return error;
-  return new CliError([...lines, 'The scan did not finish (exit 6).'], ExitCode.scanUnfinished, error);
+  return new CliError([...lines, 'The scan did not finish (exit 6).'], ExitCode.unfinished, error);
 }
 

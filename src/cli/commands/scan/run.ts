@@ -163,7 +163,7 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
   else if (format === 'sarif') render.json(sarifLog(final, SVC_VERSION));
   else if (!asking) show(session, final);
   else for (const key of final.keys) tellEnded(session, key);
-  conclude(session, final, verification.notes, opts);
+  conclude(session, final, verification.notes, opts, format);
 }
 
 async function readIgnore(path: string, required: boolean, list: ReturnType<typeof emptyIgnoreList>): Promise<void> {
@@ -196,11 +196,12 @@ function tellEnded(session: ProfileSession, key: ReportedKey): void {
 }
 
 /** The summary, the advice true to each state, and the exit code (docs/contract.md §C5). */
-function conclude(session: ProfileSession, report: ScanReport, notes: readonly string[], opts: ScanOptions): void {
+function conclude(session: ProfileSession, report: ScanReport, notes: readonly string[], opts: ScanOptions, format: string): void {
   const { render } = session;
   for (const note of notes) render.warn(note);
   const counts = summaryCounts(report);
-  if (opts.format !== undefined && opts.format !== 'table') render.info(scannedLine(report));
+  // The table's own run said it beside the table.
+  if (format !== 'table') render.info(scannedLine(report));
   if (counts.keys === 0) {
     render.success('No key found.');
     return;
@@ -210,7 +211,7 @@ function conclude(session: ProfileSession, report: ScanReport, notes: readonly s
   if (counts.revoked > 0) lines.push('Whatever used a revoked key needs a new one: svc keys create NAME, and put it where the old one was.');
   if (live.length > 0) {
     const named = live.flatMap((k) => (k.verdict.state === 'live' && k.verdict.owner?.record.id ? [k.verdict.owner.record.id] : []));
-    if (!opts.revoke) lines.push('End them: svc scan … --revoke revokes every live key found. To give a service a new key first: svc keys rotate ' + (named[0] ?? 'ID') + '.');
+    if (!opts.revoke) lines.push(`To end ${live.length === 1 ? 'it' : 'them'}, run this scan again with --revoke; to give a service a new key first: svc keys rotate ${named[0] ?? 'ID'}.`);
     if (named.length < live.length) lines.push(`${live.length - named.length} live ${live.length - named.length === 1 ? 'key is' : 'keys are'} no key svc can name in any list it can read: svc leaves ${live.length - named.length === 1 ? 'it' : 'them'} to the owner.`);
     throw new KeysFoundError(lines, ExitCode.failure);
   }
