@@ -49,9 +49,10 @@ export function mayHoldKey(bytes: Buffer): boolean {
 
 /**
  * The keys in `text` (bytes as Latin-1) that start at or after `from`,
- * `firstLine` being the line number of its first character.
+ * `firstLine` being the line number of its first character and
+ * `firstColumn` the columns of that line before it (a stream cut inside a line).
  */
-export function findKeys(text: string, firstLine = 1, from = 0): FoundKey[] {
+export function findKeys(text: string, firstLine = 1, from = 0, firstColumn = 0): FoundKey[] {
   const found: FoundKey[] = [];
   FOUND.lastIndex = from;
   let line = firstLine;
@@ -69,7 +70,7 @@ export function findKeys(text: string, firstLine = 1, from = 0): FoundKey[] {
       key,
       offset: match.index,
       line,
-      column: utf8(text.slice(start, match.index)).length + 1,
+      column: utf8(text.slice(start, match.index)).length + 1 + (line === firstLine ? firstColumn : 0),
       length: raw.length,
       escaped: raw !== key,
       marked: MARKER.test(text.slice(start, end)),
@@ -89,6 +90,11 @@ function unescaped(raw: string): string {
   return raw.replace(/\\u00([0-7][0-9A-Fa-f])|%([0-7][0-9A-Fa-f])/g, (_, json: string | undefined, percent: string | undefined) =>
     String.fromCharCode(Number.parseInt(json ?? percent!, 16)),
   );
+}
+
+/** The columns `latin1` (bytes as Latin-1) takes as UTF-8 text, in UTF-16 code units. */
+export function columnsOf(latin1: string): number {
+  return utf8(latin1).length;
 }
 
 function utf8(latin1: string): string {

@@ -6,7 +6,7 @@
  * half a piece, the last LONGEST_KEY_TEXT bytes are searched again with
  * the next piece, and a key starting there is taken from that search.
  */
-import { findKeys, LONGEST_KEY_TEXT, mayHoldKey, newlinesBetween } from '../domain/find-keys.js';
+import { columnsOf, findKeys, LONGEST_KEY_TEXT, mayHoldKey, newlinesBetween } from '../domain/find-keys.js';
 import type { OnFound } from './places.js';
 
 /** Whole bytes: a file or blob read at once. */
@@ -17,37 +17,44 @@ export function scanBytes(bytes: Buffer, onFound: OnFound): void {
 
 const PIECE = 1024 * 1024;
 
-/** Searches `chunks` as they come; resolves with the bytes read. */
-export async function scanStream(chunks: AsyncIterable<Buffer | string>, onFound: OnFound): Promise<number> {
+/** Searches `chunks` as they come; resolves with the bytes read. `piece`: the size searched at once (tests make it small to cut lines often). */
+export async function scanStream(chunks: AsyncIterable<Buffer | string>, onFound: OnFound, piece = PIECE): Promise<number> {
   let pending = '';
   let line = 1;
+  // Columns of pending's first line before pending, when a piece was cut inside that line.
+  let column = 0;
   // Characters of `pending` searched already: the one kept before a cut inside a line.
   let from = 0;
   let bytes = 0;
   const search = (text: string, before = Infinity) => {
     if (!mayHoldKey(Buffer.from(text, 'latin1'))) return;
-    for (const found of findKeys(text, line, from)) if (found.offset < before) onFound(found);
+    for (const found of findKeys(text, line, from, column)) if (found.offset < before) onFound(found);
   };
   for await (const chunk of chunks) {
-    const piece = typeof chunk === 'string' ? chunk : chunk.toString('latin1');
-    bytes += piece.length;
-    const text = pending + piece;
-    if (text.length < PIECE) {
+    const part = typeof chunk === 'string' ? chunk : chunk.toString('latin1');
+    bytes += part.length;
+    const text = pending + part;
+    if (text.length < piece) {
       pending = text;
       continue;
     }
     const newline = text.lastIndexOf('\n');
-    if (newline !== -1 && text.length - newline < PIECE / 2) {
+    if (newline !== -1 && text.length - newline < piece / 2) {
       const head = text.slice(0, newline + 1);
       search(head);
       line += newlinesBetween(head, 0, head.length);
       pending = text.slice(newline + 1);
       from = 0;
+      column = 0;
       continue;
     }
-    const cut = text.length - LONGEST_KEY_TEXT;
+    let cut = text.length - LONGEST_KEY_TEXT;
+    // Not inside a character's UTF-8 bytes: the columns counted on either side would each count half of it.
+    while ((text.charCodeAt(cut - 1) & 0xc0) === 0x80) cut--;
     search(text, cut);
     line += newlinesBetween(text, 0, cut - 1);
+    const lastNewline = text.lastIndexOf('\n', cut - 2);
+    column = lastNewline === -1 ? column + columnsOf(text.slice(0, cut - 1)) : columnsOf(text.slice(lastNewline + 1, cut - 1));
     // The character before the cut stays, so that a key just after it is still not taken from inside a word.
     pending = text.slice(cut - 1);
     from = 1;

@@ -1,0 +1,117 @@
+// tier: in-process
+/**
+ * The finder (src/cli/domain/find-keys.ts) over random text: every key
+ * planted, plain or with any of its characters JSON-escaped or
+ * percent-encoded, is found once at its line and column, and nothing else
+ * is; a key split across lines, or glued to a letter or digit, is not. The
+ * same holds whatever pieces a stream comes in and wherever a piece is cut
+ * inside a long line (sources/stream.ts). fast-check prints the seed and
+ * the smallest failing case it finds.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { findKeys, type FoundKey } from '../../src/cli/domain/find-keys.js';
+import { scanBytes, scanStream } from '../../src/cli/sources/stream.js';
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Noise that comes close: the prefix's letters, escapes' characters, and short runs that look like keys. */
+const NOISE = [' ', ' ', '=', '"', ':', '/', '-', '.', 's', 'k', '_', '%', '\\', 'u', '0', '5', 'f', 'sk_', 'sk', '%5F', '\\u005f', 'x', 'é', '\t'];
+
+type Form = 'plain' | 'json' | 'percent';
+interface Planted {
+  key: string;
+  forms: Form[];
+}
+
+const key = fc.array(fc.constantFrom(...ALNUM), { minLength: 64, maxLength: 64 }).map((body) => `sk_${body.join('')}`);
+const planted: fc.Arbitrary<Planted> = key.chain((k) => fc.record({ key: fc.constant(k), forms: fc.array(fc.constantFrom<Form>('plain', 'plain', 'plain', 'json', 'percent'), { minLength: k.length, maxLength: k.length }) }));
+const noise = fc.array(fc.constantFrom(...NOISE), { maxLength: 12 }).map((parts) => parts.join(''));
+
+function written({ key, forms }: Planted): string {
+  return [...key]
+    .map((char, i) => {
+      const hex = char.charCodeAt(0).toString(16).padStart(4, '0');
+      return forms[i] === 'json' ? `\\u${hex}` : forms[i] === 'percent' ? `%${hex.slice(2).toUpperCase()}` : char;
+    })
+    .join('');
+}
+
+/** A line: noise, then a planted key (or a decoy that must not be found), then noise; the decoys are a key glued to a word and a key cut in two by a newline. */
+const line = fc.record({ before: noise, what: fc.oneof(planted.map((p) => ({ kind: 'key' as const, p })), planted.map((p) => ({ kind: 'glued' as const, p })), planted.map((p) => ({ kind: 'split' as const, p })), fc.constant({ kind: 'none' as const })), after: noise });
+
+interface Case {
+  text: string;
+  expected: { key: string; line: number; column: number }[];
+}
+
+const text: fc.Arbitrary<Case> = fc.array(line, { maxLength: 30 }).map((lines) => {
+  const out: string[] = [];
+  const expected: Case['expected'] = [];
+  for (const { before, what, after } of lines) {
+    // A separator that no key character or escape can end with, so that `before` never glues to the key.
+    const lead = `${before} `;
+    if (what.kind === 'key') {
+      expected.push({ key: what.p.key, line: out.length + 1, column: [...lead].length + 1 });
+      out.push(`${lead}${written(what.p)} ${after}`);
+    } else if (what.kind === 'glued') out.push(`${lead}a${what.p.key}${after}`);
+    else if (what.kind === 'split') {
+      out.push(`${lead}${what.p.key.slice(0, 40)}`);
+      out.push(`${what.p.key.slice(40)} ${after}`);
+    } else out.push(`${before}${after}`);
+  }
+  return { text: out.join('\n'), expected };
+});
+
+const seen = (found: FoundKey[]) => found.map((f) => ({ key: f.key, line: f.line, column: f.column }));
+const latin1 = (utf8: string) => Buffer.from(utf8, 'utf8');
+
+describe('the finder over random text', () => {
+  it('finds every key planted, whatever its escapes, once, at its line and column, and nothing else', () => {
+    fc.assert(
+      fc.property(text, ({ text, expected }) => {
+        const found: FoundKey[] = [];
+        scanBytes(latin1(text), (f) => found.push(f));
+        expect(seen(found)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('finds the same in a stream, whatever pieces it comes in and wherever a long line is cut', async () => {
+    await fc.assert(
+      fc.asyncProperty(text, fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 20 }), fc.integer({ min: 1024, max: 4096 }), async ({ text, expected }, cuts, piece) => {
+        // Long lines: the text again and again on one line, so that the stream must cut inside it.
+        const long = `${text.replaceAll('\n', ' | ')} `.repeat(Math.ceil((3 * piece) / Math.max(1, text.length + 1)));
+        const whole = `${text}\n${long}\n${text}`;
+        const bytes = latin1(whole);
+        const chunks: Buffer[] = [];
+        for (let at = 0, i = 0; at < bytes.length; i++) {
+          const size = cuts[i % cuts.length]!;
+          chunks.push(bytes.subarray(at, at + size));
+          at += size;
+        }
+        const fromStream: FoundKey[] = [];
+        await scanStream(
+          (async function* () {
+            yield* chunks;
+          })(),
+          (f) => fromStream.push(f),
+          piece,
+        );
+        const fromWhole: FoundKey[] = [];
+        scanBytes(bytes, (f) => fromWhole.push(f));
+        expect(seen(fromStream)).toEqual(seen(fromWhole));
+        expect(fromWhole.filter((f) => f.line <= text.split('\n').length).map((f) => f.key)).toEqual(expected.map((e) => e.key));
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('never reports a key in its context', () => {
+    fc.assert(
+      fc.property(text, ({ text, expected }) => {
+        for (const found of findKeys(latin1(text).toString('latin1'))) for (const e of expected) expect(found.context).not.toContain(e.key.slice(3));
+      }),
+    );
+  });
+});
