@@ -1,14 +1,17 @@
-// `npm run bench`: start-up, throughput, scale, a 100,000-key list and limiter figures for this
+// `npm run bench`: start-up, throughput, scale, a 100,000-key list, limiter and svc scan figures for this
 // machine, printed as a table and written to bench/RESULTS.md beside their
 // targets. Expects a built dist/ (`npm run bench` builds first).
 //
-//   node bench/run.mjs [--before <git-ref>] [--node <path-to-node>]…
+//   node bench/run.mjs [--before <git-ref>] [--node <path-to-node>]… [--no-scan]
 //
 // --before also builds <git-ref> in a temporary directory and measures its
 // server in the same throughput runs and on the large store, for a
 // before/after comparison made on the same machine in the same run.
 // --node (repeatable) measures CLI start-up with other Node binaries too,
 // each in its own table (the other sections use the running node).
+// --no-scan leaves out the three svc scan sections (bench/scan-tree.mjs,
+// scan-git.mjs, scan-verify.mjs: about 5 minutes, plus generating their
+// inputs once into <tmp>/svc-bench-scan).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,10 +22,13 @@ import { benchLimiter } from './limiter.mjs';
 import { machine, ROOT, SVC_BIN } from './lib.mjs';
 import { benchKeysListTerminal, benchRenderTable } from './render.mjs';
 import { benchScale } from './scale.mjs';
+import { benchScanGit, scanGitReport } from './scan-git.mjs';
+import { benchScanTree, scanTreeReport } from './scan-tree.mjs';
+import { benchScanVerify, scanVerifyReport } from './scan-verify.mjs';
 import { benchNpxCold, benchStartup, npxColdSection } from './startup.mjs';
 import { benchThroughput, CONNECTIONS } from './throughput.mjs';
 
-const { values } = parseArgs({ options: { before: { type: 'string' }, node: { type: 'string', multiple: true, default: [] } } });
+const { values } = parseArgs({ options: { before: { type: 'string' }, node: { type: 'string', multiple: true, default: [] }, 'no-scan': { type: 'boolean', default: false } } });
 
 const TARGETS = {
   // Each of the 200, 429 and 401 paths against bare node:http at 50 connections.
@@ -70,7 +76,7 @@ const mark = (ok) => (ok ? 'met' : '**missed**');
 const fixed = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const int = (n) => Math.round(n).toLocaleString('en-US');
 
-function report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, bigList, limiter, before, seconds }) {
+function report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, bigList, limiter, scan, before, seconds }) {
   const lines = [];
   const table = (head, rows) => {
     lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
@@ -268,6 +274,12 @@ function report({ env, command, startup, npx, terminal, tableDraw, throughput, s
       mark(r.admitted === TARGETS.limiterAdmits && r.other === 0),
     ]),
   );
+
+  if (scan) {
+    lines.push('## svc scan of a tree', '', ...scanTreeReport(scan.tree));
+    lines.push('## svc scan --git of a history', '', ...scanGitReport(scan.git));
+    lines.push('## svc scan, verifying what it found', '', ...scanVerifyReport(scan.verify));
+  }
   return lines.join('\n');
 }
 
@@ -298,11 +310,20 @@ try {
   const bigList = await benchBigList({ keys: 100_000, runs: 3 });
   log('limiter…');
   const limiter = await benchLimiter({ requests: 1000, rounds: 3 });
+  let scan = null;
+  if (!values['no-scan']) {
+    log('svc scan: a tree, a history, verification…');
+    scan = {
+      tree: await benchScanTree({ rounds: 5, log }),
+      git: await benchScanGit({ rounds: 5, log }),
+      verify: [await benchScanVerify({ rounds: 3, latencyMs: 0, log }), await benchScanVerify({ rounds: 3, latencyMs: 50, log })],
+    };
+  }
   env.loadAverageAtEnd = machine().loadAverage;
 
-  const flags = [...(values.before ? ['--before', values.before] : []), ...values.node.flatMap((n) => ['--node', n])];
+  const flags = [...(values.before ? ['--before', values.before] : []), ...values.node.flatMap((n) => ['--node', n]), ...(values['no-scan'] ? ['--no-scan'] : [])];
   const command = `npm run bench${flags.length ? ` -- ${flags.join(' ')}` : ''}`;
-  const text = report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, bigList, limiter, before, seconds });
+  const text = report({ env, command, startup, npx, terminal, tableDraw, throughput, scale, bigList, limiter, scan, before, seconds });
   writeFileSync(join(ROOT, 'bench', 'RESULTS.md'), `${text}\nWhole run: ${Math.round((Date.now() - started) / 1000)} s.\n`);
   process.stdout.write(`${text}\n`);
   log(`wrote bench/RESULTS.md in ${Math.round((Date.now() - started) / 1000)} s`);
