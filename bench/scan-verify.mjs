@@ -154,12 +154,7 @@ export async function benchScanVerify({ rounds = 3, firstWindowSeconds = 10, lat
     writeKeyFile(file, world.keys, random);
     const rttMs = await roundTrip(server, 200);
     const env = { SVC_BASE_URL: server.url, SVC_API_KEY: world.users.own.secret, SVC_CONFIG_DIR: join(dir, 'config'), XDG_CACHE_HOME: join(dir, 'cache') };
-    // `svc scan FILE` as the issue writes it; should svc refuse a file argument, the directory that holds only that file, with the refusal reported.
-    const first = await timedRun(process.execPath, [bin, 'scan', '--no-verify', file, '--json'], { env, okCodes: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] });
-    const fileRefused = first.code === 2 ? (JSON.parse(first.stdout).error?.message ?? first.stderr.trim()) : null;
-    const target = fileRefused ? join(dir, 'scanned') : file;
-    if (fileRefused) log(`scan-verify: svc scan FILE exited 2 (${fileRefused}); scanning its directory instead`);
-    const svc = (args) => timedRun(process.execPath, [bin, 'scan', ...args, target, '--json'], { env, okCodes: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] });
+    const svc = (args) => timedRun(process.execPath, [bin, 'scan', ...args, file, '--json'], { env, okCodes: [0, 1, 7, 8] });
     // Warm svc's code cache: start-up is the same either way, and not what this measures.
     await svc(['--no-verify']);
     const wsOf = new Map(world.workspaces.map((ws) => [ws.id, ws]));
@@ -216,7 +211,6 @@ export async function benchScanVerify({ rounds = 3, firstWindowSeconds = 10, lat
       rounds,
       firstWindowSeconds,
       latencyMs,
-      fileRefused,
       rttMs,
       keys: {
         total: world.keys.length,
@@ -244,9 +238,6 @@ export function scanVerifyReport(results) {
     `The rate-limit bound is the longest any one workspace must wait: ${r0.firstWindowSeconds} s for the first window to end, plus 60 s for each further window it needs (windows of different workspaces pass at the same time; waiting out each workspace's in turn is the "in turn" figure). "N × round trip" is the run's requests that were not refused (429), one after another with no wait at all.`,
     '',
   ];
-  if (results.some((r) => r.fileRefused)) {
-    lines.push(`**\`svc scan FILE\` exited 2**: "${results.find((r) => r.fileRefused).fileRefused}". The runs below scan the directory that holds only that file (\`svc scan DIR --json\`).`, '');
-  }
   for (const r of results) lines.push(...caseReport(r));
   return lines;
 }
