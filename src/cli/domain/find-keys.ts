@@ -103,19 +103,35 @@ function utf8(latin1: string): string {
 
 const AROUND = 40;
 
+/**
+ * The line around a key: every key on it as its hint, then up to AROUND
+ * characters either side, then every run of 16 or more characters that
+ * could be part of a key cut to its first 4, so that no part of a secret
+ * cut by the window shows.
+ */
 function contextOf(text: string, lineStart: number, keyStart: number, keyEnd: number, lineEnd: number): string {
-  const before = utf8(text.slice(Math.max(lineStart, keyStart - AROUND * 4), keyStart));
-  const after = utf8(text.slice(keyEnd, Math.min(lineEnd, keyEnd + AROUND * 4)));
+  const before = utf8(hinted(text.slice(lineStart, keyStart)));
+  const after = utf8(hinted(text.slice(keyEnd, lineEnd)));
   const key = text.slice(keyStart, keyEnd);
-  const shownKey = keyHint(key.length === 3 + KEY_BODY_LENGTH ? key : unescaped(key));
   const head = [...before].slice(-AROUND).join('');
   const tail = [...after].slice(0, AROUND).join('');
-  return `${head.length < before.length ? '…' : ''}${hideKeys(head)}${shownKey}${hideKeys(tail)}${tail.length < after.length ? '…' : ''}`;
+  return `${head.length < before.length ? '…' : ''}${cutRuns(head)}${keyHint(decoded(key))}${cutRuns(tail)}${tail.length < after.length ? '…' : ''}`;
 }
 
-/** Every key and every stretch that may be the cut-off part of one, around a finding, replaced: the context never carries a secret. */
-function hideKeys(text: string): string {
-  return text.replace(/[A-Za-z0-9%\\]{16,}/g, (run) => (run.length > 24 ? `${run.slice(0, 4)}…` : run));
+function decoded(raw: string): string {
+  return raw.length === 3 + KEY_BODY_LENGTH ? raw : unescaped(raw);
+}
+
+/** Every key in `text` as its hint. */
+function hinted(text: string): string {
+  return text.replace(new RegExp(FOUND.source, 'g'), (raw) => {
+    const key = decoded(raw);
+    return isWellFormedKey(key) ? keyHint(key) : raw;
+  });
+}
+
+function cutRuns(text: string): string {
+  return text.replace(/[A-Za-z0-9%\\]{16,}/g, (run) => `${run.slice(0, 4)}…`);
 }
 
 /**
