@@ -6,13 +6,33 @@
  * half a piece, the last LONGEST_KEY_TEXT bytes are searched again with
  * the next piece, and a key starting there is taken from that search.
  */
-import { columnsOf, findKeys, LONGEST_KEY_TEXT, mayHoldKey, newlinesBetween } from '../domain/find-keys.js';
+import { columnsOf, findKeys, LONGEST_KEY_TEXT, mayHoldEscapes, mayHoldKey, newlinesBetween, plainKeyStarts } from '../domain/find-keys.js';
 import type { OnFound } from './places.js';
 
-/** Whole bytes: a file or blob read at once. */
+/**
+ * Whole bytes: a file or blob read at once. Where no escape could be in
+ * them, only the lines that hold a plain key (plainKeyStarts) are made
+ * text and searched.
+ */
 export function scanBytes(bytes: Buffer, onFound: OnFound): void {
   if (!mayHoldKey(bytes)) return;
-  for (const found of findKeys(bytes.toString('latin1'))) onFound(found);
+  if (mayHoldEscapes(bytes)) {
+    for (const found of findKeys(bytes.toString('latin1'))) onFound(found);
+    return;
+  }
+  let line = 1;
+  let counted = 0;
+  let searchedTo = -1;
+  for (const at of plainKeyStarts(bytes)) {
+    if (at < searchedTo) continue;
+    const start = bytes.lastIndexOf(10, at) + 1;
+    const newline = bytes.indexOf(10, at);
+    const end = newline === -1 ? bytes.length : newline;
+    for (let nl = bytes.indexOf(10, counted); nl !== -1 && nl < start; nl = bytes.indexOf(10, nl + 1)) line++;
+    counted = start;
+    for (const found of findKeys(bytes.toString('latin1', start, end), line)) onFound(found);
+    searchedTo = end;
+  }
 }
 
 const PIECE = 1024 * 1024;

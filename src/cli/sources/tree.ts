@@ -55,10 +55,10 @@ export async function scanTree(path: string, absolute: string, options: TreeOpti
  * The walk, with the system calls made one after another on this thread:
  * a file of a tree is a few kilobytes, and the round trip of an
  * asynchronous open, stat, read and close through the threadpool costs
- * more than the calls themselves: over 50,000 files of 200 MB, warm in the
- * page cache, the walk through fs's callbacks took 3.6 to 4.0 s where this
- * one takes 1.35 to 1.42 s, against ripgrep's 0.65 to 0.81 s (`time node
- * bin/svc.js scan --no-verify --json TREE`, bench/scan-tree.mjs). The event
+ * more than the calls themselves: over bench/scan-tree.mjs's 50,084 files,
+ * warm in the page cache, a walk through fs.promises, 64 files at once,
+ * took 5.3 s where this one-after-another read takes 1.2 s (`node
+ * bench/scan-read-floor.mjs [--async] TREE`). The event
  * loop gets its turn every 64 files, so that a signal still ends svc at once.
  */
 async function walk(root: Root, options: TreeOptions, tally: Tally, found: (display: string) => OnFound): Promise<void> {
@@ -126,36 +126,43 @@ class WholeReader {
     }
     let closeHere = true;
     try {
-      const stats = fstatSync(fd);
-      if (!stats.isFile()) {
-        if (!stats.isDirectory()) tally.special++;
-        return null;
+      // Most files fit the buffer: read first, and ask the file's size and type only of one that fills it.
+      let filled = readSync(fd, this.#buffer, 0, this.#buffer.length, 0);
+      if (filled === this.#buffer.length) {
+        const stats = fstatSync(fd);
+        if (!stats.isFile()) {
+          tally.special++;
+          return null;
+        }
+        if (stats.size > options.maxFileSize) {
+          tally.tooLarge++;
+          return null;
+        }
+        if (stats.size > WHOLE) {
+          tally.read++;
+          closeHere = false;
+          return scanStream(createReadStream('', { fd, highWaterMark: 1024 * 1024 }), onFound).then(
+            (bytes) => {
+              tally.bytes += bytes;
+            },
+            () => noteUnreadable(tally, shown),
+          );
+        }
+        const grown = Buffer.allocUnsafe(Math.max(stats.size + 1, this.#buffer.length * 2));
+        this.#buffer.copy(grown, 0, 0, filled);
+        this.#buffer = grown;
+        for (let read = 1; read > 0 && filled < this.#buffer.length; filled += read) read = readSync(fd, this.#buffer, filled, this.#buffer.length - filled, filled);
       }
-      if (stats.size > options.maxFileSize) {
+      if (filled > options.maxFileSize) {
         tally.tooLarge++;
         return null;
       }
       tally.read++;
-      if (stats.size > WHOLE) {
-        closeHere = false;
-        return scanStream(createReadStream('', { fd, highWaterMark: 1024 * 1024 }), onFound).then(
-          (bytes) => {
-            tally.bytes += bytes;
-          },
-          () => noteUnreadable(tally, shown),
-        );
-      }
-      if (this.#buffer.length < stats.size) this.#buffer = Buffer.allocUnsafe(stats.size);
-      let filled = 0;
-      while (filled < stats.size) {
-        const read = readSync(fd, this.#buffer, filled, stats.size - filled, filled);
-        if (read === 0) break;
-        filled += read;
-      }
       tally.bytes += filled;
       scanBytes(this.#buffer.subarray(0, filled), onFound);
-    } catch {
-      noteUnreadable(tally, shown);
+    } catch (error) {
+      // A directory that a file system without types did not say was one, opened as a file.
+      if ((error as NodeJS.ErrnoException).code !== 'EISDIR') noteUnreadable(tally, shown);
     } finally {
       if (closeHere) closeSync(fd);
     }
