@@ -24,6 +24,8 @@ export interface ToEnd {
   id: string;
   name: string | null;
   workspaceId: string | null;
+  /** The key is in the profile's own key list: the profile's key can revoke it. */
+  inProfileList: boolean;
 }
 
 export interface Ended {
@@ -48,7 +50,8 @@ const REFUSAL_LOOKS = 5;
 
 export async function endFoundKeys(ctx: EndContext, keys: readonly ToEnd[], events: ChangeEvents = {}): Promise<Ended[]> {
   const ended: Ended[] = [];
-  const byProfile = keys.filter((k) => ctx.profile !== null && k.workspaceId !== null && k.workspaceId === ctx.profile.workspaceId);
+  // The profile's own key in its own workspace; a teammate's key in a shared workspace is not in its list, and goes by itself.
+  const byProfile = keys.filter((k) => ctx.profile !== null && k.inProfileList && k.workspaceId !== null && k.workspaceId === ctx.profile.workspaceId);
   const byItself = keys.filter((k) => !byProfile.includes(k));
   const base = { onSignal: ctx.onSignal, now: ctx.now, sleep: ctx.sleep };
   if (byProfile.length > 0) {

@@ -22,6 +22,8 @@ export interface Owner {
   record: KeyView;
   /** The record as the server sent it. */
   document: unknown;
+  /** The profile whose key list holds it; null when only the found key's own list does (another account's key). */
+  profile: string | null;
 }
 
 export type Verdict =
@@ -102,7 +104,7 @@ async function readOwnList({ profile, client }: { profile: string; client: ApiCl
 
 async function verifyOne(ctx: VerifyContext, key: string, matches: readonly { list: OwnList; index: number }[], mode: VerifyMode, own: readonly OwnList[]): Promise<Verdict> {
   const match = matches.length === 1 ? matches[0]! : null;
-  const owner = match ? { record: match.list.keys[match.index]!, document: match.list.documents[match.index] } : null;
+  const owner = match ? { record: match.list.keys[match.index]!, document: match.list.documents[match.index], profile: match.list.profile } : null;
   if (owner) {
     const status = keyStatus(owner.record, match!.list.nowMs);
     // Whatever the found string is, it does not work: that key of the user's is off, and no other key has its hint there.
@@ -123,7 +125,7 @@ async function verifyOne(ctx: VerifyContext, key: string, matches: readonly { li
   try {
     // The key's own record, asked with the key: a 200 says both that it works and that the user it belongs to owns that id.
     if (owner?.record.id) {
-      const confirmed = await recordWith(client, owner.record.id);
+      const confirmed = await recordWith(client, owner.record.id, owner.profile);
       if (confirmed !== null) return { state: 'live', by: 'key', owner: confirmed };
     }
     return { state: 'live', by: 'key', owner: await findOwnRecord(client) };
@@ -135,11 +137,11 @@ async function verifyOne(ctx: VerifyContext, key: string, matches: readonly { li
 }
 
 /** GET /user/api-keys/{id} with the found key: its record, or null where that does not tell (no such endpoint, another id). 401 and what cannot be checked are thrown. */
-async function recordWith(client: ApiClient, id: string): Promise<Owner | null> {
+async function recordWith(client: ApiClient, id: string, profile: string | null): Promise<Owner | null> {
   try {
     const { body } = await client.request<unknown>('GET', apiPaths.key(id));
     const record = readKey(body);
-    return record.id === id && record.hint === client.keyHint ? { record, document: body } : null;
+    return record.id === id && record.hint === client.keyHint ? { record, document: body, profile } : null;
   } catch (error) {
     if (error instanceof ApiError && (error.status === 401 || error.status === 429 || error.status >= 500)) throw error;
     if (error instanceof ApiError || error instanceof UnexpectedResponseError) return null;
@@ -154,7 +156,7 @@ async function findOwnRecord(client: ApiClient): Promise<Owner | null> {
   await client.listAllKeys({
     onPage: (page: KeyPage) => {
       page.keys.forEach((record, i) => {
-        if (record.hint === hint) found.push({ record, document: page.documents[i] });
+        if (record.hint === hint) found.push({ record, document: page.documents[i], profile: null });
       });
     },
   });

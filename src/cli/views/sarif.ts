@@ -7,7 +7,7 @@
  * No secret: the message names the key by its hint.
  */
 import type { Place } from '../sources/places.js';
-import { stateWord, stillLive, whose, type ReportedKey, type ScanReport } from './scan.js';
+import { revocation, stateWord, stillLive, whose, type ReportedKey, type ScanReport } from './scan.js';
 
 const RULE_ID = 'svc/leaked-api-key';
 
@@ -41,7 +41,7 @@ function result(key: ReportedKey, place: ReportedKey['places'][number]) {
       ...(record?.id ? { keyId: record.id } : {}),
       ...(record?.workspaceId ? { workspaceId: record.workspaceId } : {}),
       ...(place.place.source === 'git' ? { commit: place.place.commit, blob: place.place.blob } : {}),
-      revoked: key.ended !== null && (key.ended.result.state === 'done' || key.ended.result.state === 'gone'),
+      revoked: revocation(key),
     },
   };
 }

@@ -49,10 +49,33 @@ export function where(place: Place): string {
   }
 }
 
+export type Revocation = 'this-run' | 'already-gone' | 'failed' | 'not-tried';
+
+/**
+ * What --revoke did to a key: this run's revoke landed, the key was gone
+ * already (another revoke, a second scan at the same time), the revoke
+ * failed or was never tried (a stop); null: it was not to be revoked.
+ */
+export function revocation(key: ReportedKey): Revocation | null {
+  const state = key.ended?.result.state;
+  if (state === undefined) return null;
+  if (state === 'done') return 'this-run';
+  if (state === 'gone') return 'already-gone';
+  return state === 'not-tried' ? 'not-tried' : 'failed';
+}
+
+const ended = (key: ReportedKey) => {
+  const how = revocation(key);
+  return how === 'this-run' || how === 'already-gone';
+};
+
 /** The state in one word or two: live, revoked, not live (disabled), not checked. */
 export function stateWord(key: ReportedKey): string {
-  const { verdict, ended } = key;
-  if (ended && (ended.result.state === 'done' || ended.result.state === 'gone')) return ended.refused === false ? 'revoked, still answers' : 'revoked';
+  const { verdict } = key;
+  if (ended(key)) {
+    const word = revocation(key) === 'this-run' ? 'revoked' : 'already revoked';
+    return key.ended!.refused === false ? `${word}, still answers` : word;
+  }
   if (verdict.state === 'live') return verdict.by === 'hint' ? 'live (by hint)' : 'live';
   if (verdict.state === 'not-live') return verdict.why === 'refused' ? 'not live' : `not live (${verdict.why})`;
   return 'not checked';
@@ -125,7 +148,7 @@ export function scanDocument(report: ScanReport) {
       why: key.verdict.state === 'live' ? null : key.verdict.why,
       verifiedBy: key.verdict.state === 'live' ? key.verdict.by : null,
       key: ownerDocument(key.verdict),
-      revoked: key.ended === null ? null : key.ended.result.state === 'done' || key.ended.result.state === 'gone',
+      revoked: revocation(key),
       refusedAfterRevoke: key.ended?.refused ?? null,
       places: key.places.map(placeDocument),
     })),
@@ -155,7 +178,7 @@ export interface SummaryCounts {
 }
 
 export function summaryCounts(report: ScanReport): SummaryCounts {
-  const revoked = report.keys.filter((k) => k.ended !== null && (k.ended.result.state === 'done' || k.ended.result.state === 'gone'));
+  const revoked = report.keys.filter((k) => revocation(k) === 'this-run');
   return {
     keys: report.keys.length,
     places: report.keys.reduce((n, k) => n + k.places.length, 0),
@@ -169,8 +192,7 @@ export function summaryCounts(report: ScanReport): SummaryCounts {
 /** Live, and not ended by this run (a revoke svc saw refused, or one the spec's "within seconds" may still be finishing). */
 export function stillLive(key: ReportedKey): boolean {
   if (key.verdict.state !== 'live') return false;
-  const ended = key.ended;
-  return !(ended && (ended.result.state === 'done' || ended.result.state === 'gone') && ended.refused !== false);
+  return !(ended(key) && key.ended!.refused !== false);
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -20,7 +20,7 @@ interface ScannedKey {
   why: string | null;
   verifiedBy: 'key' | 'hint' | null;
   key: { id: string | null; name: string | null; workspaceId: string | null } | null;
-  revoked: boolean | null;
+  revoked: 'this-run' | 'already-gone' | 'failed' | 'not-tried' | null;
   refusedAfterRevoke: boolean | null;
   places: { source: string; path?: string; line: number; column: number; commit?: string | null; escaped: boolean; context: string }[];
 }
@@ -177,7 +177,7 @@ describe('svc scan', () => {
     expect(result.exitCode, result.stderr).toBe(7);
     const found = byHint(json(result.stdout));
     for (const secret of [keys['leaked-1']!.secret, keys['leaked-2']!.secret, theirs]) {
-      expect(found[keyHint(secret)]).toMatchObject({ revoked: true, refusedAfterRevoke: true });
+      expect(found[keyHint(secret)]).toMatchObject({ revoked: 'this-run', refusedAfterRevoke: true });
       expect(await refused(secret)).toBe(true);
     }
     expect(found[keyHint(keys.off!.secret)]!.revoked).toBeNull();
@@ -185,6 +185,21 @@ describe('svc scan', () => {
     expect((await svc(['keys', 'enable', keys.off!.id], env())).exitCode).toBe(0);
     expect((await svc(['keys', 'disable', keys.off!.id], env())).exitCode).toBe(0);
     expect(await refused(server.apiKey!)).toBe(false);
+  });
+
+  it('two --revoke runs at once: each key is revoked by one, and the other says it found it already revoked, or not live', async () => {
+    for (const name of ['both-1', 'both-2', 'both-3']) await create(name);
+    const dir = tree({ 'a.env': ['both-1', 'both-2', 'both-3'].map((n) => `${n}=${keys[n]!.secret}`).join('\n') });
+    const [a, b] = await Promise.all([scan([dir, '--revoke', '--yes', '--json']), scan([dir, '--revoke', '--yes', '--json'])]);
+    for (const run of [a, b]) expect(run.exitCode, run.stderr).toBe(7);
+    for (const name of ['both-1', 'both-2', 'both-3']) {
+      const told = [a, b].map((run) => byHint(json(run.stdout))[keyHint(keys[name]!.secret)]!);
+      expect(told.filter((k) => k.revoked === 'this-run')).toHaveLength(1);
+      // The other run either tried too and found it gone, or checked it after it was revoked.
+      expect(told.filter((k) => k.revoked === 'already-gone' || (k.revoked === null && k.state === 'not-live'))).toHaveLength(1);
+      expect(await refused(keys[name]!.secret)).toBe(true);
+    }
+    expect(json(a.stdout).summary.revoked + json(b.stdout).summary.revoked).toBe(3);
   });
 
   it('--revoke without a terminal and without --yes is refused before anything is read', async () => {

@@ -19,7 +19,7 @@ import { scanStream } from '../../sources/stream.js';
 import { scanTree } from '../../sources/tree.js';
 import { workingDirectory } from '../../terminal/io.js';
 import { sarifLog } from '../../views/sarif.js';
-import { scanColumns, scanDocument, scannedLine, scanRows, stillLive, summaryCounts, verdictLine, where, type ReportedKey, type ScanReport } from '../../views/scan.js';
+import { revocation, scanColumns, scanDocument, scannedLine, scanRows, stillLive, summaryCounts, verdictLine, where, type ReportedKey, type ScanReport } from '../../views/scan.js';
 
 export interface ScanOptions {
   git?: boolean;
@@ -143,7 +143,9 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
   let ended = new Map<string, Ended>();
   const toEnd = keys.flatMap((key) => {
     const verdict = verification.verdicts.get(key)!;
-    return verdict.state === 'live' && verdict.owner?.record.id ? [{ key, id: verdict.owner.record.id, name: verdict.owner.record.name, workspaceId: verdict.owner.record.workspaceId }] : [];
+    if (verdict.state !== 'live' || !verdict.owner?.record.id) return [];
+    const { record, profile } = verdict.owner;
+    return [{ key, id: record.id!, name: record.name, workspaceId: record.workspaceId, inProfileList: profile === session.profileName }];
   });
   const asking = opts.revoke === true && !opts.yes && toEnd.length > 0;
   if (asking && format === 'table') show(session, report(ended));
@@ -195,15 +197,17 @@ function show(session: ProfileSession, report: ScanReport): void {
 
 function tellEnded(session: ProfileSession, key: ReportedKey): void {
   const { render } = session;
-  if (key.ended === null) return;
-  const { result, refused } = key.ended;
-  if (result.state !== 'done' && result.state !== 'gone') {
-    render.warn(`${key.hint} was not revoked (${result.state === 'failed' ? (result.error as Error).message : result.state}).`);
+  const how = revocation(key);
+  if (how === null) return;
+  const { result, refused } = key.ended!;
+  if (how === 'failed' || how === 'not-tried') {
+    render.warn(`${key.hint} was not revoked (${result.state === 'failed' ? (result.error as Error).message : 'stopped before it was tried'}).`);
     return;
   }
-  if (refused === true) render.success(`Revoked ${result.id} (${key.hint}); its secret is now refused.`);
-  else if (refused === false) render.warn(`Revoked ${result.id} (${key.hint}), but its secret still answered after 5 s: check again with SVC_API_KEY=… svc keys ping.`);
-  else render.success(`Revoked ${result.id} (${key.hint}); svc could not try its secret again to see it refused.`);
+  const what = `${how === 'this-run' ? 'Revoked' : 'Already revoked (by another revoke):'} ${(result as { id: string }).id} (${key.hint})`;
+  if (refused === true) render.success(`${what}; its secret is now refused.`);
+  else if (refused === false) render.warn(`${what}, but its secret still answered after 5 s: check again with SVC_API_KEY=… svc keys ping.`);
+  else render.success(`${what}; svc could not try its secret again to see it refused.`);
 }
 
 /** The summary, the advice true to each state, and the exit code (docs/contract.md §C5). */
