@@ -37,7 +37,9 @@ function written({ key, forms }: Planted): string {
 }
 
 /** A line: noise, then a planted key, two of them, or a decoy that must not be found, then noise; the decoys are a key glued to a word and a key cut in two by a newline. */
-const lineOf = (planted: fc.Arbitrary<Planted>, noise: fc.Arbitrary<string>) => fc.record({ before: noise, what: fc.oneof(planted.map((p) => ({ kind: 'key' as const, p })), fc.tuple(planted, planted, noise).map(([p, q, gap]) => ({ kind: 'pair' as const, p, q, gap })), planted.map((p) => ({ kind: 'glued' as const, p })), planted.map((p) => ({ kind: 'split' as const, p })), fc.constant({ kind: 'none' as const })), after: noise });
+/** What may end just before a key: a separator, or an escape a log writes for one (a colour, a JSON \\n, a percent-escaped newline). */
+const SEPARATORS = [' ', ' ', '=', '"', '\x1b[31m', '\\u001b[0;32m', '\\n', '\\t', '%0A', '%20'];
+const lineOf = (planted: fc.Arbitrary<Planted>, noise: fc.Arbitrary<string>) => fc.record({ separator: fc.constantFrom(...SEPARATORS), before: noise, what: fc.oneof(planted.map((p) => ({ kind: 'key' as const, p })), fc.tuple(planted, planted, noise).map(([p, q, gap]) => ({ kind: 'pair' as const, p, q, gap })), planted.map((p) => ({ kind: 'glued' as const, p })), planted.map((p) => ({ kind: 'split' as const, p })), fc.constant({ kind: 'none' as const })), after: noise });
 
 interface Case {
   text: string;
@@ -47,9 +49,8 @@ interface Case {
 const textOf = (planted: fc.Arbitrary<Planted>, noise: fc.Arbitrary<string>): fc.Arbitrary<Case> => fc.array(lineOf(planted, noise), { maxLength: 30 }).map((lines) => {
   const out: string[] = [];
   const expected: Case['expected'] = [];
-  for (const { before, what, after } of lines) {
-    // A separator that no key character or escape can end with, so that `before` never glues to the key.
-    const lead = `${before} `;
+  for (const { separator, before, what, after } of lines) {
+    const lead = `${before} ${separator}`;
     if (what.kind === 'key') {
       expected.push({ key: what.p.key, line: out.length + 1, column: [...lead].length + 1 });
       out.push(`${lead}${written(what.p)} ${after}`);

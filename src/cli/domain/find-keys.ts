@@ -12,7 +12,14 @@ import { isWellFormedKey, KEY_BODY_LENGTH, keyHint } from '../../contract/key-fo
 /** One character of a key: itself, or its JSON or percent escape (any ASCII escape: what it decodes to is checked after). */
 const CHAR = String.raw`(?:[A-Za-z0-9]|\\u00[3-7][0-9A-Fa-f]|%[3-7][0-9A-Fa-f])`;
 const PREFIX = String.raw`(?:s|\\u0073|%73)(?:k|\\u006[Bb]|%6[Bb])(?:_|\\u005[Ff]|%5[Ff])`;
-const FOUND = new RegExp(`(?<![A-Za-z0-9])${PREFIX}${CHAR}{${KEY_BODY_LENGTH}}(?![A-Za-z0-9])`, 'g');
+/**
+ * Before a key: no letter or digit, unless it ends an escape that stands
+ * for a separator, as a log writes them: a terminal's colour (`\x1b[31m`,
+ * or in JSON `\u001b[31m`), a JSON `\n`, `\t`, `\r`, or a percent-escape
+ * (`%0A`, `%20`). A person reading the log sees the key there.
+ */
+const SEPARATED = String.raw`(?:(?<![A-Za-z0-9])|(?<=(?:\x1b|\\u001[bB]|\\x1[bB]|\\e)\[[0-9;]*m)|(?<=\\[nrtbf])|(?<=%[0-9A-Fa-f]{2}))`;
+const FOUND = new RegExp(`${SEPARATED}${PREFIX}${CHAR}{${KEY_BODY_LENGTH}}(?![A-Za-z0-9])`, 'g');
 
 const PLAIN_PREFIX = Buffer.from('sk_', 'latin1');
 const JSON_ESCAPE = Buffer.from('\\u00', 'latin1');
@@ -63,6 +70,24 @@ for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 const STRIDE = KEY_BODY_LENGTH / 2;
 const [S, K, UNDERSCORE] = [0x73, 0x6b, 0x5f];
 
+const HEX = new Uint8Array(256);
+for (const char of '0123456789ABCDEFabcdef') HEX[char.charCodeAt(0)] = 1;
+const [BACKSLASH, PERCENT_SIGN, BRACKET, ESC] = [0x5c, 0x25, 0x5b, 0x1b];
+
+/** Whether a key at `s` is not glued to what comes before: SEPARATED, for bytes. */
+function separatedAt(bytes: Buffer, s: number): boolean {
+  if (s === 0 || KEY_BYTE[bytes[s - 1]!] === 0) return true;
+  if (s >= 2 && bytes[s - 2] === BACKSLASH && 'nrtbf'.includes(String.fromCharCode(bytes[s - 1]!))) return true;
+  if (s >= 3 && bytes[s - 3] === PERCENT_SIGN && HEX[bytes[s - 2]!] === 1 && HEX[bytes[s - 1]!] === 1) return true;
+  if (bytes[s - 1] !== 0x6d) return false;
+  let j = s - 2;
+  while (j >= 0 && ((bytes[j]! >= 0x30 && bytes[j]! <= 0x39) || bytes[j] === 0x3b)) j--;
+  if (j < 1 || bytes[j] !== BRACKET) return false;
+  if (bytes[j - 1] === ESC) return true;
+  const before = bytes.toString('latin1', Math.max(0, j - 6), j);
+  return /(?:\\u001[bB]|\\x1[bB]|\\e)$/.test(before);
+}
+
 /**
  * Where a plain key starts in `bytes` (its `s`), found without looking at
  * every byte: a key's body is 64 key bytes in a row, so it holds at least
@@ -82,7 +107,7 @@ export function plainKeyStarts(bytes: Buffer): number[] {
     let end = i + 1;
     while (end < n && KEY_BYTE[bytes[end]!] === 1) end++;
     const s = start - 3;
-    if (end - start === KEY_BODY_LENGTH && s >= 0 && bytes[s] === S && bytes[s + 1] === K && bytes[s + 2] === UNDERSCORE && (s === 0 || KEY_BYTE[bytes[s - 1]!] === 0)) starts.push(s);
+    if (end - start === KEY_BODY_LENGTH && s >= 0 && bytes[s] === S && bytes[s + 1] === K && bytes[s + 2] === UNDERSCORE && separatedAt(bytes, s)) starts.push(s);
     // On from the first 32nd byte past this run.
     i = Math.max(i, end - 1 - ((end - 1 - (STRIDE - 1)) % STRIDE));
   }

@@ -36,6 +36,8 @@ export function scanBytes(bytes: Buffer, onFound: OnFound): void {
 }
 
 const PIECE = 1024 * 1024;
+/** Longer than any escape that may stand before a key (`\\u001b[38;5;208m`): kept before a cut. */
+const KEPT_BEFORE = 32;
 
 /** Searches `chunks` as they come; resolves with the bytes read. `piece`: the size searched at once (tests make it small to cut lines often). */
 export async function scanStream(chunks: AsyncIterable<Buffer | string>, onFound: OnFound, piece = PIECE): Promise<number> {
@@ -68,16 +70,17 @@ export async function scanStream(chunks: AsyncIterable<Buffer | string>, onFound
       column = 0;
       continue;
     }
-    let cut = text.length - LONGEST_KEY_TEXT;
-    // Not inside a character's UTF-8 bytes: the columns counted on either side would each count half of it.
-    while ((text.charCodeAt(cut - 1) & 0xc0) === 0x80) cut--;
+    const cut = text.length - LONGEST_KEY_TEXT;
     search(text, cut);
-    line += newlinesBetween(text, 0, cut - 1);
-    const lastNewline = text.lastIndexOf('\n', cut - 2);
-    column = lastNewline === -1 ? column + columnsOf(text.slice(0, cut - 1)) : columnsOf(text.slice(lastNewline + 1, cut - 1));
-    // The character before the cut stays, so that a key just after it is still not taken from inside a word.
-    pending = text.slice(cut - 1);
-    from = 1;
+    // What is before the cut stays too, so that a key just after it is still told from one inside a word or after an escape.
+    let kept = cut - KEPT_BEFORE;
+    // Not inside a character's UTF-8 bytes: the columns counted on either side would each count half of it.
+    while ((text.charCodeAt(kept) & 0xc0) === 0x80) kept--;
+    line += newlinesBetween(text, 0, kept);
+    const lastNewline = text.lastIndexOf('\n', kept - 1);
+    column = lastNewline === -1 ? column + columnsOf(text.slice(0, kept)) : columnsOf(text.slice(lastNewline + 1, kept));
+    pending = text.slice(kept);
+    from = cut - kept;
   }
   search(pending);
   return bytes;

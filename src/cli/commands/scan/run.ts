@@ -183,7 +183,8 @@ async function readIgnore(path: string, required: boolean, list: ReturnType<type
   try {
     await readIgnoreFile(path, list, required);
   } catch (error) {
-    throw new UsageError(`Cannot read the ignore file ${path}: ${(error as Error).message}`);
+    if (error instanceof CliError) throw new UsageError(error.lines);
+    throw error;
   }
 }
 
