@@ -68,10 +68,15 @@ export async function confirmDisable(session: KeySession, id: string, keys: read
 }
 
 /**
- * Before `svc scan --revoke` ends the live keys it found (a table already
- * showed them): the question revoking asks everywhere, in the same words.
+ * Before `svc scan --revoke` ends the live keys it found: each key, whose
+ * it is and with which key it will be revoked, then the question revoking
+ * asks everywhere, in the same words.
  */
-export async function confirmRevokeFound(session: Session, keys: readonly { hint: string; id: string; name: string | null }[]): Promise<void> {
+export async function confirmRevokeFound(session: Session, keys: readonly { id: string; name: string | null; workspaceId: string | null; by: 'profile' | 'itself' }[]): Promise<void> {
+  for (const key of keys) {
+    const where = key.workspaceId === null ? '' : ` in ${shown(key.workspaceId)}`;
+    session.render.info(`  ${keyLabel(key)}${where}: ${key.by === 'profile' ? "revoked with the profile's key" : 'revoked with its own secret (not a key of the profile\'s workspace)'}`);
+  }
   await confirmChange(session, revokeQuestion(keys.length === 1 ? keyLabel(keys[0]!) : `these ${keys.length} keys`), 'nothing was revoked');
 }
 

@@ -45,13 +45,22 @@ export function profileWorkspace(own: readonly OwnList[], profile: string): stri
   return mine.length === 1 ? mine[0]!.workspaceId : null;
 }
 
+/**
+ * Which key revokes `target`: the profile's, for a key of the profile's own
+ * list in the workspace of the profile's key (`profileWorkspace`); any
+ * other (another account's, a teammate's in a shared workspace, one of
+ * the user's other workspaces) is revoked with its own secret.
+ */
+export function revokedBy(target: Pick<ToEnd, 'inProfileList' | 'workspaceId'>, profileWorkspaceId: string | null, hasProfileKey: boolean): 'profile' | 'itself' {
+  return hasProfileKey && target.inProfileList && target.workspaceId !== null && target.workspaceId === profileWorkspaceId ? 'profile' : 'itself';
+}
+
 /** Tries a revoked key this often, a second apart: the spec lets a revoked key work for a few seconds. */
 const REFUSAL_LOOKS = 5;
 
 export async function endFoundKeys(ctx: EndContext, keys: readonly ToEnd[], events: ChangeEvents = {}): Promise<Ended[]> {
   const ended: Ended[] = [];
-  // The profile's own key in its own workspace; a teammate's key in a shared workspace is not in its list, and goes by itself.
-  const byProfile = keys.filter((k) => ctx.profile !== null && k.inProfileList && k.workspaceId !== null && k.workspaceId === ctx.profile.workspaceId);
+  const byProfile = keys.filter((k) => revokedBy(k, ctx.profile?.workspaceId ?? null, ctx.profile !== null) === 'profile');
   const byItself = keys.filter((k) => !byProfile.includes(k));
   const base = { onSignal: ctx.onSignal, now: ctx.now, sleep: ctx.sleep };
   if (byProfile.length > 0) {
@@ -73,10 +82,16 @@ export async function endFoundKeys(ctx: EndContext, keys: readonly ToEnd[], even
 }
 
 /** Each revoked key tried with its own secret; those not tried are told as such. */
+/**
+ * Each key a revoke was tried on, tried with its own secret: one whose
+ * revoke failed may be refused all the same (another revoke ended it
+ * first, and its own DELETE was answered 401), and is then told as gone.
+ */
 async function finish(ctx: EndContext, ended: Ended[], notTried: readonly ToEnd[]): Promise<Ended[]> {
   for (const entry of ended) {
-    if (entry.result.state !== 'done' && entry.result.state !== 'gone') continue;
+    if (entry.result.state === 'not-tried') continue;
     entry.refused = await refusedNow(ctx, await ctx.connect(entry.key));
+    if (entry.result.state === 'failed' && entry.refused) entry.result = { state: 'gone', arg: entry.result.arg, id: entry.result.id };
   }
   for (const target of notTried) ended.push({ key: target.key, result: { state: 'not-tried', arg: target.id }, by: 'found', refused: null });
   return ended;

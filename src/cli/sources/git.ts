@@ -59,17 +59,17 @@ function gitFailed(args: readonly string[], stderr: string): CliError {
 }
 
 /** The repository's top directory (its work tree's, or the git directory of a bare one); a UsageError where `repo` is no repository. */
-export async function repositoryRoot(repo: string): Promise<{ top: string; bare: boolean }> {
+export async function repositoryRoot(repo: string): Promise<{ top: string; bare: boolean; shallow: boolean }> {
   let answer: string;
   try {
-    answer = await gitOutput(repo, ['rev-parse', '--is-bare-repository', '--absolute-git-dir']);
+    answer = await gitOutput(repo, ['rev-parse', '--is-bare-repository', '--is-shallow-repository', '--absolute-git-dir']);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError('git is not installed (or not on PATH): svc scan --git and --staged run it.');
-    throw new UsageError(`${repo} is not a git repository (${(error as Error).message}).`);
+    throw new UsageError(`${repo} is not a git repository (${(error as Error).message.replace(/^git rev-parse failed: /, '')}).`);
   }
-  const [bare, gitDir] = answer.trim().split('\n');
-  if (bare === 'true') return { top: gitDir!, bare: true };
-  return { top: (await gitOutput(repo, ['rev-parse', '--show-toplevel'])).trim(), bare: false };
+  const [bare, shallow, gitDir] = answer.trim().split('\n');
+  if (bare === 'true') return { top: gitDir!, bare: true, shallow: shallow === 'true' };
+  return { top: (await gitOutput(repo, ['rev-parse', '--show-toplevel'])).trim(), bare: false, shallow: shallow === 'true' };
 }
 
 export async function scanHistory(repo: string, options: GitOptions, onFinding: (finding: Finding) => void): Promise<Tally> {
@@ -128,6 +128,8 @@ async function readReachableBlobs(repo: string, tally: Tally, maxFileSize: numbe
       let ids = '';
       for (const line of lines) {
         const [id, type, size, ...path] = line.split(' ');
+        // A blob a ref reaches that git cannot read is a damaged repository, not a blob without keys.
+        if (type === 'missing') throw new CliError(`git cannot read blob ${id}, which a ref reaches: the repository is damaged or a partial clone is offline (git fsck tells).`);
         if (type !== 'blob') continue;
         const bytes = Number(size);
         if (bytes > maxFileSize) tally.tooLarge++;
@@ -141,7 +143,14 @@ async function readReachableBlobs(repo: string, tally: Tally, maxFileSize: numbe
     batch.stdin.end();
   })();
   const reading = readBatch(batch.stdout, asked, onBlob);
-  const codes = await Promise.all([exited(list), exited(check), exited(batch), asking, reading]);
+  let codes: (number | null | void)[];
+  try {
+    codes = await Promise.all([exited(list), exited(check), exited(batch), asking, reading]);
+  } catch (error) {
+    // The others would wait for input that will not come.
+    for (const child of [list, check, batch]) child.kill();
+    throw error;
+  }
   const names = ['rev-list', 'cat-file', 'cat-file'];
   for (let i = 0; i < 3; i++) if (codes[i] !== 0) throw gitFailed([names[i]!], await errors[i]!);
 }

@@ -64,6 +64,14 @@ export function revocation(key: ReportedKey): Revocation | null {
   return state === 'not-tried' ? 'not-tried' : 'failed';
 }
 
+/** Why --revoke left a live key live, for the --json document and the line stderr gets. */
+export function revokeFailure(key: ReportedKey): string | null {
+  const result = key.ended?.result;
+  if (result?.state === 'failed') return `the revoke failed: ${(result.error as Error).message}`;
+  if (result?.state === 'not-tried') return 'a stop came before its revoke';
+  return null;
+}
+
 const ended = (key: ReportedKey) => {
   const how = revocation(key);
   return how === 'this-run' || how === 'already-gone';
@@ -145,7 +153,7 @@ export function scanDocument(report: ScanReport) {
       fingerprint: key.fingerprint,
       hint: key.hint,
       state: key.verdict.state,
-      why: key.verdict.state === 'live' ? null : key.verdict.why,
+      why: key.verdict.state === 'live' ? revokeFailure(key) : key.verdict.why,
       verifiedBy: key.verdict.state === 'live' ? key.verdict.by : null,
       key: ownerDocument(key.verdict),
       revoked: revocation(key),

@@ -1,6 +1,6 @@
 // tier: process
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, useTrees } from '../../helpers/scan-fixtures.js';
@@ -93,7 +93,35 @@ describe('svc scan, with git and FIFOs', () => {
       );
     });
 
-    it('--git outside a repository is a usage error', async () => {
+    it('--git fails (exit 6) where a blob a ref reaches cannot be read, never reports no key', async () => {
+    const dir = tree({ 'secret.env': `KEY=${keys.live!.secret}\n` });
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', '.');
+    git(dir, 'commit', '-qm', 'one');
+    const blob = git(dir, 'rev-parse', 'HEAD:secret.env').trim();
+    const object = join(dir, '.git/objects', blob.slice(0, 2), blob.slice(2));
+    rmSync(object, { force: true });
+    writeFileSync(object, 'garbage');
+    const result = await scan(['--git', dir, '--no-verify']);
+    expect(result.exitCode, result.stderr).toBe(6);
+    expect(result.stderr).not.toContain('No key found');
+  });
+
+  it('--git on a shallow clone says the history before it is not scanned', async () => {
+    const origin = tree({ 'a.txt': `${keys.live!.secret}\n` });
+    git(origin, 'init', '-q', '-b', 'main');
+    git(origin, 'add', '.');
+    git(origin, 'commit', '-qm', 'one');
+    writeFileSync(join(origin, 'a.txt'), 'gone\n');
+    git(origin, 'commit', '-qam', 'two');
+    const clone = join(tree({}), 'clone');
+    execFileSync('git', ['clone', '-q', '--depth', '1', `file://${origin}`, clone]);
+    const result = await scan(['--git', clone, '--no-verify']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('This clone is shallow');
+  });
+
+  it('--git outside a repository is a usage error', async () => {
       const result = await scan(['--git', tree({ 'a.txt': 'x' })]);
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain('is not a git repository');

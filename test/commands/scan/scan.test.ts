@@ -202,6 +202,21 @@ describe('svc scan', () => {
     expect(json(a.stdout).summary.revoked + json(b.stdout).summary.revoked).toBe(3);
   });
 
+  it('--revoke off a terminal says why a revoke failed, and the key stays live in the report', async () => {
+    await create('stays');
+    const dir = tree({ 'a.env': `K=${keys.stays!.secret}\n` });
+    await call(server.url, 'POST', '/_local/faults', server.adminToken, { rules: [{ method: 'DELETE', path: '/user/api-keys/*', status: 500, times: 0 }] });
+    try {
+      const result = await scan([dir, '--revoke', '--yes', '--json']);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`${keyHint(keys.stays!.secret)} was not revoked: the revoke failed`);
+      expect(byHint(json(result.stdout))[keyHint(keys.stays!.secret)]).toMatchObject({ state: 'live', revoked: 'failed', why: expect.stringContaining('the revoke failed') });
+    } finally {
+      await call(server.url, 'DELETE', '/_local/faults', server.adminToken);
+    }
+    expect(await refused(keys.stays!.secret)).toBe(false);
+  });
+
   it('--revoke without a terminal and without --yes is refused before anything is read', async () => {
     const dir = tree({ 'a.txt': `${keys.live!.secret}\n` });
     const result = await scan([dir, '--revoke']);
@@ -214,6 +229,8 @@ describe('svc scan', () => {
     const dir = tree({ 'a.txt': `${keys.asked!.secret}\n` });
     const result = await svc(['scan', dir, '--revoke'], env(), { tty: true, columns: 120, deps: { prompter: (await import('../../helpers/prompter.js')).scriptedPrompter([{ confirm: false }]) } });
     expect(result.exitCode).toBe(130);
+    expect(result.stderr).toContain(`'asked' (${keys.asked!.id})`);
+    expect(result.stderr).toContain("revoked with the profile's key");
     expect(result.stderr).toContain('Cancelled; nothing was revoked.');
     expect(await refused(keys.asked!.secret)).toBe(false);
   });
@@ -254,12 +271,40 @@ describe('svc scan', () => {
     expect(result.stderr).toContain('holds a key itself');
   });
 
+  it('an ignore file that is a link, a FIFO-like device or too large is refused, never read or written through', async () => {
+    const dir = tree({ 'a.txt': `${keys.gone!.secret}\n`, 'elsewhere.txt': 'not an ignore file\n' });
+    symlinkSync(join(dir, 'elsewhere.txt'), join(dir, '.svcscanignore'));
+    const baseline = await scan([dir, '--baseline']);
+    expect(baseline.exitCode).toBe(2);
+    expect(baseline.stderr).toContain('is a symbolic link');
+    expect(readFileSync(join(dir, 'elsewhere.txt'), 'utf8')).toBe('not an ignore file\n');
+    const device = tree({ 'a.txt': `${keys.gone!.secret}\n` });
+    symlinkSync('/dev/zero', join(device, '.svcscanignore'));
+    expect((await scan([device])).exitCode).toBe(2);
+    const big = tree({ 'a.txt': `${keys.gone!.secret}\n`, '.svcscanignore': `${'0'.repeat(64)}\n`.repeat(20_000) });
+    const result = await scan([big]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('larger than an ignore file can be');
+  });
+
+  it('--baseline leaves out of the file a line of it that holds a key', async () => {
+    const dir = tree({ '.svcscanignore': `# mine\nkey=${keys.live!.secret}\n`, 'fixture.txt': `${fake()}\n` });
+    expect((await scan([dir, '--baseline'])).exitCode).toBe(0);
+    const file = readFileSync(join(dir, '.svcscanignore'), 'utf8');
+    expect(file).toContain('# mine');
+    expect(file).toContain(fingerprint(fake()));
+    expect(file).not.toContain(keys.live!.secret);
+  });
+
   it('reads a CI log from standard input', async () => {
-    const log = `##[group]Run deploy\n+ export TOKEN=${keys.live!.secret}\n##[endgroup]\nok\n`;
+    const log = `##[group]Run deploy\n+ export TOKEN=${keys.live!.secret}\n##[endgroup]\n\x1b[32m${keys.gone!.secret}\x1b[0m\n{"msg":"a\\n${keys.off!.secret}"}\n`;
     const result = await scan(['-', '--json'], { input: log });
-    const doc = json(result.stdout);
-    expect(doc.keys[0]!.places).toEqual([expect.objectContaining({ source: 'stdin', line: 2, column: 16 })]);
-    expect(doc.keys[0]!.state).toBe('live');
+    const found = byHint(json(result.stdout));
+    expect(found[keyHint(keys.live!.secret)]!.places).toEqual([expect.objectContaining({ source: 'stdin', line: 2, column: 16 })]);
+    expect(found[keyHint(keys.live!.secret)]!.state).toBe('live');
+    // After a colour escape and after a JSON \n, as a log writes them.
+    expect(found[keyHint(keys.gone!.secret)]!.places).toEqual([expect.objectContaining({ line: 4, column: 6 })]);
+    expect(found[keyHint(keys.off!.secret)]!.places).toEqual([expect.objectContaining({ line: 5, column: 12 })]);
   });
 
   it('--format sarif is a SARIF 2.1.0 log a validator accepts, one result per place', async () => {

@@ -7,7 +7,7 @@ import { confirmRevokeFound } from '../../dialogs/key-changes.js';
 import { fingerprint } from '../../domain/find-keys.js';
 import { CliError, ExitCode, UsageError } from '../../errors/errors.js';
 import { KeysFoundError } from '../../errors/scan.js';
-import { endFoundKeys, profileWorkspace, type Ended } from '../../operations/end-found-keys.js';
+import { endFoundKeys, profileWorkspace, revokedBy, type Ended } from '../../operations/end-found-keys.js';
 import { verifyFoundKeys, type Verdict, type VerifyMode } from '../../operations/verify-found.js';
 import { sameServer } from '../../session/endpoint.js';
 import { withKey, type ProfileSession } from '../../session/session.js';
@@ -19,7 +19,7 @@ import { scanStream } from '../../sources/stream.js';
 import { scanTree } from '../../sources/tree.js';
 import { workingDirectory } from '../../terminal/io.js';
 import { sarifLog } from '../../views/sarif.js';
-import { revocation, scanColumns, scanDocument, scannedLine, scanRows, stillLive, summaryCounts, verdictLine, where, type ReportedKey, type ScanReport } from '../../views/scan.js';
+import { revocation, revokeFailure, scanColumns, scanDocument, scannedLine, scanRows, stillLive, summaryCounts, verdictLine, where, type ReportedKey, type ScanReport } from '../../views/scan.js';
 
 export interface ScanOptions {
   git?: boolean;
@@ -80,6 +80,7 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
   if (target === 'git' || target === 'index') {
     const repo = resolve(cwd, paths[0] ?? '.');
     const root = await repositoryRoot(repo);
+    if (root.shallow && target === 'git') render.warn('This clone is shallow: the history before its first commit is not here, and is not scanned (git fetch --unshallow; in GitHub Actions, actions/checkout with fetch-depth: 0).');
     ignorePath = opts.ignoreFile === undefined ? resolve(root.top, IGNORE_FILE) : resolve(cwd, opts.ignoreFile);
     await readIgnore(ignorePath, opts.ignoreFile !== undefined, ignore);
     tally = target === 'git' ? await scanHistory(repo, { maxFileSize: opts.maxFileSize }, onFinding) : await scanIndex(repo, onFinding);
@@ -117,6 +118,7 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
     const entries = [...found.values()].map((f) => ({ fingerprint: fingerprintOf(f.key), hint: keyHint(f.key), where: where(f.places[0]!.place) }));
     const added = await addToIgnoreFile(ignorePath, entries);
     render.success(`${found.size === 0 ? 'No key found' : `Found ${found.size} ${found.size === 1 ? 'key' : 'keys'}`}; added ${added} ${added === 1 ? 'fingerprint' : 'fingerprints'} to ${ignorePath}. Later scans do not report ${found.size === 1 ? 'it' : 'them'}.`);
+    if (found.size > 0) render.warn('--baseline checks nothing: a key it now leaves out that still works is still a leak, here and wherever else it is. Run svc scan without --baseline first to see which are live.');
     return;
   }
 
@@ -150,13 +152,14 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
   const asking = opts.revoke === true && !opts.yes && toEnd.length > 0;
   if (asking && format === 'table') show(session, report(ended));
   if (opts.revoke && toEnd.length > 0) {
-    if (asking) await confirmRevokeFound(session, toEnd.map((k) => ({ hint: keyHint(k.key), id: k.id, name: k.name })));
+    const profileWorkspaceId = profileWorkspace(verification.own, session.profileName);
+    if (asking) await confirmRevokeFound(session, toEnd.map((k) => ({ id: k.id, name: k.name, workspaceId: k.workspaceId, by: revokedBy(k, profileWorkspaceId, verification.profileClient !== null) })));
     const results = await endFoundKeys(
       {
         onSignal: session.deps.onSignal,
         now: session.deps.now,
         sleep: session.deps.sleep,
-        profile: verification.profileClient === null ? null : { client: verification.profileClient, workspaceId: profileWorkspace(verification.own, session.profileName) },
+        profile: verification.profileClient === null ? null : { client: verification.profileClient, workspaceId: profileWorkspaceId },
         connect: verification.connect,
       },
       toEnd,
@@ -167,7 +170,7 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
   if (format === 'json') render.json(scanDocument(final));
   else if (format === 'sarif') render.json(sarifLog(final, SVC_VERSION));
   else if (!asking) show(session, final);
-  else for (const key of final.keys) tellEnded(session, key);
+  for (const key of final.keys) tellEnded(session, key);
   conclude(session, final, verification.notes, opts, format);
 }
 
@@ -202,7 +205,7 @@ function tellEnded(session: ProfileSession, key: ReportedKey): void {
   if (how === null) return;
   const { result, refused } = key.ended!;
   if (how === 'failed' || how === 'not-tried') {
-    render.warn(`${key.hint} was not revoked (${result.state === 'failed' ? (result.error as Error).message : 'stopped before it was tried'}).`);
+    render.warn(`${key.hint} was not revoked: ${revokeFailure(key)}.`);
     return;
   }
   const what = `${how === 'this-run' ? 'Revoked' : 'Already revoked (by another revoke):'} ${(result as { id: string }).id} (${key.hint})`;
@@ -218,16 +221,22 @@ function conclude(session: ProfileSession, report: ScanReport, notes: readonly s
   const counts = summaryCounts(report);
   // The table's own run said it beside the table.
   if (format !== 'table') render.info(scannedLine(report));
+  const unread = report.tally.unreadableCount;
   if (counts.keys === 0) {
+    // No key found in what was read is no answer for what was not.
+    if (unread > 0) throw new CliError(`No key found, but ${unread === 1 ? '1 file or directory' : `${unread} files or directories`} could not be read: the scan did not finish (exit 6).`, ExitCode.unfinished);
     render.success('No key found.');
     return;
   }
+  if (unread > 0) render.warn(`${unread === 1 ? '1 file or directory' : `${unread} files or directories`} could not be read: keys in them are not in this report.`);
   const live = report.keys.filter(stillLive);
   const lines = [verdictLine(counts)];
   if (counts.revoked > 0) lines.push('Whatever used a revoked key needs a new one: svc keys create NAME, and put it where the old one was.');
   if (live.length > 0) {
-    const named = live.flatMap((k) => (k.verdict.state === 'live' && k.verdict.owner?.record.id ? [k.verdict.owner.record.id] : []));
-    if (!opts.revoke) lines.push(`To end ${live.length === 1 ? 'it' : 'them'}, run this scan again with --revoke; to give a service a new key first: svc keys rotate ${named[0] ?? 'ID'}.`);
+    const named = live.flatMap((k) => (k.verdict.state === 'live' && k.verdict.owner?.record.id ? [k.verdict.owner] : []));
+    // Rotation is for a key of the profile's own account: another account's key is its owner's to replace.
+    const yours = named.find((owner) => owner.profile === session.profileName)?.record.id;
+    if (!opts.revoke) lines.push(`To end ${live.length === 1 ? 'it' : 'them'}, run this scan again with --revoke${yours ? `; to give a service a new key first: svc keys rotate ${yours}` : ''}.`);
     if (named.length < live.length) lines.push(`${live.length - named.length} live ${live.length - named.length === 1 ? 'key is' : 'keys are'} no key svc can name in any list it can read: svc leaves ${live.length - named.length === 1 ? 'it' : 'them'} to the owner.`);
     throw new KeysFoundError(lines, ExitCode.failure);
   }
