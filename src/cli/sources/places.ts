@@ -1,4 +1,5 @@
 /** What a scan found and where, whatever it read: files, a repository's history, its index, or a stream. */
+import { hintKeys } from '../../contract/key-format.js';
 import type { FoundKey } from '../domain/find-keys.js';
 
 export type Place =
@@ -43,7 +44,7 @@ export function emptyTally(): Tally {
 
 export function noteUnreadable(tally: Tally, path: string): void {
   tally.unreadableCount++;
-  if (tally.unreadable.length < 5) tally.unreadable.push(path);
+  if (tally.unreadable.length < 5) tally.unreadable.push(hintKeys(path));
 }
 
 export type OnFound = (found: FoundKey) => void;

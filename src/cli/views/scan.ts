@@ -183,6 +183,8 @@ export interface SummaryCounts {
   notLive: number;
   notChecked: number;
   revoked: number;
+  /** Found already revoked by another run's revoke, which this run set out to do. */
+  alreadyRevoked: number;
 }
 
 export function summaryCounts(report: ScanReport): SummaryCounts {
@@ -194,6 +196,7 @@ export function summaryCounts(report: ScanReport): SummaryCounts {
     notLive: report.keys.filter((k) => k.verdict.state === 'not-live').length,
     notChecked: report.keys.filter((k) => k.verdict.state === 'not-checked').length,
     revoked: revoked.length,
+    alreadyRevoked: report.keys.filter((k) => revocation(k) === 'already-gone').length,
   };
 }
 
@@ -233,6 +236,7 @@ export function verdictLine(counts: SummaryCounts): string {
   const parts = [
     counts.live > 0 ? `${counts.live} live` : '',
     counts.revoked > 0 ? `${counts.revoked} revoked by this run` : '',
+    counts.alreadyRevoked > 0 ? `${counts.alreadyRevoked} already revoked by another` : '',
     counts.notLive > 0 ? `${counts.notLive} not live` : '',
     counts.notChecked > 0 ? `${counts.notChecked} not checked` : '',
   ].filter(Boolean);

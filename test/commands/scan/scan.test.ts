@@ -26,7 +26,7 @@ interface ScannedKey {
 }
 interface ScanDocument {
   keys: ScannedKey[];
-  summary: { keys: number; places: number; live: number; notLive: number; notChecked: number; revoked: number };
+  summary: { keys: number; places: number; live: number; notLive: number; notChecked: number; revoked: number; alreadyRevoked: number };
   ignored: { byFile: number; byMarker: number };
   scanned: { read: number; skipped: { tooLarge: number; special: number; links: number; unreadable: number; gitDirs: number } };
 }
@@ -104,6 +104,21 @@ describe('svc scan', () => {
       expect(result.stdout).not.toContain(secret);
       expect(result.stderr).not.toContain(secret);
     }
+  });
+
+  it('a key in a file name is shown by its hint, in the table, the JSON, SARIF and the ignore file alike', async () => {
+    const dir = tree({ [`${keys.gone!.secret}.d/${keys.live!.secret}`]: `x=${fake()}\n` });
+    const outputs = [await scan([dir]), await scan([dir, '--json']), await scan([dir, '--format', 'sarif']), await scan([dir, '--baseline'])];
+    const written = readFileSync(join(dir, '.svcscanignore'), 'utf8');
+    for (const secret of [keys.gone!.secret, keys.live!.secret]) {
+      for (const { stdout, stderr } of outputs) expect(stdout + stderr).not.toContain(secret);
+      expect(written).not.toContain(secret);
+    }
+    expect(outputs[0]!.stdout).toContain(`${keyHint(keys.gone!.secret)}.d/${keyHint(keys.live!.secret)}:1`);
+    // The baseline is read back whole: none of its lines holds a key.
+    const again = await scan([dir, '--json']);
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).not.toContain('holds a key itself');
   });
 
   it('on a terminal draws the table of places, hints and states', async () => {
@@ -200,6 +215,7 @@ describe('svc scan', () => {
       expect(await refused(keys[name]!.secret)).toBe(true);
     }
     expect(json(a.stdout).summary.revoked + json(b.stdout).summary.revoked).toBe(3);
+    for (const run of [a, b]) expect(run.stderr).not.toMatch(/places: \./);
   });
 
   it('--revoke off a terminal says why a revoke failed, and the key stays live in the report', async () => {

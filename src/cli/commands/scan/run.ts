@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../../client/api.js';
-import { keyHint } from '../../../contract/key-format.js';
+import { hintKeys, keyHint } from '../../../contract/key-format.js';
 import { DEFAULT_BASE_URL } from '../../../contract/paths.js';
 import { confirmRevokeFound } from '../../dialogs/key-changes.js';
 import { fingerprint } from '../../domain/find-keys.js';
@@ -64,7 +64,9 @@ export async function run(session: ProfileSession, paths: string[], opts: ScanOp
   const fingerprintOf = (key: string) => fingerprints.get(key) ?? fingerprints.set(key, fingerprint(key)).get(key)!;
   const found = new Map<string, Found>();
   const ignored = { byFile: 0, byMarker: 0 };
-  const onFinding = (finding: Finding) => {
+  const onFinding = (given: Finding) => {
+    // A key in a file's name is shown by its hint as any other: in every report, the ignore file's comments included.
+    const finding = 'path' in given.place ? { ...given, place: { ...given.place, path: hintKeys(given.place.path) } } : given;
     if (finding.marked) ignored.byMarker++;
     else if (ignore.fingerprints.has(fingerprintOf(finding.key))) ignored.byFile++;
     else {
