@@ -41,7 +41,7 @@ export function git(repo: string, args: readonly string[], stdin: NodeJS.Readabl
 }
 
 /** What a git command printed, or a CliError with what it said on stderr. */
-export async function gitOutput(repo: string, args: readonly string[]): Promise<string> {
+async function gitOutput(repo: string, args: readonly string[]): Promise<string> {
   const child = git(repo, args);
   child.stdin.end();
   const out: Buffer[] = [];
