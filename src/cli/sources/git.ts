@@ -44,13 +44,9 @@ export function git(repo: string, args: readonly string[], stdin: NodeJS.Readabl
 async function gitOutput(repo: string, args: readonly string[]): Promise<string> {
   const child = git(repo, args);
   child.stdin.end();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  child.stdout.on('data', (b: Buffer) => out.push(b));
-  child.stderr.on('data', (b: Buffer) => err.push(b));
-  const [code] = (await once(child, 'close')) as [number | null];
-  if (code !== 0) throw gitFailed(args, Buffer.concat(err).toString('utf8'));
-  return Buffer.concat(out).toString('utf8');
+  const [out, err, code] = await Promise.all([collect(child.stdout), collect(child.stderr), exited(child)]);
+  if (code !== 0) throw gitFailed(args, err);
+  return out;
 }
 
 function gitFailed(args: readonly string[], stderr: string): CliError {

@@ -366,3 +366,14 @@ export function reportFailure(error: unknown, options: FailureOutput, render: Re
   else render.failure(report.lines);
   return ending;
 }
+
+/**
+ * docs/contract.md §C5: for a command whose exit 1 is its own finding (`keys
+ * audit`: the policy is broken; `scan`: a live key), what is exit 1 for any
+ * other command is 6, "the `what` did not finish"; every other code stays.
+ */
+export function asUnfinished(error: unknown, verbose: boolean, what: string): unknown {
+  const { exitCode, lines } = describeFailure(error, { verbose });
+  if (exitCode !== ExitCode.failure) return error;
+  return new CliError([...lines, `The ${what} did not finish (exit 6).`], ExitCode.unfinished, error);
+}

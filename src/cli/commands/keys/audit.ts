@@ -4,7 +4,7 @@ import { parseDuration } from '../../domain/duration.js';
 import { CliError, ExitCode, UsageError } from '../../errors/errors.js';
 import { auditKeys, auditVerdict, type AuditPolicy } from '../../operations/audit.js';
 import type { App } from '../../program/program.js';
-import { describeFailure } from '../../views/failure.js';
+import { asUnfinished } from '../../views/failure.js';
 import type { KeySession } from '../../session/session.js';
 import { auditColumns, auditDocument, auditScope, perRule, type PolicyGiven } from '../../views/audit.js';
 import { clip } from '../../text/text.js';
@@ -53,10 +53,7 @@ export class PolicyBrokenError extends CliError {
 
 /** docs/contract.md §C5: what is exit 1 for other commands is exit 6 for the audit, so that 1 means only "the policy is broken". */
 function unfinished(error: unknown, verbose: boolean): unknown {
-  if (error instanceof PolicyBrokenError) return error;
-  const { exitCode, lines } = describeFailure(error, { verbose });
-  if (exitCode !== ExitCode.failure) return error;
-  return new CliError([...lines, 'The audit did not finish (exit 6).'], ExitCode.unfinished, error);
+  return error instanceof PolicyBrokenError ? error : asUnfinished(error, verbose, 'audit');
 }
 
 /** docs/contract.md §C8. */

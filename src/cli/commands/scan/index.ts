@@ -1,12 +1,11 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { CliError, ExitCode } from '../../errors/errors.js';
 import { KeysFoundError } from '../../errors/scan.js';
 import type { App } from '../../program/program.js';
 import type { ProfileSession } from '../../session/session.js';
 import type { ScanOptions } from './run.js';
 import { IGNORE_FILE } from '../../sources/ignore-file.js';
 import { DEFAULT_MAX_FILE_SIZE } from '../../sources/places.js';
-import { describeFailure } from '../../views/failure.js';
+import { asUnfinished } from '../../views/failure.js';
 
 export function register(program: Command, app: App): void {
   // The scan's code is loaded by the command that runs it, not by every command.
@@ -60,9 +59,6 @@ function size(text: string): number {
 
 /** What is exit 1 elsewhere is 6 here, so that 1 means only "a live key was found". */
 function unfinished(error: unknown, verbose: boolean): unknown {
-  if (error instanceof KeysFoundError) return error;
-  const { exitCode, lines } = describeFailure(error, { verbose });
-  if (exitCode !== ExitCode.failure) return error;
-  return new CliError([...lines, 'The scan did not finish (exit 6).'], ExitCode.unfinished, error);
+  return error instanceof KeysFoundError ? error : asUnfinished(error, verbose, 'scan');
 }
 
