@@ -48,8 +48,8 @@ export async function scanStream(chunks: AsyncIterable<Buffer | string>, onFound
   // Characters of `pending` searched already: the one kept before a cut inside a line.
   let from = 0;
   let bytes = 0;
+  // The text is made already: the expression is its own quickest look, where a Buffer's would copy it back first.
   const search = (text: string, before = Infinity) => {
-    if (!mayHoldKey(Buffer.from(text, 'latin1'))) return;
     for (const found of findKeys(text, line, from, column)) if (found.offset < before) onFound(found);
   };
   for await (const chunk of chunks) {
