@@ -30,7 +30,7 @@ const at = (name: string) => join(dir, name);
 const ping = async (secret: string) => (await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: secret })).exitCode;
 
 async function createKey(name: string): Promise<{ id: string; secret: string }> {
-  return JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string; secret: string };
+  return JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout).key as { id: string; secret: string };
 }
 
 async function keyIds(name: string): Promise<string[]> {

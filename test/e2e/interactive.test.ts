@@ -297,7 +297,7 @@ describe('svc with no command on a terminal', () => {
   });
 
   it('warns that disabling the key in use locks the session out before asking, then offers to log in after the 401', async () => {
-    const own = JSON.parse((await svc(['keys', 'create', 'session-key', '--json'], env())).stdout);
+    const own = JSON.parse((await svc(['keys', 'create', 'session-key', '--json'], env())).stdout).key;
     const config = tempConfigDir();
     const profileEnv = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, NO_COLOR: '1' };
     expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
@@ -338,7 +338,7 @@ describe('svc with no command on a terminal', () => {
     const config = tempConfigDir();
     try {
       const base = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url, SVC_API_KEY: undefined };
-      const second = JSON.parse((await svc(['keys', 'create', 'second-key', '--json'], env())).stdout);
+      const second = JSON.parse((await svc(['keys', 'create', 'second-key', '--json'], env())).stdout).key;
       expect((await svc(['login', '--with-key'], base, { input: local.server.apiKey! })).exitCode).toBe(0);
       expect((await svc(['login', '--with-key', '--profile', 'second'], base, { input: second.secret })).exitCode).toBe(0);
       expect((await svc(['keys', 'disable', second.id], env())).exitCode).toBe(0);
@@ -373,7 +373,7 @@ describe('svc with no command on a terminal', () => {
   });
 
   it('a failed action (the key revoked meanwhile: 404) is shown, and the menu comes back', async () => {
-    const doomed = JSON.parse((await svc(['keys', 'create', 'gone-meanwhile', '--json'], env())).stdout);
+    const doomed = JSON.parse((await svc(['keys', 'create', 'gone-meanwhile', '--json'], env())).stdout).key;
     const t = await startSession();
     await t.send('Down', 'Down', 'Enter');
     await t.waitFor('Key to revoke:');

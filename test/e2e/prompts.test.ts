@@ -25,7 +25,7 @@ async function serverWithKeys() {
   const server = await startLocalServer();
   const env = { ...baseEnv(), SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey!, NO_COLOR: '1' };
   const ids: Record<string, string> = {};
-  for (const name of ['laptop', 'deliv3', 'spare']) ids[name] = JSON.parse((await svc(['keys', 'create', name, '--json'], env)).stdout).id;
+  for (const name of ['laptop', 'deliv3', 'spare']) ids[name] = JSON.parse((await svc(['keys', 'create', name, '--json'], env)).stdout).key.id;
   const names = async () => (JSON.parse((await svc(['keys', 'list', '--json'], env)).stdout).keys as { name: string }[]).map((k) => k.name).sort();
   return { server, env, ids, names };
 }
@@ -54,7 +54,7 @@ describe('prompts on a real terminal', () => {
   });
 
   it('keys revoke asks for confirmation; "n" keeps the key, "y" revokes it', async () => {
-    const created = JSON.parse((await svc(['keys', 'create', 'doomed', '--json'], keyEnv())).stdout);
+    const created = JSON.parse((await svc(['keys', 'create', 'doomed', '--json'], keyEnv())).stdout).key;
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke', created.id], keyEnv());
     await term.waitFor(`Revoke '${created.name}' (${created.id})?`);
     await term.send('n', 'Enter');
@@ -69,7 +69,7 @@ describe('prompts on a real terminal', () => {
   });
 
   it('keys revoke without an id offers a pick-list', async () => {
-    const created = JSON.parse((await svc(['keys', 'create', 'pick-me', '--json'], keyEnv())).stdout);
+    const created = JSON.parse((await svc(['keys', 'create', 'pick-me', '--json'], keyEnv())).stdout).key;
     term = await Terminal.start(['node', SVC_BIN, 'keys', 'revoke'], keyEnv());
     await term.waitFor('Keys to revoke');
     await term.send('Tab', 'Enter');

@@ -34,7 +34,7 @@ export function useCommandTest(options: { plan?: Plan } & Partial<ServerOptions>
     },
     /** A new key on this file's server, made the way a user would: its id and secret. */
     async create(name: string) {
-      return JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string; secret: string };
+      return JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout).key as { id: string; secret: string };
     },
   };
 }

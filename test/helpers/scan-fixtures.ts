@@ -29,5 +29,5 @@ export function useTrees(): (files: Record<string, string>) => string {
 export async function createKey(env: Record<string, string>, name: string, ...args: string[]): Promise<{ id: string; secret: string }> {
   const result = await svc(['keys', 'create', name, '--json', ...args], env);
   expect(result.exitCode, result.stderr).toBe(0);
-  return JSON.parse(result.stdout);
+  return JSON.parse(result.stdout).key;
 }

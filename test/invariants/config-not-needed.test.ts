@@ -64,7 +64,7 @@ describe.each([
 
   it('a change the command would save to the file is refused with the reason, after what was done is said', async () => {
     const env = { SVC_CONFIG_DIR: config.dir, SVC_API_KEY: local.server.apiKey!, SVC_BASE_URL: local.server.url };
-    const made = JSON.parse((await svc(['keys', 'create', 'overlapping', '--json'], env)).stdout) as { id: string };
+    const made = JSON.parse((await svc(['keys', 'create', 'overlapping', '--json'], env)).stdout).key as { id: string };
     const result = await svc(['keys', 'rotate', made.id, '--overlap'], env);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`The config file ${file()} ${problem}`);

@@ -73,7 +73,7 @@ describe('a saved key past the expiry its profile remembered', () => {
     try {
       const saved = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url };
       const made = await svc(['keys', 'create', 'short-lived', '--expires-in', '1h', '--json'], { ...saved, SVC_API_KEY: server.apiKey! });
-      const { id, secret, expiresAt } = JSON.parse(made.stdout);
+      const { id, secret, expiresAt } = JSON.parse(made.stdout).key;
       expect((await svc(['login', '--with-key'], saved, { input: secret })).exitCode).toBe(0);
       expect((await svc(['keys', 'list', '--json'], saved)).exitCode).toBe(0);
       await check({ server, saved, id, expiresAt });

@@ -37,7 +37,7 @@ describe('--quiet on a new key: the data alone', () => {
 
   it('keys rotate --quiet prints the new secret alone', async () => {
     const created = await svc(['keys', 'create', 'to-rotate', '--json'], local.env);
-    const { id } = JSON.parse(created.stdout);
+    const { id } = JSON.parse(created.stdout).key;
     const result = await svc(['keys', 'rotate', '--yes', id, '--quiet'], local.env);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(SECRET);

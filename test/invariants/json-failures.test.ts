@@ -193,7 +193,7 @@ describe('--json failures: the rules around them', () => {
   });
 
   it("a rotation that fails after printing the new key keeps that document, secret and all, as the one", async () => {
-    const own = JSON.parse((await svc(['keys', 'create', 'json-own', '--json'], server.env)).stdout) as { id: string; secret: string };
+    const own = JSON.parse((await svc(['keys', 'create', 'json-own', '--json'], server.env)).stdout).key as { id: string; secret: string };
     const profileEnv = { ...server.env, SVC_API_KEY: undefined, SVC_PROFILE: 'json-rotate' };
     expect((await svc(['login', '--with-key'], profileEnv, { input: own.secret })).exitCode).toBe(0);
     const result = await svc(['keys', 'rotate', '--yes', own.id, '--json'], profileEnv);

@@ -84,7 +84,7 @@ describe('what is given for an id', () => {
     expect(await statusOf(key.id)).toBe('disabled');
     const on = await svc(['keys', 'enable', 'laptop', '--json'], local.env);
     expect(on.exitCode, on.stderr).toBe(0);
-    expect(JSON.parse(on.stdout)).toMatchObject({ id: key.id, enabled: true });
+    expect(JSON.parse(on.stdout).changed).toEqual([expect.objectContaining({ id: key.id, enabled: true })]);
     const rotated = await svc(['keys', 'rotate', 'laptop', '--yes'], local.env);
     expect(rotated.exitCode, rotated.stderr).toBe(0);
     expect(rotated.stderr).toContain(`Revoked the old key ${key.id};`);
@@ -168,7 +168,7 @@ describe('a name on a later page of the list', () => {
 
   it('names its key: every page is read', async () => {
     const made: string[] = [];
-    for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) made.push(JSON.parse((await svc(['keys', 'create', name, '--json'], paged.env)).stdout).id);
+    for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) made.push(JSON.parse((await svc(['keys', 'create', name, '--json'], paged.env)).stdout).key.id);
     for (const [i, name] of ['p1', 'p5'].entries()) {
       const result = await svc(['keys', 'view', name, '--json'], paged.env);
       expect(result.exitCode, result.stderr).toBe(0);

@@ -85,7 +85,7 @@ describe('after an in-memory reference server restarts', () => {
 describe('a disabled SVC_API_KEY on a server that never restarted', () => {
   it('is told the key was refused, not that the server may have restarted', async () => {
     server = await startLocalServer();
-    const { id, secret } = JSON.parse((await svc(['keys', 'create', 'ci', '--json'], { ...env(), SVC_API_KEY: server.apiKey! })).stdout);
+    const { id, secret } = JSON.parse((await svc(['keys', 'create', 'ci', '--json'], { ...env(), SVC_API_KEY: server.apiKey! })).stdout).key;
     expect((await svc(['keys', 'disable', id], { ...env(), SVC_API_KEY: server.apiKey! })).exitCode).toBe(0);
     const result = await svc(['keys', 'list'], { ...env(), SVC_API_KEY: secret });
     expect(result.exitCode).toBe(3);
@@ -126,7 +126,7 @@ describe('a 401 from the run the key was saved with', () => {
     const recorded = savedProfile().serverInstance;
     expect(recorded).toMatch(/^data-[0-9a-f]{16}$/);
     const bootstrap = server.apiKey!;
-    const { id, secret } = JSON.parse((await svc(['keys', 'create', 'doomed', '--json'], env())).stdout);
+    const { id, secret } = JSON.parse((await svc(['keys', 'create', 'doomed', '--json'], env())).stdout).key;
     expect((await svc(['login', '--with-key'], env(), { input: secret })).exitCode).toBe(0);
     await restart({ dataFile });
     expect((await fetch(`${server!.url}/api/service/workspace`)).headers.get('svc-server-instance')).toBe(recorded);

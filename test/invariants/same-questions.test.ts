@@ -16,7 +16,7 @@ async function onTerminal(args: string[], script: Step[]) {
   return { ...result, asked: prompter.asked };
 }
 
-const create = async (name: string) => JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string };
+const create = async (name: string) => JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout).key as { id: string };
 const inUse = async () =>
   (JSON.parse((await svc(['keys', 'list', '--json'], local.env)).stdout).keys as { id: string; name: string; hint: string }[]).find(
     (k) => k.hint === `${local.env.SVC_API_KEY!.slice(0, 7)}\u2026${local.env.SVC_API_KEY!.slice(-4)}`,

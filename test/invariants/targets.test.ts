@@ -52,7 +52,7 @@ describe('the key in use, where the server writes hints another way', () => {
     // Another key with a hint in a foreign form cannot be told apart either: it is left too.
     expect(spec.server.keys.has(other.id)).toBe(true);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout).revoked).toEqual([]);
+    expect(JSON.parse(result.stdout).changed).toEqual([]);
   });
 
   it('a hint in svc\'s own form that differs is "not in use": that key is pruned, the key in use is not', async () => {

@@ -11,6 +11,7 @@ import { readEnv } from '../terminal/environment.js';
 import { SecretNotWrittenError } from '../errors/errors.js';
 import type { NewKey } from '../operations/create.js';
 import type { KeySession } from '../session/session.js';
+import { newKeyDocument } from '../views/documents.js';
 import { describeNewKey, shown } from '../views/keys.js';
 import { showNewKey } from '../views/show-new-key.js';
 import { deliver } from './deliver.js';
@@ -40,7 +41,7 @@ export async function handOverNewKey(session: KeySession, key: NewKey, plan: Del
     if (plan.onFailure === 'revoke' && error instanceof DeliveryFailedError) {
       const { fallback, signal } = await revokeUnseen(session, key);
       // The record is the one the create answered; what became of the key since is said beside it.
-      if (session.options.json && printDocument) session.render.json({ ...deliveredDocument(key, error.delivered), revoked: 'revoked' in fallback });
+      if (session.options.json && printDocument) session.render.json(newKeyDocument(key, { delivered: error.delivered, revoked: 'revoked' in fallback }));
       throw error.instead(fallback, signal);
     }
     try {
@@ -117,16 +118,4 @@ class StoppedBeforeRevoke extends Error {
     super(`stopped by ${signal} before its revoke was done`);
     this.name = 'StoppedBeforeRevoke';
   }
-}
-
-/** The --json document of a delivered key: its record without the secret, and where the secret went. */
-export function deliveredDocument(key: NewKey, delivered: readonly Delivered[]): { key: unknown; delivered: readonly Delivered[] } {
-  return { key: withoutSecret(key.document, key.secret!), delivered };
-}
-
-/** `document` with every value equal to the secret left out, wherever the server put it. */
-function withoutSecret(document: unknown, secret: string): unknown {
-  if (Array.isArray(document)) return document.filter((item) => item !== secret).map((item) => withoutSecret(item, secret));
-  if (typeof document !== 'object' || document === null) return document;
-  return Object.fromEntries(Object.entries(document).flatMap(([name, value]) => (value === secret ? [] : [[name, withoutSecret(value, secret)]])));
 }

@@ -1,12 +1,14 @@
 import { confirmChange } from './confirm.js';
 import { warnInUse } from './key-changes.js';
-import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../delivery/hand-over.js';
+import { handOverNewKey, showOrRevokeNewKey } from '../delivery/hand-over.js';
 import { DeliveryFailedError, type Delivered } from '../errors/delivery-failed.js';
 import type { DeliveryPlan } from '../delivery/plan.js';
+import type { KeyResult } from '../operations/change-keys.js';
 import type { NewKey } from '../operations/create.js';
 import { profileKeysContext } from '../operations/context.js';
 import { endOverlap, rotateKey, type RotateOptions, type Rotation } from '../operations/rotate.js';
 import type { KeySession } from '../session/session.js';
+import { keyChangeDocument, newKeyDocument } from '../views/documents.js';
 import { keyLabel, shown } from '../views/keys.js';
 import { rotationMessages, unsavedFailure } from '../views/rotation.js';
 import { createWatch } from '../views/show-new-key.js';
@@ -68,8 +70,7 @@ export async function rotate(
     return { rotation, delivered };
   } catch (error) {
     if (session.options.json && created) {
-      const document = withheld !== null ? { ...deliveredDocument(created, []), ...withheld } : delivered === null ? { key: created.document } : deliveredDocument(created, delivered);
-      session.render.json({ ...document, previous: null });
+      session.render.json(newKeyDocument(created, withheld === null ? { delivered } : { delivered: [], revoked: withheld.revoked }, { previous: null }));
     }
     throw error;
   }
@@ -89,5 +90,8 @@ export async function finishRotation(session: KeySession, how: 'finish' | 'cance
       ? `Revoked the old key ${shown(id)}; the rotation to ${shown(pending.newId)} is complete.`
       : `Revoked the new key ${shown(id)}; ${shown(pending.oldId)} stays the key.`,
   );
-  if (session.options.json) session.render.json(answer);
+  if (session.options.json) {
+    const result: KeyResult = wasGone ? { state: 'gone', arg: id, id } : { state: 'done', arg: id, id, name: null, changed: { kind: 'revoked', answer } };
+    session.render.json(keyChangeDocument('revoke', [result], { goneIsDone: true, incomplete: null }));
+  }
 }

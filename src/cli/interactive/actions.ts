@@ -174,6 +174,6 @@ export function labelOf(name: ActionName, view: View): string {
 /** One key the person picked from the list, changed through the engine every command uses, and told by its view. */
 async function change(session: KeySession, what: KeyChange, key: PickedKey): Promise<void> {
   const request: ChangeRequest = { change: what, targets: { keys: [key] } };
-  const view = keyChangeView(session, request, { command: what, document: { each: { single: true } } });
+  const view = keyChangeView(session, request, { command: what });
   view.report(await changeKeys(keysContext(session), request, view.events));
 }

@@ -9,16 +9,14 @@ import { CliError, ExitCode } from '../errors/errors.js';
 import { stoppedBetweenKeys } from '../errors/key-changes.js';
 import { CHANGED, type Changed, type ChangeEvents, type ChangeRequest, type ChangeResult, type KeyResult } from '../operations/change-keys.js';
 import type { KeySession } from '../session/session.js';
+import { keyChangeDocument } from './documents.js';
 import { shown } from './keys.js';
 
 export interface ChangeViewOptions {
   /** The command a "did you mean" suggests running (`svc keys <command> <id>`). */
   command: string;
-  /**
-   * --json's document: one record a key (an object when one key was
-   * asked for), or prune's, which lists the keys it meant to revoke.
-   */
-  document: { each: { single: boolean } } | { prune: { keys: readonly unknown[]; incomplete: string | null } };
+  /** `keys prune`: the records of the keys it meant to revoke, and why its list was read in part; --json's document says them (views/documents.ts). */
+  prune?: { matched: readonly unknown[]; incomplete: string | null };
 }
 
 export interface ChangeView {
@@ -69,19 +67,15 @@ function reportRest(
 ): void {
   const { render } = session;
   const of = <S extends KeyResult['state']>(state: S) => results.filter((r): r is Extract<KeyResult, { state: S }> => r.state === state);
-  const records: unknown[] = [];
   let failure: unknown;
   for (const result of results) {
     if (result.state === 'lost') {
       // The first DELETE's answer was lost and the retry found nothing: svc cannot say that it revoked a key, only
       // that none has this id now. A key the list showed a moment ago was there for the first DELETE to revoke.
-      records.push({ id: result.id, revoked: true, unconfirmed: true });
       render.info(`${shown(result.id)} is gone: the answer to its revoke was lost and the retry found no such key, so either that revoke took effect or no key ever had this id.`);
     } else if (result.state === 'done') {
-      records.push(result.changed.kind === 'revoked' ? result.changed.answer : result.changed.document);
       if (!told.has(result.id)) tellDone(result.id, result.name, result.changed);
     } else if (result.state === 'gone' && goneIsDone) {
-      records.push({ id: result.id, revoked: false });
       if (!told.has(result.id)) tellGone(result.id);
     } else if (result.state === 'failed') {
       failure = result.error;
@@ -90,13 +84,10 @@ function reportRest(
   const failed = of('failed');
   const notTried = of('not-tried').map((r) => r.arg);
   if (session.options.json) {
-    if ('prune' in options.document) {
-      const revoked = results.flatMap((r) => (r.state === 'done' || r.state === 'gone' ? [r.id] : []));
-      const errors = failed.map((f) => ({ id: f.id, error: (f.error as Error).message }));
-      render.json({ keys: options.document.prune.keys, revoked, failed: errors, incomplete: options.document.prune.incomplete });
-    } else if (records.length > 0) {
-      render.json(options.document.each.single ? records[0] : records);
-    }
+    const { prune } = options;
+    const document = keyChangeDocument(change, results, { goneIsDone, incomplete: prune?.incomplete ?? list?.incomplete ?? null, matched: prune?.matched });
+    // Prune's document is its report, whatever came of it; otherwise a run that changed nothing leaves stdout to its failure's document.
+    if (prune || document.changed.length > 0 || document.alreadyGone.length > 0) render.json(document);
   }
   // A failure ends a run that does not go on after one: it is the command's failure, as the server said it.
   if (failure !== undefined && !keepGoing) {

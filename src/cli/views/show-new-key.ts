@@ -5,6 +5,7 @@ import type { CreateWatch, NewKey } from '../operations/create.js';
 import type { Renderer } from '../terminal/renderer.js';
 import { tone } from '../text/text.js';
 import type { Session } from '../session/session.js';
+import { newKeyDocument } from './documents.js';
 import { describeNewKey, onlyTimeWarning } from './keys.js';
 
 /**
@@ -19,7 +20,7 @@ import { describeNewKey, onlyTimeWarning } from './keys.js';
 export async function showNewKey(session: Session, key: NewKey, printDocument = true): Promise<void> {
   const { render, io, options } = session;
   if (options.json) {
-    if (printDocument) render.json(key.document);
+    if (printDocument) render.json(newKeyDocument(key, { delivered: null }));
   } else if (key.secret === null) {
     render.json(key.document);
   } else if (!io.stdoutIsTTY || options.quiet) {

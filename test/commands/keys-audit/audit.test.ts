@@ -25,7 +25,7 @@ describe('keys audit against the reference server', () => {
   const create = async (name: string, ...args: string[]) => {
     const result = await svc(['keys', 'create', name, '--json', ...args], env());
     expect(result.exitCode, result.stderr).toBe(0);
-    ids[name] = JSON.parse(result.stdout).id;
+    ids[name] = JSON.parse(result.stdout).key.id;
   };
   const advance = (ms: number) => call(server.url, 'POST', '/_local/clock', server.adminToken, { advanceSeconds: ms / 1000 });
   const audit = (...args: string[]) => svc(['keys', 'audit', ...args], env());

@@ -82,7 +82,7 @@ describe('Ctrl-C while a create is out', () => {
   });
 
   it('during a rotation: the new key is shown and the old one left as it was', async () => {
-    const old = JSON.parse((await svc(['keys', 'create', 'turning', '--json'], local.env)).stdout) as { id: string };
+    const old = JSON.parse((await svc(['keys', 'create', 'turning', '--json'], local.env)).stdout).key as { id: string };
     await holdCreate();
     const result = await svc(['keys', 'rotate', '--yes', old.id], local.env, { deps: ctrlC(1) });
     expect(result.exitCode).toBe(130);
@@ -92,7 +92,7 @@ describe('Ctrl-C while a create is out', () => {
   });
 
   it("during the rotation's revoke: stops at once, saying the old key may or may not be revoked", async () => {
-    const old = JSON.parse((await svc(['keys', 'create', 'halfway', '--json'], local.env)).stdout) as { id: string };
+    const old = JSON.parse((await svc(['keys', 'create', 'halfway', '--json'], local.env)).stdout).key as { id: string };
     await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'DELETE', path: '/user/api-keys/*', delayMs: 400 }] });
     // The first listener is the create's; the second, the revoke's.
     const result = await svc(['keys', 'rotate', '--yes', old.id], local.env, { deps: ctrlCAt(2) });
@@ -153,7 +153,7 @@ describe('SIGTERM while a create is out: 143, as for SIGTERM anywhere', () => {
   });
 
   it("during the rotation's revoke: 143", async () => {
-    const old = JSON.parse((await svc(['keys', 'create', 'halfway-term', '--json'], local.env)).stdout) as { id: string };
+    const old = JSON.parse((await svc(['keys', 'create', 'halfway-term', '--json'], local.env)).stdout).key as { id: string };
     await call(local.server.url, 'POST', '/_local/faults', local.server.adminToken, { rules: [{ method: 'DELETE', path: '/user/api-keys/*', delayMs: 400 }] });
     const result = await svc(['keys', 'rotate', '--yes', old.id], local.env, { deps: ctrlCAt(2, 'SIGTERM') });
     expect(result.exitCode).toBe(143);

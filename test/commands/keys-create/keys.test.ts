@@ -15,10 +15,12 @@ describe('keys create', () => {
     expect(ping.exitCode).toBe(0);
   });
 
-  it('prints the API document with --json, secret included', async () => {
+  it("prints the API's document under `key` with --json, secret included", async () => {
     const result = await svc(['keys', 'create', 'json-key', '--expires-in', '30d', '--json'], local.env);
     expect(result.exitCode).toBe(0);
-    const created = JSON.parse(result.stdout);
+    const document = JSON.parse(result.stdout);
+    expect(document.delivered).toEqual([]);
+    const created = document.key;
     expect(created).toMatchObject({ name: 'json-key', enabled: true, status: 'enabled', workspaceId: local.server.workspaceId });
     expect(created.secret).toMatch(/^sk_/);
     const days = (Date.parse(created.expiresAt) - Date.now()) / 86_400_000;

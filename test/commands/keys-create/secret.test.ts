@@ -55,11 +55,11 @@ describe('keys create', () => {
     expect(result.stderr).toContain(`revoke the key (svc keys revoke '${id}')`);
   });
 
-  it('--json prints the answer as it came, and still exits 1 when no secret is in it', async () => {
+  it('--json prints the answer as it came, under `key`, and still exits 1 when no secret is in it', async () => {
     const env = await against({ created: (_r, secret) => ({ result: { key: { value: secret } } }) });
     const result = await svc(['keys', 'create', 'ci', '--json'], env);
     expect(result.exitCode).toBe(1);
-    expect(JSON.parse(result.stdout)).toEqual({ result: { key: { value: newest(spec.server).secret } } });
+    expect(JSON.parse(result.stdout)).toEqual({ key: { result: { key: { value: newest(spec.server).secret } } }, delivered: [] });
   });
 });
 

@@ -126,7 +126,7 @@ describe('--to-file', () => {
   });
 
   it('rotate --overlap --to-file, then --finish: the file holds the new key, the old one works until --finish', async () => {
-    const created = JSON.parse((await svc(['keys', 'create', 'fleet', '--json'], local.env)).stdout) as { id: string; secret: string };
+    const created = JSON.parse((await svc(['keys', 'create', 'fleet', '--json'], local.env)).stdout).key as { id: string; secret: string };
     const path = join(dir, '.env');
     writeFileSync(path, `OTHER=1\nSVC_API_KEY=${created.secret}\n`, { mode: 0o600 });
     const result = await svc(['keys', 'rotate', created.id, '--overlap', '--to-file', path, '--force'], local.env);
@@ -142,7 +142,7 @@ describe('--to-file', () => {
   });
 
   it('rotate --json with --to-file leaves the secret out of the document', async () => {
-    const created = JSON.parse((await svc(['keys', 'create', 'json-rotate', '--json'], local.env)).stdout) as { id: string };
+    const created = JSON.parse((await svc(['keys', 'create', 'json-rotate', '--json'], local.env)).stdout).key as { id: string };
     const path = join(dir, '.env');
     const result = await svc(['keys', 'rotate', '--yes', created.id, '--to-file', path, '--json'], local.env);
     expect(result.exitCode).toBe(0);

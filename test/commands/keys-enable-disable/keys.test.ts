@@ -20,7 +20,7 @@ describe('keys enable / disable / revoke', () => {
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toContain(`${id} (toggle) is disabled.`);
     const json = await svc(['keys', 'disable', id, '--json'], local.env);
-    expect(JSON.parse(json.stdout)).toMatchObject({ id, enabled: false, status: 'disabled' });
+    expect(JSON.parse(json.stdout).changed).toEqual([expect.objectContaining({ id, enabled: false, status: 'disabled' })]);
     const dead = await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: secret });
     expect(dead.exitCode).toBe(3);
   });
@@ -28,7 +28,7 @@ describe('keys enable / disable / revoke', () => {
   it('enables again', async () => {
     const result = await svc(['keys', 'enable', id, '--json'], local.env);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ id, enabled: true });
+    expect(JSON.parse(result.stdout)).toMatchObject({ change: 'enable', changed: [{ id, enabled: true }] });
     expect((await svc(['keys', 'enable', id], local.env)).stderr).toContain(`${id} (toggle) is enabled.`);
   });
 

@@ -27,7 +27,7 @@ describe('several ids', () => {
     );
     const on = await svc(['keys', 'enable', a.id, b.id, '--json'], local.env);
     expect(on.exitCode, on.stderr).toBe(0);
-    expect(JSON.parse(on.stdout).map((doc: { id: string; enabled: boolean }) => [doc.id, doc.enabled])).toEqual([
+    expect(JSON.parse(on.stdout).changed.map((doc: { id: string; enabled: boolean }) => [doc.id, doc.enabled])).toEqual([
       [a.id, true],
       [b.id, true],
     ]);

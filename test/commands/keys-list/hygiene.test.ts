@@ -24,7 +24,7 @@ describe('list filters, view and prune', () => {
     const args = ['keys', 'create', name, '--json', ...(expiresAt ? ['--expires-at', new Date(expiresAt).toISOString()] : [])];
     const result = await svc(args, env());
     expect(result.exitCode, result.stderr).toBe(0);
-    ids[name] = JSON.parse(result.stdout).id;
+    ids[name] = JSON.parse(result.stdout).key.id;
   };
 
   beforeAll(async () => {
@@ -95,10 +95,10 @@ describe('list filters, view and prune', () => {
 
   it('prune revokes what matches every criterion, and reports it in --json', async () => {
     const both = await svc(['keys', 'prune', '--expired', '--disabled', '--yes', '--json'], env());
-    expect(JSON.parse(both.stdout).revoked).toEqual([]);
+    expect(JSON.parse(both.stdout)).toMatchObject({ change: 'revoke', changed: [], matched: [] });
     const result = await svc(['keys', 'prune', '--disabled', '--yes', '--json'], env());
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ revoked: [ids.off], failed: [] });
+    expect(JSON.parse(result.stdout)).toMatchObject({ changed: [{ id: ids.off, revoked: true }], alreadyGone: [], failed: [], matched: [{ id: ids.off }] });
     const expired = await svc(['keys', 'prune', '--expired', '--yes'], env());
     expect(expired.stderr).toContain(`Revoked ${ids['expired-key']}`);
     expect(await listed()).toEqual(['bootstrap', 'edge', 'forever', 'later', 'soon']);
@@ -108,7 +108,7 @@ describe('list filters, view and prune', () => {
     await advance(server, 100 * DAY);
     const result = await svc(['keys', 'prune', '--unused-for', '90d', '--yes', '--json'], env());
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout).revoked).toHaveLength(4);
+    expect(JSON.parse(result.stdout).changed).toHaveLength(4);
     expect(await listed()).toEqual(['bootstrap']);
   });
 });

@@ -37,7 +37,7 @@ describe('keys revoke --name', () => {
     const id = await create('pr-9');
     const result = await svc(['keys', 'revoke', '--name', 'pr-9', '--yes', '--json'], local.env);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ id });
+    expect(JSON.parse(result.stdout).changed).toEqual([expect.objectContaining({ id })]);
     expect(await listed()).not.toContain(id);
   });
 

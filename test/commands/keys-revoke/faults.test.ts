@@ -21,7 +21,7 @@ describe('a revoke or disable whose answer was lost', () => {
     ['reset', { then: 'reset' }, null],
     ['502', { status: 502, body: 'html' }, 502],
   ])('a revoke done but answered by a %s is retried, finds it gone, and says so without claiming it revoked it, exit 0', async (_, rule, status) => {
-    const created = JSON.parse((await svc(['keys', 'create', 'old', '--json'], server.env)).stdout);
+    const created = JSON.parse((await svc(['keys', 'create', 'old', '--json'], server.env)).stdout).key;
     await server.fault({ method: 'DELETE', after: true, ...rule });
     const result = await svc(['keys', 'revoke', created.id, '--yes'], server.env);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -36,7 +36,7 @@ describe('a revoke or disable whose answer was lost', () => {
   });
 
   it('a disable done but unanswered: the retry finds it done and reports the change', async () => {
-    const created = JSON.parse((await svc(['keys', 'create', 'old', '--json'], server.env)).stdout);
+    const created = JSON.parse((await svc(['keys', 'create', 'old', '--json'], server.env)).stdout).key;
     await server.fault({ method: 'PATCH', then: 'hang', after: true });
     const result = await svc(['keys', 'disable', created.id, '--timeout', '300'], server.env);
     expect(result.exitCode, result.stderr).toBe(0);

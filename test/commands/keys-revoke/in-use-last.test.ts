@@ -11,8 +11,8 @@ const local = useLocalServer({ plan: 'pro' });
 
 describe('keys revoke of the key in use among others, on a terminal', () => {
   it('revokes the others first, then the key in use, and says which way round', async () => {
-    const made = JSON.parse((await svc(['keys', 'create', 'spare-key', '--json'], local.env)).stdout) as { id: string; secret: string };
-    const other = JSON.parse((await svc(['keys', 'create', 'other-key', '--json'], local.env)).stdout) as { id: string };
+    const made = JSON.parse((await svc(['keys', 'create', 'spare-key', '--json'], local.env)).stdout).key as { id: string; secret: string };
+    const other = JSON.parse((await svc(['keys', 'create', 'other-key', '--json'], local.env)).stdout).key as { id: string };
     const env = { ...local.env, SVC_API_KEY: made.secret };
     const prompter = scriptedPrompter([{ confirm: true }]);
     const result = await svc(['keys', 'revoke', 'spare-key', 'other-key'], env, { tty: true, columns: 120, deps: { prompter } });

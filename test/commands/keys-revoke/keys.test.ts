@@ -21,22 +21,22 @@ describe('keys enable / disable / revoke', () => {
   it('revokes with --yes; a second revoke is 4, or 0 with --if-exists', async () => {
     const result = await svc(['keys', 'revoke', id, '--yes', '--json'], local.env);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ id, revoked: true });
+    expect(JSON.parse(result.stdout)).toEqual({ change: 'revoke', changed: [{ id, revoked: true }], alreadyGone: [], failed: [], notTried: [], incomplete: null });
     expect((await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: secret })).exitCode).toBe(3);
     const again = await svc(['keys', 'revoke', id, '--yes'], local.env);
     expect(again.exitCode).toBe(4);
     expect(again.stderr).toContain(id);
     const tolerant = await svc(['keys', 'revoke', id, '--yes', '--if-exists', '--json'], local.env);
     expect(tolerant.exitCode).toBe(0);
-    expect(JSON.parse(tolerant.stdout)).toEqual({ id, revoked: false });
+    expect(JSON.parse(tolerant.stdout)).toMatchObject({ changed: [], alreadyGone: [id] });
   });
 
   it('revokes several, carries on past a missing one and exits 4', async () => {
-    const a = JSON.parse((await svc(['keys', 'create', 'a', '--json'], local.env)).stdout).id;
-    const b = JSON.parse((await svc(['keys', 'create', 'b', '--json'], local.env)).stdout).id;
+    const a = JSON.parse((await svc(['keys', 'create', 'a', '--json'], local.env)).stdout).key.id;
+    const b = JSON.parse((await svc(['keys', 'create', 'b', '--json'], local.env)).stdout).key.id;
     const result = await svc(['keys', 'revoke', a, 'key_missing', b, '--yes', '--json'], local.env);
     expect(result.exitCode).toBe(4);
-    expect(JSON.parse(result.stdout)).toEqual([
+    expect(JSON.parse(result.stdout).changed).toEqual([
       { id: a, revoked: true },
       { id: b, revoked: true },
     ]);

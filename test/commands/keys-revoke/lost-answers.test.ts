@@ -29,7 +29,7 @@ describe('a retried request whose first answer was lost', () => {
     server.rules.push({ method: 'DELETE', times: 1, then: 'drop' });
     const result = await svc(['keys', 'revoke', key.id, '--yes', '--json'], e);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ id: key.id, revoked: true, unconfirmed: true });
+    expect(JSON.parse(result.stdout).changed).toEqual([{ id: key.id, revoked: true, unconfirmed: true }]);
     expect(result.stderr).toContain(`${key.id} is gone: the answer to its revoke was lost and the retry found no such key`);
     expect(result.stderr).not.toContain('Revoked');
     expect(server.seen.filter((r) => r.startsWith('DELETE'))).toHaveLength(2);

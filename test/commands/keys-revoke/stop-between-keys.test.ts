@@ -38,8 +38,9 @@ describe('a signal partway through revoking several keys', () => {
     await makeKeys('batch-json', 4);
     const result = await svc(['keys', 'revoke', '--name', 'batch-json', '--all', '--yes', '--json'], local.env, { deps: signalsAt(atNth('DELETE', 3, ['SIGINT'])) });
     expect(result.exitCode).toBe(130);
-    const answers = JSON.parse(result.stdout) as { id: string }[];
+    const { changed: answers, notTried } = JSON.parse(result.stdout) as { changed: { id: string }[]; notTried: string[] };
     expect(answers).toHaveLength(3);
+    expect(notTried).toHaveLength(1);
     const left = await onServer('batch-json');
     expect(left.size).toBe(1);
     for (const { id } of answers) expect(left.has(id)).toBe(false);
@@ -82,11 +83,11 @@ describe('a signal partway through revoking several keys', () => {
     for (const id of made) await call(local.server.url, 'PATCH', `/api/service/user/api-keys/${id}`, local.server.apiKey!, { enabled: false });
     const result = await svc(['keys', 'prune', '--disabled', '--yes', '--json'], local.env, { deps: signalsAt(atNth('DELETE', 2, ['SIGHUP'])) });
     expect(result.exitCode).toBe(129);
-    const report = JSON.parse(result.stdout) as { revoked: string[]; failed: unknown[] };
-    expect(report.revoked).toEqual(told(result.stderr, 'Revoked'));
-    expect(report.revoked).toHaveLength(2);
+    const revoked = (JSON.parse(result.stdout) as { changed: { id: string }[] }).changed.map((answer) => answer.id);
+    expect(revoked).toEqual(told(result.stderr, 'Revoked'));
+    expect(revoked).toHaveLength(2);
     const left = await onServer('batch-prune');
-    for (const id of report.revoked) expect(left.has(id)).toBe(false);
+    for (const id of revoked) expect(left.has(id)).toBe(false);
     expect(left.size).toBe(2);
   });
 });

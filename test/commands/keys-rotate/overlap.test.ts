@@ -18,7 +18,7 @@ describe('rotate --overlap, --finish and --cancel', () => {
   beforeAll(async () => {
     server = await startLocalServer();
     expect((await svc(['login', '--with-key'], env(), { input: server.apiKey! })).exitCode).toBe(0);
-    oldId = JSON.parse((await svc(['keys', 'create', 'fleet', '--json'], env())).stdout).id;
+    oldId = JSON.parse((await svc(['keys', 'create', 'fleet', '--json'], env())).stdout).key.id;
   });
   afterAll(async () => {
     await server.stop();
@@ -61,7 +61,7 @@ describe('rotate --overlap, --finish and --cancel', () => {
     const { newId } = profile().pendingRotation;
     const result = await svc(['keys', 'rotate', '--cancel', '--json'], env());
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ id: newId, revoked: true });
+    expect(JSON.parse(result.stdout)).toEqual({ change: 'revoke', changed: [{ id: newId, revoked: true }], alreadyGone: [], failed: [], notTried: [], incomplete: null });
     expect(await status(fleet)).toBe('enabled');
     expect((await svc(['keys', 'view', newId], env())).exitCode).toBe(4);
   });

@@ -9,7 +9,7 @@ const local = useLocalServer({ plan: 'pro' });
 
 async function createKey(name: string, extra: string[] = []) {
   const result = await svc(['keys', 'create', name, '--json', ...extra], local.env);
-  return JSON.parse(result.stdout) as { id: string; secret: string; expiresAt: string | null; workspaceId: string };
+  return JSON.parse(result.stdout).key as { id: string; secret: string; expiresAt: string | null; workspaceId: string };
 }
 
 describe('svc keys rotate', () => {

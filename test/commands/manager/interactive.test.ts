@@ -122,7 +122,7 @@ describe('the interactive manager, action by action', () => {
 
   it('an action refused with 401 for the session\'s key says so in one line; the screen after it tells the rest, once', async () => {
     // The key is disabled once the first screen is drawn, as from another terminal.
-    const made = JSON.parse((await svc(['keys', 'create', 'pulled-away', '--json'], local.env)).stdout) as { id: string; secret: string };
+    const made = JSON.parse((await svc(['keys', 'create', 'pulled-away', '--json'], local.env)).stdout).key as { id: string; secret: string };
     const prompter = scriptedPrompter([{ menu: 'Ping' }]);
     const asking = prompter.menu.bind(prompter);
     let first = true;
@@ -142,7 +142,7 @@ describe('the interactive manager, action by action', () => {
     const config = tempConfigDir();
     try {
       const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: local.server.url };
-      const created = JSON.parse((await svc(['keys', 'create', 'second-profile-key', '--json'], local.env)).stdout);
+      const created = JSON.parse((await svc(['keys', 'create', 'second-profile-key', '--json'], local.env)).stdout).key;
       expect((await svc(['login', '--with-key', '--profile', 'second'], env, { input: created.secret })).exitCode).toBe(0);
       expect((await svc(['keys', 'disable', created.id], local.env)).exitCode).toBe(0);
       const result = await session([], env, ['--profile', 'second']);

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { deliveredDocument, handOverNewKey, showOrRevokeNewKey } from '../../delivery/hand-over.js';
+import { handOverNewKey, showOrRevokeNewKey } from '../../delivery/hand-over.js';
 import { deliveryPlan, onDeliveryFailureOption, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors/errors.js';
 import { askKeyName } from '../../dialogs/new-key.js';
@@ -7,6 +7,7 @@ import { checkKeyName } from '../../domain/keys.js';
 import { createExpiringKey } from '../../operations/create.js';
 import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
+import { newKeyDocument } from '../../views/documents.js';
 import { createWatch, refuseDiscardedStdout } from '../../views/show-new-key.js';
 
 export interface CreateOptions extends DeliveryOptions {
@@ -39,7 +40,7 @@ export async function run(session: KeySession, nameArg: string | undefined, opts
   const key = await createExpiringKey(session.client, name, opts, createWatch(session));
   if (plan === null) return showOrRevokeNewKey(session, key);
   const delivered = await handOverNewKey(session, key, plan);
-  if (session.options.json) session.render.json(deliveredDocument(key, delivered));
+  if (session.options.json) session.render.json(newKeyDocument(key, { delivered }));
 }
 
 async function askName(session: KeySession): Promise<string> {

@@ -9,6 +9,7 @@ import { keysContext } from '../../operations/context.js';
 import { planPrune } from '../../operations/keys.js';
 import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
+import { keyChangeDocument } from '../../views/documents.js';
 import { keyChangeView } from '../../views/key-changes.js';
 import { keyColumns, listCaveats, shown } from '../../views/keys.js';
 
@@ -62,19 +63,21 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
   const partial = () => {
     if (list.incomplete !== null) throw new CliError('Not every key could be read, so keys that match may remain: prune again once the server lists them all.', ExitCode.failure);
   };
-  const report = (revoked: string[], failed: { id: string; error: string }[]) => {
-    if (options.json) render.json({ keys: targets.map((t) => t.document), revoked, failed, incomplete: list.incomplete });
+  const matched = targets.map((t) => t.document);
+  // What a run that revokes nothing prints: the change document of every prune (views/documents.ts), its `changed` empty.
+  const report = () => {
+    if (options.json) render.json(keyChangeDocument('revoke', [], { goneIsDone: true, incomplete: list.incomplete, matched }));
   };
   if (targets.length === 0) {
     render.info(list.incomplete === null ? 'No key matches: nothing to prune.' : 'No key svc could read matches: nothing was pruned.');
-    report([], []);
+    report();
     partial();
     return { list };
   }
   if (!options.json) render.table(keyColumns(client.keyHint, list.nowMs, render.columns), targets.map((t) => t.view));
   if (opts.dryRun) {
     render.info(`${targets.length === 1 ? 'This key' : `These ${targets.length} keys`} would be revoked (--dry-run: nothing was).`);
-    report([], []);
+    report();
     partial();
     return { list };
   }
@@ -84,7 +87,7 @@ export async function run(session: KeySession, opts: PruneOptions): Promise<Outc
   }
   // Gone already is what prune wanted; a failure does not stop the others.
   const request: ChangeRequest = { change: 'revoke', targets: { keys: targets.map((t) => ({ id: t.view.id!, name: null })) }, keepGoing: true, goneIsDone: true };
-  const view = keyChangeView(session, request, { command: 'revoke', document: { prune: { keys: targets.map((t) => t.document), incomplete: list.incomplete } } });
+  const view = keyChangeView(session, request, { command: 'revoke', prune: { matched, incomplete: list.incomplete } });
   view.report(await changeKeys(keysContext(session), request, view.events));
   partial();
   return { list };

@@ -10,6 +10,7 @@ import type { Outcome } from '../../program/after-command.js';
 import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
 import { clip, shellWord } from '../../text/text.js';
+import { keyChangeDocument } from '../../views/documents.js';
 import { keyChangeView } from '../../views/key-changes.js';
 
 export interface RevokeOptions {
@@ -55,7 +56,7 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
     await confirmRevoke(session, ids, list.keys, list.nowMs);
   }
   const request: ChangeRequest = { change: 'revoke', targets: { args: ids }, list, goneIsDone: opts.ifExists };
-  const view = keyChangeView(session, request, { command: 'revoke', document: { each: { single: ids.length === 1 } } });
+  const view = keyChangeView(session, request, { command: 'revoke' });
   const result = await changeKeys(keysContext(session), request, view.events);
   view.report(result);
   return { list: result.list ?? list };
@@ -75,7 +76,7 @@ async function revokeByName(session: KeySession, idArgs: readonly string[], give
   if (keys.length === 0) {
     if (opts.ifExists) {
       session.render.info(`No key is named '${clip(name, 200)}'.`);
-      if (session.options.json) session.render.json([]);
+      if (session.options.json) session.render.json(keyChangeDocument('revoke', [], { incomplete: list.incomplete }));
       return { list };
     }
     throw new CliError(
@@ -90,7 +91,7 @@ async function revokeByName(session: KeySession, idArgs: readonly string[], give
   if (!opts.yes) await confirmRevoke(session, ids, list.keys, list.nowMs);
   // Ids from the list: one gone meanwhile is gone, never read as a name.
   const request: ChangeRequest = { change: 'revoke', targets: { keys }, list, goneIsDone: opts.ifExists };
-  const view = keyChangeView(session, request, { command: 'revoke', document: { each: { single: ids.length === 1 } } });
+  const view = keyChangeView(session, request, { command: 'revoke' });
   view.report(await changeKeys(keysContext(session), request, view.events));
   return { list };
 }

@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
 import type { Outcome } from '../../program/after-command.js';
-import { deliveredDocument } from '../../delivery/hand-over.js';
 import { deliveryPlan, onDeliveryFailureOption, type DeliveryOptions } from '../../delivery/plan.js';
 import { UsageError } from '../../errors/errors.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
@@ -8,6 +7,7 @@ import { finishRotation, rotate } from '../../dialogs/rotate.js';
 import type { RotateOptions, Rotation } from '../../operations/rotate.js';
 import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
+import { newKeyDocument } from '../../views/documents.js';
 import { shown } from '../../views/keys.js';
 import { refuseDiscardedStdout, secretWritten } from '../../views/show-new-key.js';
 
@@ -56,8 +56,7 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
   }
   const { rotation, delivered } = await rotate(session, ids[0]!, opts, plan);
   if (session.options.json) {
-    const key = delivered === null ? { key: rotation.created.document } : deliveredDocument(rotation.created, delivered);
-    session.render.json({ ...key, previous: rotation.previous, ...(rotation.pending ? { pending: rotation.pending } : {}) });
+    session.render.json(newKeyDocument(rotation.created, { delivered }, rotation));
     // This document, which says what became of the old key, is the only place --json prints the new secret, so it comes last.
     if (delivered === null) await secretWritten(session.render, session.io, rotation.created.view.id, [oldKeyFate(rotation.oldId, rotation)]);
   }

@@ -37,6 +37,6 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
   });
   const request: ChangeRequest = { change: verb, targets: { args: ids } };
-  const view = keyChangeView(session, request, { command: verb, document: { each: { single: ids.length === 1 } } });
+  const view = keyChangeView(session, request, { command: verb });
   view.report(await changeKeys(keysContext(session), request, view.events));
 }
