@@ -43,7 +43,7 @@ const profileEnv = (profile: string) => ({ SVC_CONFIG_DIR: server.env.SVC_CONFIG
 async function create(name: string): Promise<{ id: string; secret: string }> {
   const result = await svc(['keys', 'create', name, '--json'], server.env);
   expect(result.exitCode, result.stderr).toBe(0);
-  return JSON.parse(result.stdout);
+  return JSON.parse(result.stdout).key;
 }
 
 async function named(name: string): Promise<Listed[]> {

@@ -79,8 +79,9 @@ describe('--to-command', () => {
   it('with --json and --on-delivery-failure print, a failed delivery prints the document with its secret', async () => {
     const result = await svc(['keys', 'create', 'failing-json', '--json', '--to-command', 'exit 7', '--on-delivery-failure', 'print'], local.env);
     expect(result.exitCode).toBe(1);
-    const document = JSON.parse(result.stdout) as { secret: string };
-    expect(await ping(document.secret)).toBe(0);
+    const document = JSON.parse(result.stdout) as { key: { secret: string }; delivered: unknown[] };
+    expect(document.delivered).toEqual([]);
+    expect(await ping(document.key.secret)).toBe(0);
     expect(result.stderr).toContain('`exit 7` exited with status 7');
   });
 

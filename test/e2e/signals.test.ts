@@ -151,7 +151,7 @@ describe('the waits between attempts, when no attempt did anything', () => {
     expect(result.signal).toBe('SIGTERM');
     expect(result.stderr).not.toContain('Stopping once');
     expect(result.stderr).toContain(`Stopped by SIGTERM before these were tried: ${ids[1]}, ${ids[2]}.`);
-    expect((JSON.parse(result.stdout) as { id: string }[]).map((answer) => answer.id)).toEqual([ids[0]]);
+    expect((JSON.parse(result.stdout) as { changed: { id: string }[] }).changed.map((answer) => answer.id)).toEqual([ids[0]]);
     expect(await left(ids)).toEqual(ids.slice(1));
   });
 });
@@ -167,7 +167,7 @@ describe('a signal a command waits through, then ends by', () => {
     expect(result.signal).toBe('SIGTERM');
     expect(result.stderr).toContain(`Stopping once ${ids[1]} is done (SIGTERM again to stop at once).`);
     expect(result.stderr).toContain(`Stopped by SIGTERM before these were tried: ${ids[2]}.`);
-    expect((JSON.parse(result.stdout) as { id: string }[]).map((answer) => answer.id)).toEqual(ids.slice(0, 2));
+    expect((JSON.parse(result.stdout) as { changed: { id: string }[] }).changed.map((answer) => answer.id)).toEqual(ids.slice(0, 2));
     expect(await left(ids)).toEqual([ids[2]]);
   });
 

@@ -82,7 +82,7 @@ describe('stdout on a full device', () => {
 
   it('keys rotate: the new key is revoked; the old key is left enabled and still authenticates', async () => {
     const created = await svc(['keys', 'create', 'full-rotate', '--json'], local.env);
-    const old = JSON.parse(created.stdout) as { id: string; secret: string };
+    const old = JSON.parse(created.stdout).key as { id: string; secret: string };
     const result = await svcToFull(['keys', 'rotate', old.id, '--yes'], local.env);
     expect(expectLostKeyRevoked(result, 'ENOSPC')).not.toBe(old.id);
     expect(result.stderr).toContain(`The old key ${old.id} was left as it was.`);
@@ -106,7 +106,7 @@ describe('stdout on a full device', () => {
 
   it('with stderr failing too, exits non-zero and leaves the old key of a rotation as it was', async () => {
     const created = await svc(['keys', 'create', 'full-both', '--json'], local.env);
-    const old = JSON.parse(created.stdout) as { id: string; secret: string };
+    const old = JSON.parse(created.stdout).key as { id: string; secret: string };
     const result = await svcToFull(['keys', 'rotate', old.id, '--yes'], local.env, 'both');
     expect(result.exitCode).toBe(1);
     expect((await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: old.secret })).exitCode).toBe(0);
@@ -116,7 +116,7 @@ describe('stdout on a full device', () => {
 describe('a reader of stdout that went away before the secret came (EPIPE)', () => {
   it('keys rotate exits non-zero and leaves the old key working', async () => {
     const created = await svc(['keys', 'create', 'gone-reader', '--json'], local.env);
-    const old = JSON.parse(created.stdout) as { id: string; secret: string };
+    const old = JSON.parse(created.stdout).key as { id: string; secret: string };
     const child = spawn('node', [SVC_BIN, 'keys', 'rotate', old.id, '--yes'], { env: cleanEnv(local.env), stdio: ['ignore', 'pipe', 'pipe'] });
     // Closed before svc has even read the old key: its first write to stdout is the secret's.
     child.stdout.destroy();
@@ -146,7 +146,7 @@ describe.each([['closed (>&-)', '>&-'], ['/dev/null', '>/dev/null']])('stdout %s
   it('keys rotate is refused before anything is made: the old key stays enabled and still authenticates', async () => {
     const name = `discard-rotate-${redirect.length}`;
     const created = await svc(['keys', 'create', name, '--json'], local.env);
-    const old = JSON.parse(created.stdout) as { id: string; secret: string };
+    const old = JSON.parse(created.stdout).key as { id: string; secret: string };
     const result = await svcShell(['keys', 'rotate', old.id, '--yes'], redirect, local.env);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('Stdout is /dev/null (or was closed), where the new secret would be lost. Nothing was done.');

@@ -286,10 +286,9 @@ async function runSteps(model: Model, world: World, steps: Step[]): Promise<void
 }
 
 /** The secret svc printed for a new key: stdout alone when piped, in the document with --json. */
-function printedSecret(stdout: string, json: boolean, rotation: boolean): string {
+function printedSecret(stdout: string, json: boolean): string {
   if (!json) return stdout.trim();
-  const document = JSON.parse(stdout);
-  return rotation ? document.key.secret : document.secret;
+  return JSON.parse(stdout).key.secret;
 }
 
 /** The key svc says it revoked after a lost create answer, as its own (docs/contract.md §C4). */
@@ -414,7 +413,7 @@ function plan(step: Exclude<Step, { kind: 'clock' }>, model: Model, now: number,
           let secret: string | null = null;
           if (step.fault === 'none') {
             expect(exitCode).toBe(0);
-            secret = printedSecret(stdout, step.json, false);
+            secret = printedSecret(stdout, step.json);
             expect(hintOf(secret)).toBe(key.hint);
           } else {
             expect(exitCode).toBe(1);
@@ -520,7 +519,7 @@ function plan(step: Exclude<Step, { kind: 'clock' }>, model: Model, now: number,
             expect(exitCode).toBe(1);
             return expectOrphanNamed(stderr, key, model, now, old);
           }
-          replacement.secret = printedSecret(stdout, step.json, true);
+          replacement.secret = printedSecret(stdout, step.json);
           expect(hintOf(replacement.secret)).toBe(key.hint);
           if (holders.length > 0 && !step.save) {
             // Not saved: the old key is left working, and svc says how to save the new one.

@@ -329,7 +329,7 @@ describe('svc serve --local --data', () => {
       await run(['--verbose', 'keys', 'disable', survivor.id], env),
       await run(['--verbose', 'keys', 'revoke', survivor.id, '--yes'], env),
     ];
-    const created = JSON.parse(runs[1]!.stdout).secret as string;
+    const created = JSON.parse(runs[1]!.stdout).key.secret as string;
     for (const [i, { code, stdout, stderr }] of runs.entries()) {
       expect(code, stderr).toBe(0);
       expect(stderr).toContain(second.ready.url);
