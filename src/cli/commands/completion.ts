@@ -35,7 +35,10 @@ export async function run(session: Session, program: Command, shell: string | un
   // Loaded only here: the generators are no part of an ordinary start-up.
   const { renderCompletion } = await import('../docs/completion.js');
   // A script for the shell to load, made from svc's own command tree: no text from elsewhere is in it.
-  session.io.stdout.write(await renderCompletion(program, shell, INSTALL[shell]));
+  const script = await renderCompletion(program, shell, INSTALL[shell]);
+  // --json promises one document on stdout (docs/contract.md §C3): the script goes inside it (docs/completion.schema.json).
+  if (session.options.json) session.render.json({ shell, script });
+  else session.io.stdout.write(script);
 }
 
 function isShell(name: string): name is Shell {
