@@ -36,7 +36,7 @@ describe('the npm tarball', () => {
   it('holds the bundle, the bin shim, the man page, the contract documents, licence and changelog, and no sources or tests', async () => {
     const { stdout } = await execa('tar', ['tzf', tarball]);
     const files = stdout.split('\n').map((f) => f.replace(/^package\//, ''));
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'bin/svc.js', 'bin/package.json', 'dist/main.js', 'man/svc.1', 'docs/contract.md', 'docs/openapi.yaml', 'LICENSE', 'CHANGELOG.md']));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'bin/svc.js', 'bin/package.json', 'dist/main.js', 'man/svc.1', 'docs/contract.md', 'docs/openapi.yaml', 'docs/new-key.schema.json', 'docs/key-change.schema.json', 'docs/cli-error.schema.json', 'LICENSE', 'CHANGELOG.md']));
     expect(files.filter((f) => /^(src|test|scripts)\/|\.ts$|^\.ci\/|^tsconfig|^vitest/.test(f))).toEqual([]);
   });
 
