@@ -68,9 +68,10 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
     }
     if (interrupted) throw new InterruptedError(['Stopped after the answer came (shown above).'], interrupted);
   } catch (error) {
-    // The server's own error document is the answer a script asked for; the
-    // exit code still tells failure apart.
-    if (error instanceof ApiError && error.body && error.status !== 401) render.json(error.body);
+    // The server's own error document is the answer a script asked for, as gh api
+    // prints it; the exit code still tells failure apart. Under --json stdout holds
+    // svc's failure document instead, the server's inside it (`body`).
+    if (error instanceof ApiError && error.document !== undefined && error.status !== 401 && !session.options.json) render.json(error.document);
     throw error;
   }
 }
