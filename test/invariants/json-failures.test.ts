@@ -226,6 +226,15 @@ describe('--json failures: the rules around them', () => {
     expect(unmarked.message).toContain(`svc keys revoke ${unmarked.candidates![0]!.id}`);
   });
 
+  it("a lost create's key that svc could not revoke: its id is a field for the script to act on, and it is still live", async () => {
+    await server.fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true }, { method: 'DELETE', path: '/user/api-keys/*', status: 500, times: 0 });
+    const error = failureOf(await svc(['keys', 'create', 'json-left', '--expires-in', '1d', '--json'], server.env));
+    expect(error).toMatchObject({ exitCode: 1, orphans: [{ id: expect.any(String), name: 'json-left', revoked: false }], candidates: [] });
+    const { id } = error.orphans![0]!;
+    expect(await server.left([id])).toEqual([id]);
+    expect(error.message).toContain(`svc keys revoke ${id}`);
+  });
+
   it('the fields are only on a create whose outcome is unknown', async () => {
     const error = failureOf(await svc(['keys', 'view', 'no-such-key', '--json'], server.env));
     expect(error).not.toHaveProperty('orphans');
