@@ -131,6 +131,13 @@ describe('--json failures: one document on stdout, per exit code', () => {
     expect(error).toMatchObject({ exitCode: 5, status: 429, code: 'RATE_LIMITED', retryAfter: 30, retryAt: '2026-01-01T00:00:30.000Z', message: expect.stringContaining('--no-wait was given') });
   });
 
+  it('5: a Retry-After of centuries: the seconds, and no time past year 9999', async () => {
+    await server.fault({ status: 429, retryAfter: '99999999999999' });
+    const error = failureOf(await svc(['keys', 'list', '--json', '--no-wait'], server.env, { deps: { now: () => NOW } }));
+    expect(error).toMatchObject({ exitCode: 5, retryAfter: 99999999999999 });
+    expect(error).not.toHaveProperty('retryAt');
+  });
+
   it('9: a 403, distinct from the network and from a server error', async () => {
     await server.fault({ status: 403, code: 'FORBIDDEN' });
     const error = failureOf(await svc(['keys', 'list', '--json'], server.env));

@@ -331,6 +331,9 @@ export function failureDocument(error: unknown, report: Report): FailureDocument
   };
 }
 
+/** A Retry-After of centuries is the server's to send, but its time has no RFC 3339 form (year 10000 on): `retryAfter` alone says it. */
+const LAST_FOUR_DIGIT_YEAR_MS = Date.UTC(10000, 0, 1);
+
 /** The server's answer behind a failure: the first ApiError (or rate limit, a 429) down its chain of causes. */
 function serverAnswer(error: unknown): Pick<FailureDocument['error'], 'status' | 'code' | 'details' | 'body' | 'retryAfter' | 'retryAt'> {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 10; cause = cause.cause, depth++) {
@@ -339,7 +342,7 @@ function serverAnswer(error: unknown): Pick<FailureDocument['error'], 'status' |
         status: 429,
         ...(cause.code === null ? {} : { code: cause.code }),
         retryAfter: cause.retryAfterSeconds,
-        ...(cause.retryAtMs === null ? {} : { retryAt: new Date(cause.retryAtMs).toISOString() }),
+        ...(cause.retryAtMs !== null && cause.retryAtMs < LAST_FOUR_DIGIT_YEAR_MS ? { retryAt: new Date(cause.retryAtMs).toISOString() } : {}),
       };
     }
     if (cause instanceof ApiError) {
