@@ -36,12 +36,62 @@ describe('a forwarding proxy from the environment', () => {
     const result = await svc(['keys', 'list', '--verbose'], {
       ...base(plain),
       SVC_BASE_URL: `http://svc.test:${plain.port}`,
-      HTTP_PROXY: proxy.url,
+      http_proxy: proxy.url,
       SVC_ALLOW_HTTP: '1',
     });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(proxy.seen.slice(before)).toEqual([`GET http://svc.test:${plain.port}/api/service/user/api-keys`]);
-    expect(result.stderr).toContain('through the proxy in HTTP_PROXY');
+    expect(result.stderr).toContain(`* http://svc.test:${plain.port}: through the proxy ${proxy.url} (from http_proxy)`);
+  });
+
+  it('never takes http_proxy or HTTP_PROXY for https://, as curl does not, and says so under --verbose', async () => {
+    const before = proxy.seen.length;
+    const result = await svc(['keys', 'list', '--verbose'], {
+      ...base(secure),
+      SVC_BASE_URL: `https://svc.test:${secure.port}`,
+      http_proxy: proxy.url,
+      HTTP_PROXY: proxy.url,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('host not found');
+    expect(result.stderr).toContain(`* https://svc.test:${secure.port}: direct: neither HTTPS_PROXY or https_proxy nor ALL_PROXY is set`);
+    expect(proxy.seen.length).toBe(before);
+  });
+
+  it('takes ALL_PROXY for https:// when HTTPS_PROXY is unset: the tunnel is asked of it', async () => {
+    const before = proxy.seen.length;
+    const result = await svc(['keys', 'list'], { ...base(secure), SVC_BASE_URL: `https://svc.test:${secure.port}`, ALL_PROXY: proxy.url });
+    // Through the tunnel to the self-signed server, whose certificate this process does not trust.
+    expect(result.stderr).toContain('self-signed');
+    expect(proxy.seen.slice(before)).toEqual([`CONNECT svc.test:${secure.port}`]);
+  });
+
+  it('names a proxy that does not answer as the proxy, once, never "is the server running?", never its credentials', async () => {
+    const dead = new URL(await refusedUrl());
+    for (const args of [['keys', 'list'], ['keys', 'create', 'ci']]) {
+      const result = await svc(args, {
+        ...base(plain),
+        SVC_BASE_URL: 'https://svc.test',
+        HTTPS_PROXY: `http://someone:s3cret-word@${dead.host}`,
+      });
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`could not reach the proxy ${dead.host} (from HTTPS_PROXY): connection refused`);
+      expect(result.stderr).toContain('Not retried');
+      expect(result.stderr).not.toMatch(/server running|serve --local|retrying|may have reached|s3cret-word/);
+    }
+  });
+
+  it.each([
+    ['a # in the password', 'http://someone:s3cret#word@PROXY'],
+    ['a / in the password', 'http://someone:s3cret/word@PROXY'],
+  ])('refuses a proxy URL with %s: one usage error naming the variable, no request, no password shown', async (_what, value) => {
+    const before = proxy.seen.length;
+    const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: 'https://svc.test', HTTPS_PROXY: value.replace('PROXY', new URL(proxy.url).host) });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('The proxy URL in HTTPS_PROXY cannot be used');
+    expect(result.stderr).toContain('percent-encoded');
+    expect(result.stderr).not.toMatch(/s3cret|word@|retrying|svc\.test/);
+    expect(proxy.seen.length).toBe(before);
   });
 
   it('leaves alone a host NO_PROXY names: direct, where svc.test does not resolve, final at once', async () => {
