@@ -99,8 +99,8 @@ describe('a forwarding proxy from the environment', () => {
     const result = await svc(['keys', 'list'], {
       ...base(plain),
       SVC_BASE_URL: `http://svc.test:${plain.port}`,
-      HTTP_PROXY: proxy.url,
-      NO_PROXY: 'example.com,svc.test',
+      http_proxy: proxy.url,
+      NO_PROXY: 'example.com, .svc.test',
       SVC_ALLOW_HTTP: '1',
     });
     expect(result.exitCode).toBe(1);
@@ -109,10 +109,26 @@ describe('a forwarding proxy from the environment', () => {
     expect(proxy.seen.length).toBe(before);
   });
 
+  it('names the variable of a forwarding proxy that wants credentials (407), once', async () => {
+    const asking = await startFaultServer((_req, res) => {
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="proxy"', 'content-type': 'text/plain' });
+      res.end('credentials first\n');
+    });
+    try {
+      const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: `http://svc.test:${plain.port}`, http_proxy: asking.url, SVC_ALLOW_HTTP: '1' });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`the proxy in http_proxy (${asking.url}) wants credentials (407): put them in http_proxy as http://user:password@host:port`);
+      expect(result.stderr).toContain('Not retried');
+      expect(asking.seen).toEqual([`GET http://svc.test:${plain.port}/api/service/user/api-keys`]);
+    } finally {
+      await asking.close();
+    }
+  });
+
   it('never sends loopback through a proxy, even a dead one', async () => {
     const before = proxy.seen.length;
     for (const proxyUrl of [proxy.url, await refusedUrl()]) {
-      const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: plain.url, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl });
+      const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: plain.url, http_proxy: proxyUrl, HTTPS_PROXY: proxyUrl, ALL_PROXY: proxyUrl });
       expect(result.exitCode, result.stderr).toBe(0);
     }
     expect(proxy.seen.length).toBe(before);
@@ -198,7 +214,7 @@ describe('where a key may go', () => {
 
   it('refuses plain http to another machine before any request', async () => {
     const before = proxy.seen.length;
-    const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: `http://svc.test:${plain.port}`, HTTP_PROXY: proxy.url });
+    const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: `http://svc.test:${plain.port}`, http_proxy: proxy.url });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('SVC_ALLOW_HTTP=1');
     expect(proxy.seen.length).toBe(before);
