@@ -1,7 +1,7 @@
 // undici's entry point also loads fetch, WebSocket, caching and more: about
 // twice the code and, measured here, more than twice the load time. Only the
 // dispatcher and `request` are needed; the proxy agent is loaded only when
-// a proxy is configured. These are private files, so undici is pinned
+// a request goes through a proxy (client/proxy.ts decides which). These are private files, so undici is pinned
 // exactly; test/docs/undici-internals.test.ts fails if they move.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
@@ -191,7 +191,8 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
   const direct = { pooled: new Agent(pooled), single: lazy(() => new Agent(single)) };
   const settings = options.proxy ?? {};
   const shouldTell = options.log && hasProxySettings(settings) ? options.log : undefined;
-  // One pair of agents per proxy URL, made on its first request: none at all, and no proxy code loaded, for a direct request.
+  // One pair of agents per proxy and the variable it came from (which its errors name), made on its first
+  // request: none at all, and no proxy code loaded, for a direct request.
   const proxies = new Map<string, { pooled: () => Promise<Dispatcher>; single: () => Promise<Dispatcher> }>();
   const told = new Set<string>();
 
@@ -204,10 +205,11 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
     if (choice.via === 'invalid') throw new TransportError(unusableProxyMessage(choice), false, true);
     const reused = method !== 'POST';
     if (choice.via === 'direct') return { dispatcher: reused ? direct.pooled : direct.single(), choice };
-    let agents = proxies.get(choice.url);
+    const key = `${choice.variable} ${choice.url}`;
+    let agents = proxies.get(key);
     if (!agents) {
       agents = { pooled: lazy(() => loadProxyAgent(choice, pooled)), single: lazy(() => loadProxyAgent(choice, single)) };
-      proxies.set(choice.url, agents);
+      proxies.set(key, agents);
     }
     return { dispatcher: await (reused ? agents.pooled() : agents.single()), choice };
   };
