@@ -87,9 +87,10 @@ export function parseProxyUrl(value: string): { proxy: URL; port: string } | { p
   if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
     return { problem: `it is a ${proxy.protocol.slice(0, -1)}:// proxy; svc goes through http:// and https:// proxies only` };
   }
-  // A '#' or '?' of a password, unencoded, ends the URL's address there: the rest would be the proxy's host.
-  const extra = proxy.hash !== '' || text.endsWith('#') ? "a '#'" : proxy.search !== '' || text.endsWith('?') ? "a '?'" : proxy.pathname.length > 1 ? "a path ('/')" : null;
-  if (extra) return { problem: `it has ${extra} after the host, where a proxy URL has none; ${ENCODE_HINT}` };
+  // A '#', '?' or '/' of a password, unencoded, ends the URL's address there: what follows was meant for the
+  // proxy's host. A path without an '@' is ignored, as curl ignores it.
+  const extra = proxy.hash !== '' || text.endsWith('#') ? "a '#'" : proxy.search !== '' || text.endsWith('?') ? "a '?'" : proxy.pathname.includes('@') ? "a '/'" : null;
+  if (extra) return { problem: `it has ${extra} before what looks like the proxy's host; ${ENCODE_HINT}` };
   try {
     decodeURIComponent(proxy.username);
     decodeURIComponent(proxy.password);
@@ -99,6 +100,7 @@ export function parseProxyUrl(value: string): { proxy: URL; port: string } | { p
   if (proxy.hostname === '') return { problem: 'it names no host' };
   const port = writtenPort(withScheme) || DEFAULT_PROXY_PORT[proxy.protocol]!;
   proxy.port = port;
+  proxy.pathname = '/';
   return { proxy, port };
 }
 
