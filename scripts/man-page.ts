@@ -154,7 +154,7 @@ function exitStatus(): string[] {
     ],
     [
       ExitCode.usage,
-      t`Usage: bad arguments, a base URL that is not an http(s) URL, a missing ${bold('--yes')} or name without a terminal, a malformed key, or a 400 answer from the server.`,
+      t`Usage: bad arguments, a base URL that is not an http(s) URL, a missing ${bold('--yes')} or name without a terminal, a malformed key, or a 400, 413 or 422 answer from the server.`,
     ],
     [ExitCode.unauthenticated, t`Not authenticated: no key configured, or the server answered 401.`],
     [ExitCode.notFound, t`Not found (404).`],
@@ -162,6 +162,7 @@ function exitStatus(): string[] {
     [ExitCode.unfinished, t`${bold('keys audit')} and ${bold('scan')} only: the audit or scan could not finish (what is 1 for other commands: a server or network error, an unexpected answer, a key list that may be incomplete, git failing).`],
     [ExitCode.scanKeysNotLive, t`${bold('scan')} only: keys were found, and none of them is live.`],
     [ExitCode.scanKeysNotChecked, t`${bold('scan')} only: keys were found, none is known to be live, and some could not be checked (${bold('--no-verify')}, a rate limit past ${bold('--max-wait')}, the network).`],
+    [ExitCode.forbidden, t`Forbidden: the server, or a gateway or firewall in front of it, answered 403. Trying again will not change it, unlike a server or network error (1).`],
     [
       ExitCode.hangUp,
       t`Stopped by SIGHUP. A signal's code is 128 + its number, whichever step it came in: once svc has done what the signal asks (finished the key in hand, shown a new key's secret, printed the ${bold('--json')} document), it dies by that signal rather than exit, so that a shell loop, ${bold('xargs')}, ${bold('make')} or a CI runner stops too; its shell still shows the code.`,

@@ -459,12 +459,15 @@ export class ApiClient {
           continue;
         case 'give-up':
           if (step.reason === 'no-wait' || step.reason === 'wait-budget') {
+            const seconds = rateLimitSeconds(header(res!, 'retry-after'), header(res!, RATE_LIMIT_HEADERS.reset), env.nowMs);
             throw new RateLimitedError(
-              rateLimitSeconds(header(res!, 'retry-after'), header(res!, RATE_LIMIT_HEADERS.reset), env.nowMs),
+              seconds,
               Math.round(state.waitedMs / 1000),
               step.reason === 'no-wait' ? 'no-wait' : 'budget',
               res!.headers,
               this.origin,
+              readErrorBody(parsed).body?.code ?? null,
+              this.now() + seconds * 1000,
             );
           }
           if (res) throw apiError(res, parsed, method, path, afterLostAnswer, this.origin, this.serverNow());
@@ -523,7 +526,7 @@ function apiError(
   const location = res.status >= 300 && res.status < 400 ? header(res, 'location') : null;
   const { body, details } = readErrorBody(parsed);
   const serverInstance = header(res, SERVER_INSTANCE_HEADER);
-  return new ApiError(res.status, body, method, path, { afterLostAnswer, foreignBody, location, origin, details, serverInstance, serverNowMs });
+  return new ApiError(res.status, body, method, path, { afterLostAnswer, foreignBody, location, origin, details, serverInstance, serverNowMs, document: parsed });
 }
 
 /**

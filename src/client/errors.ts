@@ -41,6 +41,8 @@ export interface ApiErrorDetails {
   serverInstance?: string | null;
   /** Now on the server's clock as the answer came (its Date header; ours where it had none). */
   serverNowMs?: number | null;
+  /** The answer's JSON as it came (keys in it shown by their hints); undefined when it had none. */
+  document?: unknown;
 }
 
 /** The server answered with a status the caller did not ask to handle. */
@@ -52,6 +54,7 @@ export class ApiError extends Error {
   readonly details: readonly string[];
   readonly serverInstance: string | null;
   readonly serverNowMs: number | null;
+  readonly document: unknown;
 
   constructor(
     readonly status: number,
@@ -69,6 +72,7 @@ export class ApiError extends Error {
     this.details = details.details ?? [];
     this.serverInstance = details.serverInstance ?? null;
     this.serverNowMs = details.serverNowMs ?? null;
+    this.document = details.document;
   }
 
   get code(): string | undefined {
@@ -85,6 +89,10 @@ export class RateLimitedError extends Error {
     /** The 429's headers: what a status reads the limit and its reset from. */
     readonly headers: Record<string, string | string[] | undefined> = {},
     readonly origin: RequestOrigin | null = null,
+    /** The 429's error code (RATE_LIMITED, or none: the spec makes it optional). */
+    readonly code: string | null = null,
+    /** When the window reopens on this machine's clock: when svc gave up, plus `retryAfterSeconds`. */
+    readonly retryAtMs: number | null = null,
   ) {
     super('Rate limit exceeded');
     this.name = 'RateLimitedError';

@@ -1,14 +1,14 @@
 // undici's entry point also loads fetch, WebSocket, caching and more: about
 // twice the code and, measured here, more than twice the load time. Only the
 // dispatcher and `request` are needed; the proxy agent is loaded only when
-// a proxy is configured. These are private files, so undici is pinned
+// a request goes through a proxy (client/proxy.ts decides which). These are private files, so undici is pinned
 // exactly; test/docs/undici-internals.test.ts fails if they move.
 import Agent from 'undici/lib/dispatcher/agent.js';
 import request from 'undici/lib/api/api-request.js';
 import symbols from 'undici/lib/core/symbols.js';
 import type { Dispatcher } from 'undici';
 import { TransportError } from './errors.js';
-import { isLoopbackHost } from './loopback.js';
+import { chooseProxy, describeChoice, hasProxySettings, unusableProxyMessage, type ProxyChoice, type ProxySettings } from './proxy.js';
 import { useBaselineWasm } from './v8-flags.js';
 
 export interface HttpRequest {
@@ -27,16 +27,9 @@ export interface HttpResponse {
 
 export type Transport = (req: HttpRequest) => Promise<HttpResponse>;
 
-/** The proxy variables of the environment, as curl and gh read them (docs/contract.md §C1). */
-export interface ProxySettings {
-  httpProxy?: string;
-  httpsProxy?: string;
-  noProxy?: string;
-}
-
 export interface TransportOptions {
   proxy?: ProxySettings;
-  /** Told once per origin whether its requests go through a proxy (`--verbose`). */
+  /** Told once per origin whether its requests go through a proxy, and which (`--verbose`). */
   log?: (line: string) => void;
 }
 
@@ -108,10 +101,6 @@ export function classifyTransportError(error: unknown, timeoutMs: number, url?: 
   if (error instanceof ProxyTunnelError) return new TransportError(proxyRefusal(error), false, true);
   const name = (error as { name?: string }).name;
   const detail = (error as Error).message || String(error);
-  // undici's plain-http forwarding turns a proxy's 407 into an invalid-argument error of its own.
-  if (/Proxy Authentication Required \(407\)/.test(detail)) {
-    return new TransportError('the proxy in HTTP_PROXY wants credentials (407): put them in HTTP_PROXY as http://user:password@host:port', false, true);
-  }
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new TransportError(`no answer within ${timeoutMs} ms`, true);
   }
@@ -200,28 +189,36 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
   // every connection it makes is new.
   const single = { pipelining: 0, connections: 8 };
   const direct = { pooled: new Agent(pooled), single: lazy(() => new Agent(single)) };
-  const { proxy } = options;
-  const proxied =
-    proxy && (proxy.httpProxy || proxy.httpsProxy)
-      ? { pooled: lazy(() => loadProxyAgent(proxy, pooled)), single: lazy(() => loadProxyAgent(proxy, single)) }
-      : undefined;
+  const settings = options.proxy ?? {};
+  const shouldTell = options.log && hasProxySettings(settings) ? options.log : undefined;
+  // One pair of agents per proxy and the variable it came from (which its errors name), made on its first
+  // request: none at all, and no proxy code loaded, for a direct request.
+  const proxies = new Map<string, { pooled: () => Promise<Dispatcher>; single: () => Promise<Dispatcher> }>();
   const told = new Set<string>();
 
-  const dispatcherFor = async (url: URL, method: string): Promise<Dispatcher> => {
-    const reused = method !== 'POST';
-    if (!proxied || isLoopbackHost(url.hostname)) return reused ? direct.pooled : direct.single();
-    const agent = await (reused ? proxied.pooled() : proxied.single());
-    if (options.log && !told.has(url.origin)) {
+  const dispatcherFor = async (url: URL, method: string): Promise<{ dispatcher: Dispatcher; choice: ProxyChoice }> => {
+    const choice = chooseProxy(settings, url);
+    if (shouldTell && !told.has(url.origin)) {
       told.add(url.origin);
-      options.log(`* ${url.origin}: through the proxy in ${url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY'} unless NO_PROXY names it`);
+      shouldTell(describeChoice(choice, settings, url.origin));
     }
-    return agent;
+    if (choice.via === 'invalid') throw new TransportError(unusableProxyMessage(choice), false, true);
+    const reused = method !== 'POST';
+    if (choice.via === 'direct') return { dispatcher: reused ? direct.pooled : direct.single(), choice };
+    const key = `${choice.variable} ${choice.url}`;
+    let agents = proxies.get(key);
+    if (!agents) {
+      agents = { pooled: lazy(() => loadProxyAgent(choice, pooled)), single: lazy(() => loadProxyAgent(choice, single)) };
+      proxies.set(key, agents);
+    }
+    return { dispatcher: await (reused ? agents.pooled() : agents.single()), choice };
   };
 
   return async (req) => {
+    const url = new URL(req.url);
+    const { dispatcher, choice } = await dispatcherFor(url, req.method);
     try {
-      const url = new URL(req.url);
-      const res = await request.call(await dispatcherFor(url, req.method), {
+      const res = await request.call(dispatcher, {
         origin: url.origin,
         path: url.pathname + url.search,
         method: req.method as 'GET',
@@ -233,14 +230,51 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
       const bytes = await readCapped(res.body);
       return { status: res.statusCode, headers: res.headers, text: decode(bytes, res.headers['content-encoding']) };
     } catch (error) {
-      const url = new URL(req.url);
-      if (mayBeTlsPort(url, error, Boolean(proxied)) && (await speaksTls(url, req.timeoutMs))) {
+      if (choice.via === 'proxy') {
+        const proxyFailed = proxyFailure(error, choice);
+        if (proxyFailed) throw proxyFailed;
+      } else if (mayBeTlsPort(url, error) && (await speaksTls(url, req.timeoutMs))) {
         const secure = url.origin.replace(/^http:/, 'https:');
         throw new TransportError(`the server speaks TLS, not plain http: try ${secure} as the base URL`, false, true);
       }
       throw classifyTransportError(error, req.timeoutMs, req.url);
     }
   };
+}
+
+/** What connecting to the proxy itself can fail with: nothing reached the service, and the proxy is what to look at. */
+const PROXY_UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'host name look-up failed',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/**
+ * A failure that is the proxy's, not the service's: svc's only connection
+ * is to the proxy (the service's address is the proxy's to reach, and a
+ * proxy says so with a status), so a connection that could not be made is
+ * one to the proxy, named with its variable; never its credentials.
+ */
+function proxyFailure(error: unknown, choice: Extract<ProxyChoice, { via: 'proxy' }>): TransportError | undefined {
+  const code = errorCode(error);
+  if (code && code in PROXY_UNREACHABLE) {
+    return new TransportError(`could not reach the proxy ${choice.address} (from ${choice.variable}): ${PROXY_UNREACHABLE[code]}`, false, true);
+  }
+  // undici's plain-http forwarding turns a proxy's 407 into an invalid-argument error of its own.
+  if (/Proxy Authentication Required \(407\)/.test((error as Error)?.message ?? '')) {
+    const who = `the proxy in ${choice.variable} (${choice.shown})`;
+    return new TransportError(
+      choice.hasCredentials
+        ? `${who} did not accept the credentials in ${choice.variable} (407)`
+        : `${who} wants credentials (407): put them in ${choice.variable} as http://user:password@host:port`,
+      false,
+      true,
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -250,8 +284,8 @@ export function createUndiciTransport(options: TransportOptions = {}): Transport
  * seconds, unless svc asks the port itself (speaksTls). Not through a
  * proxy: the connection there is the proxy's.
  */
-function mayBeTlsPort(url: URL, error: unknown, proxied: boolean): boolean {
-  if (url.protocol !== 'http:' || (proxied && !isLoopbackHost(url.hostname))) return false;
+function mayBeTlsPort(url: URL, error: unknown): boolean {
+  if (url.protocol !== 'http:') return false;
   const code = (error as { code?: unknown }).code;
   const inner = errorCode(error);
   return code === 'UND_ERR_SOCKET' || inner === 'ECONNRESET' || inner === 'EPIPE' || (typeof inner === 'string' && inner.startsWith('HPE_'));
@@ -285,9 +319,9 @@ function lazy<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value;
 }
 
-async function loadProxyAgent(proxy: ProxySettings, agentOptions: object): Promise<Dispatcher> {
-  const [{ default: EnvHttpProxyAgent }, { default: DispatcherClass }, { default: connect }, { default: Pool }] = await Promise.all([
-    import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+async function loadProxyAgent(choice: Extract<ProxyChoice, { via: 'proxy' }>, agentOptions: object): Promise<Dispatcher> {
+  const [{ default: ProxyAgent }, { default: DispatcherClass }, { default: connect }, { default: Pool }] = await Promise.all([
+    import('undici/lib/dispatcher/proxy-agent.js'),
     import('undici/lib/dispatcher/dispatcher.js'),
     import('undici/lib/api/api-connect.js'),
     import('undici/lib/dispatcher/pool.js'),
@@ -308,15 +342,7 @@ async function loadProxyAgent(proxy: ProxySettings, agentOptions: object): Promi
     const open = pool.connect.bind(pool);
     pool.connect = (async (params: Dispatcher.ConnectOptions) => {
       const target = String(params.path ?? '');
-      const refused = (status: number | null) => {
-        const url = new URL(origin);
-        // Only https is tunnelled; it goes through HTTP_PROXY when HTTPS_PROXY is not set (env-http-proxy-agent.js).
-        const variable = proxy.httpsProxy ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-        const hasCredentials = url.username !== '' || url.password !== '';
-        url.username = '';
-        url.password = '';
-        return new ProxyTunnelError(status, url.origin, variable, hasCredentials, target);
-      };
+      const refused = (status: number | null) => new ProxyTunnelError(status, choice.shown, choice.variable, choice.hasCredentials, target);
       let answer: Dispatcher.ConnectData;
       try {
         answer = await open(params);
@@ -332,7 +358,7 @@ async function loadProxyAgent(proxy: ProxySettings, agentOptions: object): Promi
     return pool;
   };
   // proxyTunnel false: plain http goes to the proxy as a forwarded request, as curl sends it; https still tunnels (CONNECT).
-  return new EnvHttpProxyAgent({ ...agentOptions, ...proxy, noProxy: proxy.noProxy ?? '', proxyTunnel: false, clientFactory } as object);
+  return new ProxyAgent({ ...agentOptions, uri: choice.url, proxyTunnel: false, clientFactory } as ConstructorParameters<typeof ProxyAgent>[0]);
 }
 
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<Buffer> {

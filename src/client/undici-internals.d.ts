@@ -14,9 +14,9 @@ declare module 'undici/lib/core/symbols.js' {
   export default symbols;
 }
 
-declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
-  import { EnvHttpProxyAgent } from 'undici';
-  export default EnvHttpProxyAgent;
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import { ProxyAgent } from 'undici';
+  export default ProxyAgent;
 }
 
 declare module 'undici/lib/dispatcher/dispatcher.js' {

@@ -20,7 +20,7 @@ const repo = resolve(import.meta.dirname, '../..');
 const requireFromRepo = createRequire(resolve(repo, 'package.json'));
 const AGENT = 'undici/lib/dispatcher/agent.js';
 const REQUEST = 'undici/lib/api/api-request.js';
-const PROXY_AGENT = 'undici/lib/dispatcher/env-http-proxy-agent.js';
+const PROXY_AGENT = 'undici/lib/dispatcher/proxy-agent.js';
 const DISPATCHER = 'undici/lib/dispatcher/dispatcher.js';
 const CONNECT = 'undici/lib/api/api-connect.js';
 const POOL = 'undici/lib/dispatcher/pool.js';
@@ -101,9 +101,9 @@ describe('the undici files transport.ts imports', () => {
   });
 
   it(`${PROXY_AGENT}, ${DISPATCHER} and ${CONNECT} still give the proxy agent and the connect() its tunnel calls`, async () => {
-    const EnvHttpProxyAgent = load(PROXY_AGENT) as new (options: object) => { close(): Promise<void>; dispatch: unknown };
-    expect(typeof EnvHttpProxyAgent, `${PROXY_AGENT} no longer exports a class`).toBe('function');
-    const agent = new EnvHttpProxyAgent({ httpProxy: 'http://127.0.0.1:9', httpsProxy: '', noProxy: '', proxyTunnel: false });
+    const ProxyAgent = load(PROXY_AGENT) as new (options: object) => { close(): Promise<void>; dispatch: unknown };
+    expect(typeof ProxyAgent, `${PROXY_AGENT} no longer exports a class`).toBe('function');
+    const agent = new ProxyAgent({ uri: 'http://127.0.0.1:9', proxyTunnel: false });
     expect(typeof agent.dispatch, `${PROXY_AGENT}: no dispatch()`).toBe('function');
     await agent.close();
     const Dispatcher = load(DISPATCHER) as { prototype: object };

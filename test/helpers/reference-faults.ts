@@ -12,6 +12,8 @@ import { call, startLocalServer, tempConfigDir, type LocalServer } from './in-pr
 
 export interface FaultyServer {
   readonly url: string;
+  /** The admin token of /_local (its clock, for a test of the real rate limiter: windowEndsIn). */
+  readonly adminToken: string;
   /** SVC_* for svc against this test's world: its bootstrap key, a config dir of the file's own. */
   readonly env: Record<string, string>;
   /** Adds rules for coming requests; answers them as the server stored them, ids included. */
@@ -53,6 +55,9 @@ export function useFaultyServer(): FaultyServer {
   return {
     get url() {
       return server!.url;
+    },
+    get adminToken() {
+      return server!.adminToken;
     },
     get env() {
       return { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: ready!.url, SVC_API_KEY: ready!.apiKey! };

@@ -9,13 +9,16 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/cli/terminal/deps.js';
 import { useFaultyServer } from '../helpers/reference-faults.js';
-import { svc, type RunResult } from '../helpers/in-process.js';
+import { call, svc, windowEndsIn, type RunResult } from '../helpers/in-process.js';
 import { records, startSpecServer } from '../helpers/spec-server.js';
 
 const server = useFaultyServer();
+
+/** svc's clock, where a test reads a time svc computes from it. */
+const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 
 const validate = new Ajv2020({ strict: true }).compile(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../docs/cli-error.schema.json'), 'utf8')));
 
@@ -25,6 +28,9 @@ interface Failure {
   status?: number;
   code?: string;
   details?: string[];
+  body?: unknown;
+  retryAfter?: number;
+  retryAt?: string;
   answer?: string;
   orphans?: { id: string; name: string; createdAt: string; revoked: boolean }[];
   candidates?: { id: string; name: string; createdAt: string | null }[];
@@ -121,8 +127,21 @@ describe('--json failures: one document on stdout, per exit code', () => {
 
   it('5: a rate limit not waited for, as the 429 it was', async () => {
     await server.fault({ status: 429, retryAfter: '30', code: 'RATE_LIMITED' });
-    const error = failureOf(await svc(['keys', 'list', '--json', '--no-wait'], server.env));
-    expect(error).toMatchObject({ exitCode: 5, status: 429, message: expect.stringContaining('--no-wait was given') });
+    const error = failureOf(await svc(['keys', 'list', '--json', '--no-wait'], server.env, { deps: { now: () => NOW } }));
+    expect(error).toMatchObject({ exitCode: 5, status: 429, code: 'RATE_LIMITED', retryAfter: 30, retryAt: '2026-01-01T00:00:30.000Z', message: expect.stringContaining('--no-wait was given') });
+  });
+
+  it('5: a Retry-After of centuries: the seconds, and no time past year 9999', async () => {
+    await server.fault({ status: 429, retryAfter: '99999999999999' });
+    const error = failureOf(await svc(['keys', 'list', '--json', '--no-wait'], server.env, { deps: { now: () => NOW } }));
+    expect(error).toMatchObject({ exitCode: 5, retryAfter: 99999999999999 });
+    expect(error).not.toHaveProperty('retryAt');
+  });
+
+  it('9: a 403, distinct from the network and from a server error', async () => {
+    await server.fault({ status: 403, code: 'FORBIDDEN' });
+    const error = failureOf(await svc(['keys', 'list', '--json'], server.env));
+    expect(error).toMatchObject({ exitCode: 9, status: 403, code: 'FORBIDDEN', message: expect.stringContaining('was refused (403 FORBIDDEN)') });
   });
 
   it("6: an audit that could not finish keeps the server's status under its own message", async () => {
@@ -214,6 +233,15 @@ describe('--json failures: the rules around them', () => {
     expect(unmarked.message).toContain(`svc keys revoke ${unmarked.candidates![0]!.id}`);
   });
 
+  it("a lost create's key that svc could not revoke: its id is a field for the script to act on, and it is still live", async () => {
+    await server.fault({ method: 'POST', path: '/user/api-keys', status: 503, after: true }, { method: 'DELETE', path: '/user/api-keys/*', status: 500, times: 0 });
+    const error = failureOf(await svc(['keys', 'create', 'json-left', '--expires-in', '1d', '--json'], server.env));
+    expect(error).toMatchObject({ exitCode: 1, orphans: [{ id: expect.any(String), name: 'json-left', revoked: false }], candidates: [] });
+    const { id } = error.orphans![0]!;
+    expect(await server.left([id])).toEqual([id]);
+    expect(error.message).toContain(`svc keys revoke ${id}`);
+  });
+
   it('the fields are only on a create whose outcome is unknown', async () => {
     const error = failureOf(await svc(['keys', 'view', 'no-such-key', '--json'], server.env));
     expect(error).not.toHaveProperty('orphans');
@@ -232,5 +260,73 @@ describe('--json failures: the rules around them', () => {
     } finally {
       await spec.close();
     }
+  });
+});
+
+describe("--json failures: the reference server's own rate limiter", () => {
+  /** Uses up this world's workspace's requests (free: 30 a minute), in a window that ends in `seconds`. */
+  async function exhaust(seconds: number): Promise<void> {
+    await windowEndsIn(server, seconds);
+    const key = server.env.SVC_API_KEY;
+    while ((await call(server.url, 'GET', '/api/service/workspace', key)).status !== 429);
+  }
+
+  afterEach(async () => {
+    await call(server.url, 'POST', '/_local/clock', server.adminToken, { advanceSeconds: 60 });
+  });
+
+  it.each([
+    ['--no-wait', ['--no-wait'], '--no-wait was given'],
+    ['a wait that would pass --max-wait', ['--max-wait', '5'], 'waiting longer would pass --max-wait (0 s waited already)'],
+  ])('a real 429 under %s keeps its code and says when to try again', async (_, flags, said) => {
+    await exhaust(40);
+    const error = failureOf(await svc(['keys', 'list', '--json', ...flags], server.env, { deps: { now: () => NOW } }));
+    expect(error).toMatchObject({ exitCode: 5, status: 429, code: 'RATE_LIMITED', message: expect.stringContaining(said) });
+    // Retry-After counts the window's seconds left, rounded up; the requests before took some of them.
+    expect(error.retryAfter).toBeGreaterThanOrEqual(20);
+    expect(error.retryAfter).toBeLessThanOrEqual(41);
+    expect(error.retryAt).toBe(new Date(NOW + error.retryAfter! * 1000).toISOString());
+    expect(error.message).toContain(`Try again in ${error.retryAfter} s`);
+  });
+
+  it('after a wait, the 429 that would pass --max-wait is the one the document tells', async () => {
+    await exhaust(40);
+    // A first 429 that asks for 10 s; svc's sleep moves the server's clock on, and the limiter answers the next.
+    await server.fault({ status: 429, retryAfter: '10', code: 'RATE_LIMITED' });
+    const result = await svc(['keys', 'list', '--json', '--max-wait', '20'], server.env, { server });
+    const error = failureOf(result);
+    expect(result.slept).toHaveLength(1);
+    expect(error).toMatchObject({ exitCode: 5, status: 429, code: 'RATE_LIMITED', message: expect.stringContaining('(11 s waited already)') });
+    expect(error.retryAfter).toBeGreaterThan(10);
+    expect(error.retryAfter).toBeLessThanOrEqual(31);
+  });
+});
+
+describe('--json failures: each status as svc tells it', () => {
+  // keys list reads GET /user/api-keys: svc's own collection, where a 404 or 405 means the server lacks the endpoint (§C6).
+  it.each([
+    [400, 'json', 2, 'failed (400 INVALID_REQUEST)'],
+    [403, 'json', 9, 'GET /api/service/user/api-keys was refused (403 INVALID_REQUEST)'],
+    [403, 'html', 9, 'was refused (403) by the server or a proxy in front of it, answered with text/html'],
+    [404, 'json', 1, 'does not offer GET /api/service/user/api-keys (404 NOT_FOUND)'],
+    [405, 'json', 1, 'does not offer GET /api/service/user/api-keys (405 METHOD_NOT_ALLOWED)'],
+    [409, 'json', 1, 'failed (409 INVALID_REQUEST)'],
+    [413, 'json', 2, 'the server or a proxy in front of it refused the request as too large (413 PAYLOAD_TOO_LARGE)'],
+    [413, 'html', 2, 'the server or a proxy in front of it refused the request as too large (413), answered with text/html'],
+    [413, 'empty', 2, 'the server or a proxy in front of it refused the request as too large (413).'],
+    [403, 'empty', 9, 'GET /api/service/user/api-keys was refused (403).'],
+    [422, 'json', 2, 'failed (422 INVALID_REQUEST)'],
+    [500, 'json', 1, 'failed (500 INTERNAL)'],
+    [502, 'html', 1, 'failed with a server error (502), answered with text/html'],
+  ] as const)('%i with a %s body: exit %i, "%s"', async (status, body, exitCode, said) => {
+    await server.fault({ status, body, times: 0 });
+    const result = await svc(['keys', 'list', '--json', '--max-wait', '0'], server.env);
+    const error = failureOf(result);
+    expect(error).toMatchObject({ exitCode, status });
+    expect(error.message).toContain(said);
+    expect(result.stderr.replace(/\n */g, ' ')).toContain(said);
+    expect(error.message).not.toContain("the service's address?");
+    if (body === 'json') expect(error.body).toMatchObject({ error: expect.any(String) });
+    else expect(error).not.toHaveProperty('body');
   });
 });

@@ -36,12 +36,62 @@ describe('a forwarding proxy from the environment', () => {
     const result = await svc(['keys', 'list', '--verbose'], {
       ...base(plain),
       SVC_BASE_URL: `http://svc.test:${plain.port}`,
-      HTTP_PROXY: proxy.url,
+      http_proxy: proxy.url,
       SVC_ALLOW_HTTP: '1',
     });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(proxy.seen.slice(before)).toEqual([`GET http://svc.test:${plain.port}/api/service/user/api-keys`]);
-    expect(result.stderr).toContain('through the proxy in HTTP_PROXY');
+    expect(result.stderr).toContain(`* http://svc.test:${plain.port}: through the proxy ${proxy.url} (from http_proxy)`);
+  });
+
+  it('never takes http_proxy or HTTP_PROXY for https://, as curl does not, and says so under --verbose', async () => {
+    const before = proxy.seen.length;
+    const result = await svc(['keys', 'list', '--verbose'], {
+      ...base(secure),
+      SVC_BASE_URL: `https://svc.test:${secure.port}`,
+      http_proxy: proxy.url,
+      HTTP_PROXY: proxy.url,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('host not found');
+    expect(result.stderr).toContain(`* https://svc.test:${secure.port}: direct: neither HTTPS_PROXY or https_proxy nor ALL_PROXY is set`);
+    expect(proxy.seen.length).toBe(before);
+  });
+
+  it('takes ALL_PROXY for https:// when HTTPS_PROXY is unset: the tunnel is asked of it', async () => {
+    const before = proxy.seen.length;
+    const result = await svc(['keys', 'list'], { ...base(secure), SVC_BASE_URL: `https://svc.test:${secure.port}`, ALL_PROXY: proxy.url });
+    // Through the tunnel to the self-signed server, whose certificate this process does not trust.
+    expect(result.stderr).toContain('self-signed');
+    expect(proxy.seen.slice(before)).toEqual([`CONNECT svc.test:${secure.port}`]);
+  });
+
+  it('names a proxy that does not answer as the proxy, once, never "is the server running?", never its credentials', async () => {
+    const dead = new URL(await refusedUrl());
+    for (const args of [['keys', 'list'], ['keys', 'create', 'ci']]) {
+      const result = await svc(args, {
+        ...base(plain),
+        SVC_BASE_URL: 'https://svc.test',
+        HTTPS_PROXY: `http://someone:s3cret-word@${dead.host}`,
+      });
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`could not reach the proxy ${dead.host} (from HTTPS_PROXY): connection refused`);
+      expect(result.stderr).toContain('Not retried');
+      expect(result.stderr).not.toMatch(/server running|serve --local|retrying|may have reached|s3cret-word/);
+    }
+  });
+
+  it.each([
+    ['a # in the password', 'http://someone:s3cret#word@PROXY'],
+    ['a / in the password', 'http://someone:s3cret/word@PROXY'],
+  ])('refuses a proxy URL with %s: one usage error naming the variable, no request, no password shown', async (_what, value) => {
+    const before = proxy.seen.length;
+    const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: 'https://svc.test', HTTPS_PROXY: value.replace('PROXY', new URL(proxy.url).host) });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('The proxy URL in HTTPS_PROXY cannot be used');
+    expect(result.stderr).toContain('percent-encoded');
+    expect(result.stderr).not.toMatch(/s3cret|word@|retrying|svc\.test/);
+    expect(proxy.seen.length).toBe(before);
   });
 
   it('leaves alone a host NO_PROXY names: direct, where svc.test does not resolve, final at once', async () => {
@@ -49,8 +99,8 @@ describe('a forwarding proxy from the environment', () => {
     const result = await svc(['keys', 'list'], {
       ...base(plain),
       SVC_BASE_URL: `http://svc.test:${plain.port}`,
-      HTTP_PROXY: proxy.url,
-      NO_PROXY: 'example.com,svc.test',
+      http_proxy: proxy.url,
+      NO_PROXY: 'example.com, .svc.test',
       SVC_ALLOW_HTTP: '1',
     });
     expect(result.exitCode).toBe(1);
@@ -59,10 +109,26 @@ describe('a forwarding proxy from the environment', () => {
     expect(proxy.seen.length).toBe(before);
   });
 
+  it('names the variable of a forwarding proxy that wants credentials (407), once', async () => {
+    const asking = await startFaultServer((_req, res) => {
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="proxy"', 'content-type': 'text/plain' });
+      res.end('credentials first\n');
+    });
+    try {
+      const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: `http://svc.test:${plain.port}`, http_proxy: asking.url, SVC_ALLOW_HTTP: '1' });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`the proxy in http_proxy (${asking.url}) wants credentials (407): put them in http_proxy as http://user:password@host:port`);
+      expect(result.stderr).toContain('Not retried');
+      expect(asking.seen).toEqual([`GET http://svc.test:${plain.port}/api/service/user/api-keys`]);
+    } finally {
+      await asking.close();
+    }
+  });
+
   it('never sends loopback through a proxy, even a dead one', async () => {
     const before = proxy.seen.length;
     for (const proxyUrl of [proxy.url, await refusedUrl()]) {
-      const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: plain.url, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl });
+      const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: plain.url, http_proxy: proxyUrl, HTTPS_PROXY: proxyUrl, ALL_PROXY: proxyUrl });
       expect(result.exitCode, result.stderr).toBe(0);
     }
     expect(proxy.seen.length).toBe(before);
@@ -148,7 +214,7 @@ describe('where a key may go', () => {
 
   it('refuses plain http to another machine before any request', async () => {
     const before = proxy.seen.length;
-    const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: `http://svc.test:${plain.port}`, HTTP_PROXY: proxy.url });
+    const result = await svc(['keys', 'list'], { ...base(plain), SVC_BASE_URL: `http://svc.test:${plain.port}`, http_proxy: proxy.url });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('SVC_ALLOW_HTTP=1');
     expect(proxy.seen.length).toBe(before);

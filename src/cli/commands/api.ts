@@ -39,7 +39,7 @@ export function register(program: Command, app: App): void {
     .option('-i, --include', 'print the status line and headers on stderr')
     .addHelpText(
       'after',
-      '\nManagement paths get a 10 s timeout; other paths (generation endpoints) 60 s, unless --timeout says otherwise. 401, 429 and retry policies are those of every command.\n\nExamples:\n  $ svc api /workspace\n  $ svc api /user/api-keys -f name=nightly -F expiresAt=null\n  $ svc api -X PATCH /user/api-keys/key_0123abcd -F enabled=false\n  $ echo \'{"name":"from-file"}\' | svc api /user/api-keys --input -',
+      '\nManagement paths get a 10 s timeout; other paths (generation endpoints) 60 s, unless --timeout says otherwise. 401, 429 and retry policies are those of every command. An error answer is printed as the server sent it, and the exit code says it failed; with --json, svc\'s failure document instead, the answer in .error.body.\n\nExamples:\n  $ svc api /workspace\n  $ svc api /user/api-keys -f name=nightly -F expiresAt=null\n  $ svc api -X PATCH /user/api-keys/key_0123abcd -F enabled=false\n  $ echo \'{"name":"from-file"}\' | svc api /user/api-keys --input -',
     )
     .action(app.action('key', run));
 }
@@ -68,9 +68,10 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
     }
     if (interrupted) throw new InterruptedError(['Stopped after the answer came (shown above).'], interrupted);
   } catch (error) {
-    // The server's own error document is the answer a script asked for; the
-    // exit code still tells failure apart.
-    if (error instanceof ApiError && error.body && error.status !== 401) render.json(error.body);
+    // The server's own error document is the answer a script asked for, as gh api
+    // prints it; the exit code still tells failure apart. Under --json stdout holds
+    // svc's failure document instead, the server's inside it (`body`).
+    if (error instanceof ApiError && error.document !== undefined && error.status !== 401 && !session.options.json) render.json(error.document);
     throw error;
   }
 }

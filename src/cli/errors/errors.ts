@@ -14,6 +14,8 @@ export const ExitCode = {
   scanKeysNotLive: 7,
   /** `svc scan` found keys, none known to be live, some not checked. */
   scanKeysNotChecked: 8,
+  /** A 403: the server (or a gateway in front of it) refused this key the request; told apart from 1 so that a script does not retry a refusal as it would the network. */
+  forbidden: 9,
   /** A signal stopped the command: 128 + its number, as a shell reports a process it killed (SIGINT 130). */
   hangUp: 129,
   interrupted: 130,

@@ -7,7 +7,7 @@
  * new session for whatever comes after.
  */
 import type { ApiClient, WaitEvent } from '../../client/api.js';
-import type { ProxySettings } from '../../client/transport.js';
+import { chooseProxy, unusableProxyMessage, type ProxySettings, type ProxyVariable } from '../../client/proxy.js';
 import type { BaseUrlSource, KeySource, RequestOrigin } from '../../client/errors.js';
 import { DEFAULT_POLICY } from '../../client/policy.js';
 import { DEFAULT_BASE_URL } from '../../contract/paths.js';
@@ -333,6 +333,8 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
   const [{ ApiClient }, { createUndiciTransport }, { waitWithCountdown, showingWaits, refusedHereIsFinal }] = await modules;
   const savedFor = credentials.source === 'profile' ? (profile.baseUrl ?? DEFAULT_BASE_URL) : null;
   checkKeyMayGo(endpoint, savedFor, profileName, readEnv(io.env, 'SVC_ALLOW_HTTP') === '1');
+  const proxy = proxySettings(io.env);
+  checkProxyUsable(proxy, endpoint.url);
   const origin: RequestOrigin = {
     baseUrl: endpoint.url,
     baseUrlSource: endpoint.source,
@@ -347,7 +349,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
   const base =
     deps.transport ??
     createUndiciTransport({
-      proxy: proxySettings(io.env),
+      proxy,
       log: requestLog(session),
     });
   const transport = showingWaits(refusedHereIsFinal(base), endpoint.url, session.render, io, deps);
@@ -369,13 +371,32 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
   return Object.freeze({ ...session, credentials, client });
 }
 
-/** The proxies the environment names, as curl reads them: the lower-case names first. */
+/**
+ * The proxy variables, as curl reads them (libcurl-env(3); docs/contract.md
+ * §C1): the lower-case name first; `http_proxy` in lower case only; an
+ * empty variable as an unset one. client/proxy.ts decides from these.
+ */
 export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings {
-  return {
-    httpProxy: readEnv(env, 'http_proxy') || readEnv(env, 'HTTP_PROXY') || '',
-    httpsProxy: readEnv(env, 'https_proxy') || readEnv(env, 'HTTPS_PROXY') || '',
-    noProxy: readEnv(env, 'no_proxy') || readEnv(env, 'NO_PROXY') || '',
+  const first = (...names: Parameters<typeof readEnv>[1][]): ProxyVariable | undefined => {
+    for (const name of names) {
+      const value = readEnv(env, name);
+      if (value) return { name, value };
+    }
+    return undefined;
   };
+  return {
+    http: first('http_proxy'),
+    https: first('https_proxy', 'HTTPS_PROXY'),
+    all: first('all_proxy', 'ALL_PROXY'),
+    noProxy: first('no_proxy', 'NO_PROXY'),
+    upperHttpProxySet: Boolean(readEnv(env, 'HTTP_PROXY')) && !readEnv(env, 'http_proxy'),
+  };
+}
+
+/** A proxy URL the base URL's requests would go through and that cannot be used: a usage error before any request, naming its variable. */
+function checkProxyUsable(settings: ProxySettings, baseUrl: string): void {
+  const choice = chooseProxy(settings, new URL(baseUrl));
+  if (choice.via === 'invalid') throw new UsageError(unusableProxyMessage(choice));
 }
 
 /** The profile's recorded expiry of `apiKey` (the last key list that showed it), when that has passed. */

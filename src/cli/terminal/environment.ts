@@ -24,10 +24,11 @@ export const ENVIRONMENT = [
     description: '`1`: allow sending a key over plain http to a host other than this machine (refused otherwise, exit 2)',
   },
   {
-    names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
-    // curl reads the lower-case names first, and so does svc.
-    alsoRead: ['https_proxy', 'http_proxy', 'no_proxy'],
-    description: 'proxies, read as curl reads them (lower-case too); loopback always goes direct; `--verbose` says when a proxy is used',
+    names: ['HTTPS_PROXY', 'http_proxy', 'ALL_PROXY', 'NO_PROXY'],
+    // curl reads the lower-case names first, and so does svc; HTTP_PROXY is read only for `--verbose` to say it is not used.
+    alsoRead: ['https_proxy', 'all_proxy', 'no_proxy', 'HTTP_PROXY'],
+    description:
+      "proxies, as curl reads them: `HTTPS_PROXY` (or `https_proxy`) for https://; `http_proxy`, lower case only, for http:// (curl never reads `HTTP_PROXY`, nor does svc); `ALL_PROXY` (or `all_proxy`) for either when its own is unset. A proxy URL without a scheme is http://, and without a port on 1080 (443 for an https:// proxy), as in curl. `NO_PROXY` (or `no_proxy`): `*`, or a comma-separated list of host names (each with the names under it, leading dot or not), IP addresses and CIDR ranges (`10.0.0.0/8`, `fd00::/8`), without ports. Loopback always goes direct; `--verbose` says which proxy each address goes through, and why",
   },
   {
     // Read by Node itself, as it starts; listed because svc's error for an unknown CA names it.

@@ -161,6 +161,32 @@ function describeApiError(error: ApiError, originShown: boolean): Report {
       ],
     };
   }
+  if (error.status === 403) {
+    // A refusal, whoever made it: the service's own (with its JSON) or a gateway's page; retrying changes nothing.
+    return {
+      exitCode: ExitCode.forbidden,
+      lines: [
+        error.foreignBody !== null
+          ? `${where} was refused (403) by the server or a proxy in front of it, answered with ${visible(error.foreignBody)} rather than the service's JSON.`
+          : error.body === null
+            ? `${where} was refused (403${code}).`
+            : `${where} was refused (403${code}): ${visible(serverText)}`,
+        ...detailLines(error.details),
+        'Trying again will not change it: the key may not make this request (its workspace or plan), or a gateway or firewall in front of the service blocks it.',
+      ],
+    };
+  }
+  if (error.status === 413) {
+    // A proxy's limit is often far below the service's (nginx's client_max_body_size is 1 MiB), and its page is HTML: not a sign of the wrong address.
+    const said = error.foreignBody !== null ? `, answered with ${visible(error.foreignBody)}` : error.body === null ? '' : `: ${visible(serverText)}`;
+    return {
+      exitCode: ExitCode.usage,
+      lines: [
+        `${where}: the server or a proxy in front of it refused the request as too large (413${code})${said}.`,
+        'Send a smaller body; if it was small, the limit is a proxy\'s, which its operators set.',
+      ],
+    };
+  }
   if (error.foreignBody !== null && error.status >= 500) {
     // A server error page (the service's own, or a proxy's in front of it) says the server failed, not that the address is wrong.
     return {
@@ -186,13 +212,8 @@ function describeApiError(error: ApiError, originShown: boolean): Report {
       ],
     };
   }
-  // A 400, 413 or 422 refuses what was sent, and what svc sends comes from the command line (docs/contract.md §C5).
-  const exitCode =
-    error.status === 404
-      ? ExitCode.notFound
-      : error.status === 400 || error.status === 413 || error.status === 422
-        ? ExitCode.usage
-        : ExitCode.failure;
+  // A 400 or 422 (and a 413, above) refuses what was sent, and what svc sends comes from the command line (docs/contract.md §C5).
+  const exitCode = error.status === 404 ? ExitCode.notFound : error.status === 400 || error.status === 422 ? ExitCode.usage : ExitCode.failure;
   return {
     exitCode,
     lines: [`${error.method} ${visible(error.path)} failed (${error.status}${code}): ${visible(serverText)}`, ...detailLines(error.details)],
@@ -274,10 +295,11 @@ function notTheService(origin: RequestOrigin | null): string {
 
 /**
  * A failure as `--json` prints it, the one document on stdout
- * (docs/openapi.yaml, `CliFailure`): `message` is what stderr says, server
- * text escaped as there (docs/contract.md §C3); `status`, `code` and
- * `details` are those of the server's answer that made the failure, when
- * one did; `answer` is a create's answer svc could not read, which may hold
+ * (docs/cli-error.schema.json): `message` is what stderr says, server
+ * text escaped as there (docs/contract.md §C3); `status`, `code`,
+ * `details` and `body` are those of the server's answer that made the failure, when
+ * one did; `retryAfter` and `retryAt`, for a rate limit svc did not wait out, when
+ * to try again; `answer` is a create's answer svc could not read, which may hold
  * the only copy of a secret; `orphans` and `candidates`, for a create whose
  * outcome is unknown, the keys it made and those svc cannot tell from its own.
  */
@@ -288,6 +310,9 @@ export interface FailureDocument {
     status?: number;
     code?: string;
     details?: readonly string[];
+    body?: unknown;
+    retryAfter?: number;
+    retryAt?: string;
     answer?: string;
   } & Partial<OrphanFields>;
 }
@@ -306,15 +331,26 @@ export function failureDocument(error: unknown, report: Report): FailureDocument
   };
 }
 
+/** A Retry-After of centuries is the server's to send, but its time has no RFC 3339 form (year 10000 on): `retryAfter` alone says it. */
+const LAST_FOUR_DIGIT_YEAR_MS = Date.UTC(10000, 0, 1);
+
 /** The server's answer behind a failure: the first ApiError (or rate limit, a 429) down its chain of causes. */
-function serverAnswer(error: unknown): Pick<FailureDocument['error'], 'status' | 'code' | 'details'> {
+function serverAnswer(error: unknown): Pick<FailureDocument['error'], 'status' | 'code' | 'details' | 'body' | 'retryAfter' | 'retryAt'> {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 10; cause = cause.cause, depth++) {
-    if (cause instanceof RateLimitedError) return { status: 429 };
+    if (cause instanceof RateLimitedError) {
+      return {
+        status: 429,
+        ...(cause.code === null ? {} : { code: cause.code }),
+        retryAfter: cause.retryAfterSeconds,
+        ...(cause.retryAtMs !== null && cause.retryAtMs < LAST_FOUR_DIGIT_YEAR_MS ? { retryAt: new Date(cause.retryAtMs).toISOString() } : {}),
+      };
+    }
     if (cause instanceof ApiError) {
       return {
         status: cause.status,
         ...(cause.code === undefined ? {} : { code: cause.code }),
         ...(cause.details.length === 0 ? {} : { details: cause.details }),
+        ...(cause.document === undefined ? {} : { body: cause.document }),
       };
     }
   }

@@ -1,6 +1,12 @@
 // tier: in-process
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { call, svc, useLocalServer, windowEndsIn } from '../../helpers/in-process.js';
+import { startSpecServer } from '../../helpers/spec-server.js';
+
+const validFailure = new Ajv2020({ strict: true }).compile(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../docs/cli-error.schema.json'), 'utf8')));
 
 const local = useLocalServer();
 
@@ -66,6 +72,40 @@ describe('svc api', () => {
     const badBody = await svc(['api', '/user/api-keys', '-F', 'name=3'], local.env);
     expect(badBody.exitCode).toBe(2);
     expect(JSON.parse(badBody.stdout)).toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+
+  it("--json: a failure is svc's failure document, the server's answer inside it (`body`), as a script reads it", async () => {
+    const spec = await startSpecServer();
+    // A service's own error shape, not the contract's: `error` an object. Without --json it is printed as it came, as gh api prints it.
+    const said = { error: { message: 'quota used up', code: 'QUOTA' }, requestId: 'r-1' };
+    spec.rules.push({ method: 'GET', times: 2, work: false, then: { status: 409, body: JSON.stringify(said) } });
+    try {
+      const env = { ...local.env, SVC_BASE_URL: spec.url, SVC_API_KEY: spec.apiKey };
+      const plain = await svc(['api', '/workspace'], env);
+      expect(plain.exitCode).toBe(1);
+      expect(JSON.parse(plain.stdout)).toEqual(said);
+      const json = await svc(['api', '/workspace', '--json'], env);
+      expect(json.exitCode).toBe(1);
+      const document: unknown = JSON.parse(json.stdout);
+      expect(validFailure(document), JSON.stringify(validFailure.errors)).toBe(true);
+      expect(document).toEqual({ error: { message: 'GET /workspace failed (409 QUOTA): quota used up', exitCode: 1, status: 409, code: 'QUOTA', body: said } });
+    } finally {
+      await spec.close();
+    }
+  });
+
+  it('--json: each failure of the reference server is the failure document, its exit code the process\'s', async () => {
+    for (const [args, exitCode] of [
+      [['/no/such/path'], 4],
+      [['-X', 'PUT', '/workspace'], 1],
+      [['/user/api-keys', '-F', 'name=3'], 2],
+    ] as const) {
+      const result = await svc(['api', ...args, '--json'], local.env);
+      const document = JSON.parse(result.stdout);
+      expect(validFailure(document), JSON.stringify(validFailure.errors)).toBe(true);
+      expect(result.exitCode).toBe(exitCode);
+      expect(document.error).toMatchObject({ exitCode, message: expect.any(String), body: { error: expect.any(String), code: document.error.code } });
+    }
   });
 
   it('stops on 401 with the operator message', async () => {
