@@ -192,6 +192,7 @@ const COMMANDS: Record<string, { cases: Case[]; none?: string }> = {
     cases: [
       { name: "a key's record, as the server answers it", schema: 'key', run: async () => run(['api', `/user/api-keys/${(await made('through-api')).id}`]) },
       { name: 'no path', schema: 'cli-error', run: () => run(['api']) },
+      { name: 'an error answer', schema: 'cli-error', run: () => run(['api', '/user/api-keys/key_nope']) },
     ],
   },
   run: {
