@@ -3,6 +3,7 @@ import type Table from 'cli-table3';
 import { OutputError } from '../errors/errors.js';
 import type { IO } from './io.js';
 import { compileQuery, QueryFailedError, type JsonLayout, type Query } from './query.js';
+import { addMaskCommands, onGitHubActions } from './ci-masking.js';
 import { jsonDocument, sanitize, type Line, type Segment, type Tone } from '../text/text.js';
 import { displayWidth, fit } from '../text/width.js';
 
@@ -122,6 +123,8 @@ export class Renderer {
   readonly #query: Query | undefined;
   /** --query failed on a document json() then printed whole: the command ends with it once done (queryFailure). */
   #queryFailed: QueryFailedError | null = null;
+  /** The secrets registered with the CI's log masking (maskInCiLog), each once. */
+  readonly #maskedInCi = new Set<string>();
   /** A progress line is on screen: a message first clears it, and the next progress draws it again. */
   #progressShown = false;
 
@@ -207,6 +210,26 @@ export class Renderer {
    */
   failureJson(value: unknown): void {
     this.#io.stdout.write(`${jsonDocument(value)}\n`);
+  }
+
+  /**
+   * A secret svc is about to hand on (print it, write it to a file, give it
+   * to a command or a child's environment): on GitHub Actions, registered
+   * with the runner's log masking first, so that no later line of the job's
+   * log shows it, svc's or a later step's (./ci-masking.ts); elsewhere
+   * nothing. On stderr, even with --quiet: stdout is data (`KEY=$(svc keys
+   * create ci)` would take the line, and the runner would never see it).
+   * Each secret once.
+   */
+  maskInCiLog(secret: string): void {
+    if (!onGitHubActions(this.#io.env) || this.#maskedInCi.has(secret)) return;
+    this.#maskedInCi.add(secret);
+    const lines = addMaskCommands(secret);
+    if (lines.length === 0) return;
+    // The runner reads a command only at the start of a line.
+    const clear = this.#progressShown ? '\r\x1b[2K' : '';
+    this.#progressShown = false;
+    this.#io.stderr.write(`${clear}${lines.join('\n')}\n`);
   }
 
   /** Why --query could not be applied to a document json() printed whole instead; null when it could, or was not given. */
