@@ -8,9 +8,11 @@
  * variables marked "masked" in its settings, which a key made during the
  * job cannot be; there svc prints nothing of the kind (README, "In CI").
  */
+import { readEnv } from './environment.js';
+
 /** svc runs as a step of a GitHub Actions job: the runner sets GITHUB_ACTIONS to exactly `true`. */
 export function onGitHubActions(env: NodeJS.ProcessEnv): boolean {
-  return env.GITHUB_ACTIONS === 'true';
+  return readEnv(env, 'GITHUB_ACTIONS') === 'true';
 }
 
 /**

@@ -3,7 +3,7 @@
  * picks what stdout gets of the document a command prints under --json, as
  * `aws --query` and `az --query` do, so that a script needs no jq. The
  * library is loaded only when the option is given: every other command
- * starts without it.
+ * starts without it (docs/contract.md §C3).
  */
 import { UsageError } from '../errors/errors.js';
 import { clip, jsonDocument, sanitize } from '../text/text.js';
@@ -58,7 +58,7 @@ export async function compileQuery(expression: string): Promise<Query> {
   };
 }
 
-const QUERY_HELP = "--query takes a JMESPath expression (https://jmespath.org): --query 'keys[?status==`enabled`].id'";
+const QUERY_HELP = `--query takes a JMESPath expression (https://jmespath.org): --query "keys[?status=='enabled'].id"`;
 
 function shownExpression(expression: string): string {
   return `'${clip(expression, 200)}'`;
