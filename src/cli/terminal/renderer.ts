@@ -203,8 +203,8 @@ export class Renderer {
   }
 
   /**
-   * A failure's document (views/failure.ts), or the server's own error
-   * answer: printed whole whatever --query asks, since an expression
+   * A failure's document (views/failure.ts), the server's answer inside
+   * it: printed whole whatever --query asks, since an expression
    * written for the command's document would make null of it, and a
    * script would see no error but the exit code.
    */

@@ -79,11 +79,11 @@ describe('--query', () => {
     expect((JSON.parse(result.stdout) as { error: { exitCode: number } }).error.exitCode).toBe(4);
   });
 
-  it('applies to svc api too, and leaves its error answer whole', async () => {
+  it('applies to svc api too; its failure, the server\'s answer inside, is the failure document whole', async () => {
     const ok = await svc(['api', '/workspace', '--query', 'plan'], local.env);
     expect(ok).toMatchObject({ exitCode: 0, stdout: 'pro' });
     const missing = await svc(['api', '/user/api-keys/no-such-key', '--query', 'id'], local.env);
     expect(missing.exitCode).toBe(4);
-    expect(JSON.parse(missing.stdout)).toHaveProperty('code');
+    expect((JSON.parse(missing.stdout) as { error: { exitCode: number; body: unknown } }).error).toMatchObject({ exitCode: 4, body: { code: expect.any(String) } });
   });
 });
