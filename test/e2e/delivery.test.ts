@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/cli/terminal/deps.js';
+import { keyHint } from '../../src/contract/key-format.js';
 import { cleanEnv, svc as svcProcess, SVC_BIN } from '../helpers/cli.js';
 import { call, svc, useLocalServer } from '../helpers/in-process.js';
 import { atNth, signalsAt } from '../helpers/signals.js';
@@ -217,6 +218,17 @@ describe('a failed delivery where nobody sees the terminal (docs/contract.md §C
       expect(result.stderr).not.toMatch(/sk_[A-Za-z0-9]{12}/);
       expect(result.stderr).toMatch(/sk_[A-Za-z0-9]{4}…[A-Za-z0-9]{4}/);
     }
+  });
+
+  it("on GitHub Actions svc registers the secret with the runner before the command gets it, and the command's own ::add-mask:: line passes whole", async () => {
+    const command = `read -r k; echo "::add-mask::$k"; echo "got $k"`;
+    const result = await svc(['keys', 'create', 'actions-delivered', '--to-command', command], { ...local.env, GITHUB_ACTIONS: 'true', CI: 'true' });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const secret = /^::add-mask::(sk_[A-Za-z0-9]{64})$/m.exec(result.stderr)![1]!;
+    const lines = result.stderr.split('\n');
+    expect(lines.filter((line) => line.includes(secret))).toEqual([`::add-mask::${secret}`, `::add-mask::${secret}`]);
+    expect(lines).toContain(`got ${keyHint(secret)}`);
+    expect(lines.findIndex((line) => line.includes(secret))).toBeLessThan(lines.findIndex((line) => line.startsWith('got ')));
   });
 
   it('on a terminal the secret is printed as before; with CI set, or --on-delivery-failure revoke, it is not', async () => {

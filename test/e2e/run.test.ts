@@ -160,6 +160,20 @@ describe('masking', () => {
     expect(result.stderr).toBe(`err ${keyHint(key)}`);
   });
 
+  it("on GitHub Actions the key is registered with the runner before the command starts, and the command's own ::add-mask:: line passes whole", async () => {
+    const actions = { ...local.env, GITHUB_ACTIONS: 'true', CI: 'true' };
+    const script = 'echo "::add-mask::$SVC_API_KEY"; echo "key $SVC_API_KEY"';
+    for (const flags of [[], ['--ephemeral']]) {
+      const result = await svc(['run', ...flags, '--', 'sh', '-c', script], actions);
+      expect(result.exitCode, result.stderr).toBe(0);
+      const key = flags.length === 0 ? local.server.apiKey! : /^::add-mask::(sk_\w+)$/m.exec(result.stderr)![1]!;
+      expect(result.stderr.split('\n').filter((line) => line.startsWith('::add-mask::'))).toEqual([`::add-mask::${key}`]);
+      expect(result.stdout).toBe(`::add-mask::${key}\nkey ${keyHint(key)}`);
+      // svc's own line comes first: the first time the key is written anywhere is as svc registers it.
+      expect(result.both.indexOf(key)).toBe(result.both.indexOf(`::add-mask::${key}\n`) + '::add-mask::'.length);
+    }
+  });
+
   it('--no-masking passes the output on as it came', async () => {
     const result = await svc(['run', '--no-masking', '--', 'node', PROBE, probeFile().path, 'print'], local.env);
     expect(result.stdout).toBe(`ready\nout ${local.server.apiKey} done`);

@@ -45,6 +45,8 @@ export interface RunResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** Stdout and stderr as one text, in the order svc wrote them: what a terminal, or a CI log, shows. */
+  both: string;
   /** Every sleep svc asked for, in milliseconds; none of them was slept. */
   slept: number[];
 }
@@ -53,6 +55,7 @@ export interface RunResult {
 export async function svc(args: string[], env: Record<string, string | undefined> = {}, options: RunOptions = {}): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
+  let both = '';
   const slept: number[] = [];
   let sleptMs = 0;
   const sink = (append: (text: string) => void) =>
@@ -65,8 +68,8 @@ export async function svc(args: string[], env: Record<string, string | undefined
     });
   const tty = options.tty === true;
   const io: IO = {
-    stdout: sink((text) => (stdout += text)),
-    stderr: sink((text) => (stderr += text)),
+    stdout: sink((text) => ((stdout += text), (both += text))),
+    stderr: sink((text) => ((stderr += text), (both += text))),
     stdin: Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]),
     stdinIsTTY: tty,
     stdoutIsTTY: tty,
@@ -100,7 +103,7 @@ export async function svc(args: string[], env: Record<string, string | undefined
     startReaper: recordingReaper().start,
     ...options.deps,
   });
-  return { exitCode, signal, stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), slept };
+  return { exitCode, signal, stdout: withoutFinalNewline(stdout), stderr: withoutFinalNewline(stderr), both, slept };
 }
 
 function withoutFinalNewline(text: string): string {

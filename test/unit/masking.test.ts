@@ -142,3 +142,31 @@ describe('masking', () => {
   });
 });
 
+
+describe('masking on GitHub Actions (a line that registers a value with the runner passes whole)', () => {
+  const ACTIONS = { GITHUB_ACTIONS: 'true' };
+  const shownBy = async (text: string, env: NodeJS.ProcessEnv, cuts: number[] = []) => {
+    const stream = masking(SECRET, env);
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise<string>((resolve) => stream.on('end', () => resolve(Buffer.concat(chunks).toString())));
+    for (const piece of cut(text, cuts)) stream.write(Buffer.from(piece));
+    stream.end();
+    return ended;
+  };
+
+  it("keeps the command's own ::add-mask:: line, cut anywhere, and masks the secret on every other line", async () => {
+    const text = `  ::add-mask::${SECRET}\nplain ${SECRET}\n::add-mask::${SECRET}`;
+    for (let at = 1; at < text.length; at++) {
+      expect(await shownBy(text, ACTIONS, [at]), `cut at ${at}`).toBe(`  ::add-mask::${SECRET}\nplain ${HINT}\n::add-mask::${SECRET}`);
+    }
+  });
+
+  it('masks it as any line anywhere else, and every line that is not the exact command (the runner reads CR as a line break)', async () => {
+    expect(await shownBy(`::add-mask::${SECRET}\n`, {})).toBe(`::add-mask::${HINT}\n`);
+    expect(await shownBy(`::add-mask::${SECRET}\n`, { GITHUB_ACTIONS: 'false', CI: 'true' })).toBe(`::add-mask::${HINT}\n`);
+    for (const line of [`x ::add-mask::${SECRET}`, `::ADD-MASK::${SECRET}`, `::add-mask x=1::${SECRET}`, `::add-mask::x\r${SECRET}`, `echo\t::add-mask:${SECRET}`]) {
+      expect(await shownBy(line, ACTIONS)).toBe(line.replace(SECRET, HINT));
+    }
+  });
+});

@@ -7,10 +7,14 @@
  * also one split across writes. Masking goes by runs of the characters the
  * secret is made of: a run that ends a write is held back until the next
  * write (or the end) shows where it ends, but only when a piece of the
- * secret could still be in it.
+ * secret could still be in it. On GitHub Actions a line that registers a
+ * value with the runner's own masking (`::add-mask::…`) passes as it is:
+ * the runner takes it and logs none of it, and svc has registered the
+ * secret itself before the command started (../terminal/ci-masking.ts).
  */
 import { Transform } from 'node:stream';
 import { isWellFormedKey, keyHint } from '../../contract/key-format.js';
+import { ADD_MASK_LINE, onGitHubActions } from '../terminal/ci-masking.js';
 
 /**
  * Shorter pieces pass: 11 characters of a 64-character key leave 53 to
@@ -24,6 +28,9 @@ const LEAST_FRAGMENT = 4;
 /** A run held back longer than this is let through but for its last secret's length, so no output waits for ever. */
 const MOST_HELD = 4096;
 
+/** How much of a line's start is kept across writes, to tell a runner's command line (ADD_MASK_LINE) by. */
+const LINE_START_KEPT = 256;
+
 /**
  * What stands for `secret` where it was masked: a key of the service's form
  * by its hint; anything else (a server that hands out another shape) by a
@@ -33,7 +40,8 @@ export function maskedForm(secret: string): string {
   return isWellFormedKey(secret) ? keyHint(secret) : '[secret]';
 }
 
-export function masking(secret: string): Transform {
+/** `env`: svc's environment, which says whether the runner of GitHub Actions reads the output (onGitHubActions). */
+export function masking(secret: string, env: NodeJS.ProcessEnv = {}): Transform {
   // Bytes as latin1 characters, one for one: every byte passes unchanged, and a secret that is not ASCII is matched by its UTF-8 bytes.
   const wanted = Buffer.from(secret, 'utf8').toString('latin1');
   const shown = Buffer.from(maskedForm(secret), 'utf8').toString('latin1');
@@ -44,7 +52,21 @@ export function masking(secret: string): Transform {
   const alphabet = `A-Za-z0-9_${[...new Set(wanted)].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}`;
   const run = new RegExp(`[${alphabet}]+`, 'g');
   const endRun = new RegExp(`[${alphabet}]*$`);
-  const mask = (text: string) => text.replace(run, (found) => (found.length < fragment ? found : maskRun(found, pieces, fragment, shown)));
+  const passesMaskCommands = onGitHubActions(env);
+  // The start of the line that the data begins in, as far as earlier writes showed it: the runner reads the output line by line.
+  let lineStart = '';
+  const inMaskCommand = (text: string, at: number) => {
+    const from = lineBreakBefore(text, at) + 1;
+    return ADD_MASK_LINE.test(from === 0 ? lineStart + text.slice(0, at) : text.slice(from, at));
+  };
+  const mask = (text: string) => {
+    const masked = text.replace(run, (found, at: number) =>
+      found.length < fragment || (passesMaskCommands && inMaskCommand(text, at)) ? found : maskRun(found, pieces, fragment, shown),
+    );
+    const from = lineBreakBefore(text, text.length) + 1;
+    lineStart = (from === 0 ? lineStart + text : text.slice(from)).slice(0, LINE_START_KEPT);
+    return masked;
+  };
   let held = '';
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -57,6 +79,12 @@ export function masking(secret: string): Transform {
       done(null, Buffer.from(mask(held), 'latin1'));
     },
   });
+}
+
+/** Where the last line break (LF or CR: the runner ends a line at either) before `at` is in `text`; -1 when none is. */
+function lineBreakBefore(text: string, at: number): number {
+  if (at === 0) return -1;
+  return Math.max(text.lastIndexOf('\n', at - 1), text.lastIndexOf('\r', at - 1));
 }
 
 /** Each stretch of `run` that pieces of the secret cover, replaced by `shown`. */

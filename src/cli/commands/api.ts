@@ -60,9 +60,11 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
     const send = (onPhase?: (phase: RequestPhase) => void) => client.request<unknown>(method, path, { body, timeoutMs, ...(onPhase ? { onPhase } : {}) });
     const { value: res, interrupted } = method === 'POST' ? await throughCtrlC(session, path, body, send) : { value: await send(), interrupted: null };
     if (opts.include) await printHead(session, res.status, res.headers);
-    if (res.status !== 204) render.json(res.body);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
-    if (findSecret(res.body) !== null) {
+    const secret = findSecret(res.body);
+    if (secret !== null) render.maskInCiLog(secret);
+    if (res.status !== 204) render.json(res.body);
+    if (secret !== null) {
       if (!session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));
       await secretWritten(render, session.io, readKey(res.body).id);
     }

@@ -94,12 +94,14 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
   const watched = (isTTY: boolean) => isTTY && (!opts.masking || !readEnv(session.io.env, 'CI'));
   try {
     const start = (secret: string, keyId: string | null) => {
+      // Before the command can print the key, or put it where a later step of the job prints it.
+      session.render.maskInCiLog(secret);
       const child = spawnChild({
         words,
         env: env(secret, keyId),
         stdout: watched(session.io.stdoutIsTTY) ? null : session.io.stdout,
         stderr: watched(session.io.stderrIsTTY) ? null : session.io.stderr,
-        filter: opts.masking ? () => masking(secret) : null,
+        filter: opts.masking ? () => masking(secret, session.io.env) : null,
         schedule: session.deps.schedule,
       });
       stopPassing = child.stopPassing;

@@ -149,7 +149,7 @@ export async function run(session: Session, options: ServeOptions): Promise<void
   // Listen for the stop signal before anyone is told the server is ready: a SIGTERM sent on reading the
   // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
   const stopSignal = untilStopped(session.deps, io);
-  if (session.options.json) io.stdout.write(`${JSON.stringify(server.ready)}\n`);
+  if (session.options.json) render.json(server.ready, 'line');
   else printBanner(log, session.options.quiet === true, server.ready, options, io.invokedAs ?? 'svc');
 
   const signal = await stopSignal;

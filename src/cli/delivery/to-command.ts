@@ -98,7 +98,7 @@ function run(command: string, shown: string, secret: string, input: Input, ctx: 
     });
     const stopped = () => new DeliveryStepError(`${shown} was stopped (interrupted)`, signal);
     for (const stream of [child.stdout!, child.stderr!]) {
-      (ctx.mask ? stream.pipe(masking(secret)) : stream).pipe(ctx.output, { end: false });
+      (ctx.mask ? stream.pipe(masking(secret, ctx.env)) : stream).pipe(ctx.output, { end: false });
     }
     // Only once the whole secret was taken does the command's exit status decide.
     const written = input.write(child.stdin, secret).then(

@@ -122,6 +122,11 @@ svc help environment lists the environment variables svc reads.`,
     // Descriptions wrap between words in however narrow a column is left beside the option names.
     .configureHelp({ showGlobalOptions: true, minWidthToWrap: 16 })
     .option('--json', 'print exactly one JSON document on stdout (the API\'s own shape)')
+    .addOption(
+      new Option('--query <expression>', "with --json (which it implies): print what a JMESPath expression picks of the document, a string as raw text: --query 'keys[].id'").implies({
+        json: true,
+      }),
+    )
     .option('-q, --quiet', 'print only the data, no messages')
     .option('--no-input', 'never prompt; a missing answer is a usage error')
     .option('--base-url <url>', 'service address (env SVC_BASE_URL)')
@@ -160,10 +165,14 @@ svc help environment lists the environment variables svc reads.`,
         const command = args[args.length - 1] as Command;
         const session = await resolveSession(io, options(command), deps, needs);
         const outcome = await settled(session, () => run(session, ...(args.slice(0, -1) as never)));
-        if (needs === 'nothing') return;
-        // A command that only reads the profile used a key only when it says so (status, login).
-        const used = outcome?.keyInUse ?? (needs === 'key' ? (session as SessionFor<'key'>).credentials : null);
-        await afterCommand(session as SessionFor<'profile'>, used, outcome?.list);
+        if (needs !== 'nothing') {
+          // A command that only reads the profile used a key only when it says so (status, login).
+          const used = outcome?.keyInUse ?? (needs === 'key' ? (session as SessionFor<'key'>).credentials : null);
+          await afterCommand(session as SessionFor<'profile'>, used, outcome?.list);
+        }
+        // The command did its work and printed its document whole: its exit status still says the expression failed.
+        const queryFailed = session.render.queryFailure();
+        if (queryFailed) throw queryFailed;
       };
     },
   };

@@ -28,6 +28,8 @@ import type { KeyStore } from '../secret-store/saved-key.js';
 /** The program-wide options of docs/contract.md §C2, as commander hands them over. */
 export interface GlobalOptions {
   json?: boolean;
+  /** --query's JMESPath expression; it sets `json` too. */
+  query?: string;
   quiet?: boolean;
   /** False with --no-input. */
   input: boolean;
@@ -149,7 +151,7 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps, render: 
 
 /** Resolves what `needs` asks for; a missing key is NotAuthenticatedError, a bad address a UsageError, before any request. */
 export async function resolveSession<N extends Needs>(io: IO, options: GlobalOptions, deps: Deps, needs: N): Promise<SessionFor<N>> {
-  const base = baseSession(io, options, deps, await createRenderer(io, { quiet: options.quiet === true }));
+  const base = baseSession(io, options, deps, await createRenderer(io, { quiet: options.quiet === true, query: options.query }));
   if (needs === 'nothing') return base as SessionFor<N>;
   const modules = needs === 'key' ? clientModules() : undefined;
   // Awaited in withKey unless reading the profile fails first; that failure is the one to report.

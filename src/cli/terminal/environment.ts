@@ -95,6 +95,11 @@ export const ENVIRONMENT = [
       'set and non-empty: never prompt; a missing answer is a usage error; a failed `--to-file` or `--to-command` delivery revokes the new key instead of printing its secret',
   },
   {
+    names: ['GITHUB_ACTIONS'],
+    description:
+      "`true` (as the GitHub Actions runner sets it): every secret svc hands on (a new key printed, `--to-file`, `--to-command`, `svc run`'s key, an `svc api` answer holding one) is first registered with the runner's log masking, `::add-mask::` on stderr; never printed otherwise",
+  },
+  {
     // npm sets it for what it runs; svc reads only whether it is set.
     names: ['npm_lifecycle_event'],
     description:

@@ -2,6 +2,8 @@ import type { Chalk, ChalkInstance } from 'chalk';
 import type Table from 'cli-table3';
 import { OutputError } from '../errors/errors.js';
 import type { IO } from './io.js';
+import { compileQuery, QueryFailedError, type JsonLayout, type Query } from './query.js';
+import { addMaskCommands, onGitHubActions } from './ci-masking.js';
 import { jsonDocument, sanitize, type Line, type Segment, type Tone } from '../text/text.js';
 import { displayWidth, fit } from '../text/width.js';
 
@@ -84,19 +86,24 @@ const UNSTYLED = { 'padding-left': 0, 'padding-right': 0, head: [], border: [], 
 export interface TerminalLibraries {
   Chalk?: typeof Chalk;
   Table?: typeof Table;
+  /** --query's expression, compiled (./query.ts). */
+  query?: Query;
 }
 
 export interface RendererOptions {
   quiet: boolean;
+  /** --query: the expression that picks what json() prints of each document. */
+  query?: string;
 }
 
-/** A renderer for `io`, with what its streams need loaded. */
+/** A renderer for `io`, with what its streams need loaded; a --query the library cannot parse is a UsageError here, before the command does anything. */
 export async function createRenderer(io: IO, options: RendererOptions): Promise<Renderer> {
-  const [chalk, table] = await Promise.all([
+  const [chalk, table, query] = await Promise.all([
     io.colorStdout || io.colorStderr ? import('chalk') : undefined,
     io.stdoutIsTTY ? import('cli-table3') : undefined,
+    options.query === undefined ? undefined : compileQuery(options.query),
   ]);
-  return new Renderer(io, options, { Chalk: chalk?.Chalk, Table: table?.default });
+  return new Renderer(io, options, { Chalk: chalk?.Chalk, Table: table?.default, query });
 }
 
 /**
@@ -113,6 +120,11 @@ export class Renderer {
   readonly #out: ChalkInstance | null;
   readonly #err: ChalkInstance | null;
   readonly #Table: typeof Table | undefined;
+  readonly #query: Query | undefined;
+  /** --query failed on a document json() then printed whole: the command ends with it once done (queryFailure). */
+  #queryFailed: QueryFailedError | null = null;
+  /** The secrets registered with the CI's log masking (maskInCiLog), each once. */
+  readonly #maskedInCi = new Set<string>();
   /** A progress line is on screen: a message first clears it, and the next progress draws it again. */
   #progressShown = false;
 
@@ -130,6 +142,8 @@ export class Renderer {
     this.#err = painter(io.colorStderr);
     if (io.stdoutIsTTY && !libraries.Table) throw new Error('a renderer for a terminal needs cli-table3');
     this.#Table = libraries.Table;
+    if (options.query !== undefined && !libraries.query) throw new Error('a renderer for --query needs the compiled expression');
+    this.#query = libraries.query;
   }
 
   /** Terminal width, read at each use: a terminal can be resized while svc waits. */
@@ -177,8 +191,61 @@ export class Renderer {
     this.#progressShown = false;
   }
 
-  json(value: unknown): void {
+  /**
+   * A command's document: with --query, what the expression picks of it
+   * (./query.ts). An expression that cannot be applied to it prints the
+   * document whole instead, so that nothing the command made (a new
+   * secret) is lost, and the command still fails once done (queryFailure).
+   * `line`: on one line, for a ready line a script reads with `read`.
+   */
+  json(value: unknown, layout: JsonLayout = 'document'): void {
+    this.#io.stdout.write(`${this.#document(value, layout)}\n`);
+  }
+
+  /**
+   * A failure's document (views/failure.ts), the server's answer inside
+   * it: printed whole whatever --query asks, since an expression
+   * written for the command's document would make null of it, and a
+   * script would see no error but the exit code.
+   */
+  failureJson(value: unknown): void {
     this.#io.stdout.write(`${jsonDocument(value)}\n`);
+  }
+
+  /**
+   * A secret svc is about to hand on (print it, write it to a file, give it
+   * to a command or a child's environment): on GitHub Actions, registered
+   * with the runner's log masking first, so that no later line of the job's
+   * log shows it, svc's or a later step's (./ci-masking.ts); elsewhere
+   * nothing. On stderr, even with --quiet: stdout is data (`KEY=$(svc keys
+   * create ci)` would take the line, and the runner would never see it).
+   * Each secret once.
+   */
+  maskInCiLog(secret: string): void {
+    if (!onGitHubActions(this.#io.env) || this.#maskedInCi.has(secret)) return;
+    this.#maskedInCi.add(secret);
+    const lines = addMaskCommands(secret);
+    if (lines.length === 0) return;
+    // The runner reads a command only at the start of a line.
+    const clear = this.#progressShown ? '\r\x1b[2K' : '';
+    this.#progressShown = false;
+    this.#io.stderr.write(`${clear}${lines.join('\n')}\n`);
+  }
+
+  /** Why --query could not be applied to a document json() printed whole instead; null when it could, or was not given. */
+  queryFailure(): QueryFailedError | null {
+    return this.#queryFailed;
+  }
+
+  #document(value: unknown, layout: JsonLayout): string {
+    if (!this.#query) return jsonDocument(value, layout === 'line' ? 0 : 2);
+    try {
+      return this.#query.print(value, layout);
+    } catch (error) {
+      if (!(error instanceof QueryFailedError)) throw error;
+      this.#queryFailed ??= error;
+      return jsonDocument(value, layout === 'line' ? 0 : 2);
+    }
   }
 
   /**

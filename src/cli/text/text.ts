@@ -83,9 +83,9 @@ export function shellWord(text: string): string {
  */
 const RAW_IN_JSON = /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
-/** JSON.stringify(value, null, 2) with C1 controls, DEL, the bidi controls and U+2028/2029 also written as \uXXXX: still valid JSON that parses to the same value. */
-export function jsonDocument(value: unknown): string {
+/** JSON.stringify(value, null, indent) with C1 controls, DEL, the bidi controls and U+2028/2029 also written as \uXXXX: still valid JSON that parses to the same value. */
+export function jsonDocument(value: unknown, indent = 2): string {
   // JSON.stringify gives undefined for undefined, a function or a symbol; a document must say something.
-  const text = JSON.stringify(value, null, 2) ?? 'null';
+  const text = JSON.stringify(value, null, indent) ?? 'null';
   return text.replace(RAW_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

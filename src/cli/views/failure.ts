@@ -394,7 +394,7 @@ export function reportFailure(error: unknown, options: FailureOutput, render: Re
   const ending = { exitCode: report.exitCode, signal };
   const answer = error instanceof MaybeCreatedError ? error.answer : null;
   const brokenPipe = error instanceof BrokenPipeError;
-  if (options.json && !options.json.stdoutUsed && !brokenPipe) render.json(failureDocument(error, report));
+  if (options.json && !options.json.stdoutUsed && !brokenPipe) render.failureJson(failureDocument(error, report));
   else if (answer !== null) render.lines(answer.replace(/\n$/, '').split('\n'));
   if (options.said || (error instanceof InterruptedError && error.silent) || brokenPipe) return ending;
   // A declined confirmation is the person's choice, told as such: no "error:" before it.
