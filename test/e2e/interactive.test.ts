@@ -91,9 +91,9 @@ describe('svc with no command on a terminal', () => {
     await t.waitFor(MENU);
 
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('tty-key');
-    await t.waitFor(/❯ tty-key/);
+    await t.waitFor(/❯◯ tty-key/);
     await t.send('Enter');
     await t.waitFor(/Revoke 'tty-key' \(key_\w+\)\? This cannot be undone/);
     await t.send('y', 'Enter');
@@ -149,9 +149,9 @@ describe('svc with no command on a terminal', () => {
     await t.waitFor(MENU);
 
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('once-key');
-    await t.waitFor(/❯ once-key/);
+    await t.waitFor(/❯◯ once-key/);
     await t.send('Enter');
     await t.waitFor("Revoke 'once-key'");
     await t.send('y', 'Enter');
@@ -238,19 +238,19 @@ describe('svc with no command on a terminal', () => {
       expect(rows.length + Number(more![1])).toBe(41);
 
       await t.send('Down', 'Down', 'Enter');
-      await t.waitFor('Key to revoke:');
+      await t.waitFor('Keys to revoke:');
       await t.send('bulk-1');
       // The key named exactly what was typed first, then the others that hold it, newest first.
-      const picker = await t.waitFor(/❯ bulk-1 /);
-      expect(picker.indexOf(' bulk-19 ')).toBeGreaterThan(picker.indexOf('❯ bulk-1 '));
+      const picker = await t.waitFor(/❯◯ bulk-1 /);
+      expect(picker.indexOf(' bulk-19 ')).toBeGreaterThan(picker.indexOf('❯◯ bulk-1 '));
       expect(picker.indexOf(' bulk-18 ')).toBeGreaterThan(picker.indexOf(' bulk-19 '));
-      const choices = picker.split('\n').filter((line) => /^[❯ ] (bulk|a-much)/.test(line));
+      const choices = picker.split('\n').filter((line) => /^[❯ ]◯ (bulk|a-much)/.test(line));
       expect(choices.length).toBeGreaterThan(1);
       const hintColumn = new Set(choices.map((line) => line.indexOf(' sk_')));
       expect(hintColumn.size, choices.join('\n')).toBe(1);
       // The oldest key, well below what the table showed, is found.
       await t.send('BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'a-much');
-      const found = await t.waitFor(/❯ a-much-longer-name-than-the…? +sk_/);
+      const found = await t.waitFor(/❯◯ a-much-longer-name-than-the…? +sk_/);
       expect(found).toBeTruthy();
       await t.send('Escape');
       await t.waitFor(MENU);
@@ -268,12 +268,12 @@ describe('svc with no command on a terminal', () => {
       const t = term;
       await t.waitFor(MENU);
       await t.send('Down', 'Down', 'Enter');
-      await t.waitFor(/❯ spare /);
+      await t.waitFor(/❯◯ spare /);
       await t.send('Down', 'Down');
-      await t.waitFor(/❯ laptop /);
+      await t.waitFor(/❯◯ laptop /);
       await t.paste('deliv\r');
       const asked = await t.waitFor(/Revoke '\S+' \(key_\w+\)\? This cannot be undone/);
-      expect(asked).toMatch(/✔ Key to revoke: deliv3 /);
+      expect(asked).toMatch(/✔ Keys to revoke: deliv3 /);
       expect(asked).toMatch(/Revoke 'deliv3' \(key_\w+\)\?/);
       await t.send('y', 'Enter');
       await t.waitFor(/Revoked 'deliv3' \(key_\w+\)\./);
@@ -281,7 +281,7 @@ describe('svc with no command on a terminal', () => {
 
       // The key in use, typed fast: its warning comes before the question.
       await t.send('Down', 'Down', 'Enter');
-      await t.waitFor(/❯ spare /);
+      await t.waitFor(/❯◯ spare /);
       await t.paste('bootstrap\r');
       const warned = await t.waitFor(/Revoke 'bootstrap' \(key_\w+\)\?/);
       expect(warned.replace(/\s+/g, ' ')).toContain('This is the key svc is using');
@@ -376,9 +376,9 @@ describe('svc with no command on a terminal', () => {
     const doomed = JSON.parse((await svc(['keys', 'create', 'gone-meanwhile', '--json'], env())).stdout);
     const t = await startSession();
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('gone-meanwhile');
-    await t.waitFor(/❯ gone-meanwhile/);
+    await t.waitFor(/❯◯ gone-meanwhile/);
     await t.send('Enter');
     await t.waitFor("Revoke 'gone-meanwhile'");
     expect((await svc(['keys', 'revoke', doomed.id, '--yes'], env())).exitCode).toBe(0);
@@ -398,14 +398,14 @@ describe('svc with no command on a terminal', () => {
     await t.waitFor(cancelledTimes(1));
 
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('Escape');
     await t.waitFor(cancelledTimes(2));
 
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('bootstrap');
-    await t.waitFor(/❯ bootstrap/);
+    await t.waitFor(/❯◯ bootstrap/);
     await t.send('Enter');
     await t.waitFor("Revoke 'bootstrap'");
     await t.send('Escape');
