@@ -207,12 +207,46 @@ describe('svc with no command on a terminal', () => {
     }
   });
 
-  it('Ctrl-C at "Stored it?" leaves the secret on screen, and the menu comes back below it', async () => {
+  it('"Stored it?" clears the secret from the screen and the scrollback: on a small terminal where it wraps, and after a resize while the question waits', async () => {
+    term = await Terminal.start(['node', SVC_BIN], env(), { columns: 60, rows: 15 });
+    const t = term;
+    await t.waitFor(MENU);
+    /** Every run of 12 characters of the secret past its `sk_`: none may be left anywhere, joined across wrapped rows or not. */
+    const pieces = (secret: string) => Array.from({ length: secret.length - 14 }, (_, i) => secret.slice(3 + i, 15 + i));
+    const rounds = [
+      { name: 'wraps-at-60x15' },
+      { name: 'resized-at-pause', size: { columns: 80, rows: 24 }, resizeTo: { columns: 60, rows: 15 } },
+    ];
+    for (const round of rounds) {
+      if (round.size) {
+        await t.resize(round.size.columns, round.size.rows);
+        await t.waitFor(MENU);
+      }
+      await createUntilPause(t, round.name);
+      const secret = SECRET.exec(await t.historyShowing(SECRET))![0];
+      if (round.resizeTo) {
+        await t.resize(round.resizeTo.columns, round.resizeTo.rows);
+        await t.waitFor(PAUSE);
+      }
+      await t.send('Enter');
+      await t.waitFor(MENU);
+      const history = await t.history();
+      const raw = history.replace(/\n/g, '');
+      for (const piece of pieces(secret)) expect(raw, `${round.name}: ${piece} of the secret is left`).not.toContain(piece);
+      // What was said about each key stays, once.
+      for (const { name } of rounds.slice(0, rounds.indexOf(round) + 1)) expect(count(history, `'${name}'`), history).toBe(1);
+    }
+    await t.send('Escape');
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it('Ctrl-C at "Stored it?" leaves the secret on screen, says so, and the menu comes back below it', async () => {
     const t = await startSession();
     const secret = SECRET.exec(await createUntilPause(t, 'kept-on-screen'))![0];
     await t.send('C-c');
     const screen = await t.waitFor(new RegExp(`${secret}[\\s\\S]*\\? What next\\? \\(Esc to quit\\)\\n❯ Create a key`));
     expect(count(screen, secret)).toBe(1);
+    expect(screen.replace(/\s+/g, ' ')).toContain("The secret stays on the screen and in the terminal's scrollback: clear them yourself once it is stored.");
     await t.send('Escape');
     expect(await t.exitCode()).toBe(0);
   });
