@@ -111,7 +111,7 @@ it('the interactive manager shows the keys, the workspace and a pick-list escape
 
   await t.send('Down', 'Down', 'Enter');
   // The question comes before its list: the list's own text is what is waited for.
-  screen = await t.waitFor(/Key to revoke:[\s\S]*wipe/);
+  screen = await t.waitFor(/Keys to revoke:[\s\S]*wipe/);
   expect(screen).toContain('wipe\\x1b[2J\\x1b[H');
   expect(screen).toContain(`title2\\x1b]2;${FORGED_TITLE}\\x1b\\`);
   await expectUntouched(t);

@@ -91,9 +91,9 @@ describe('svc with no command on a terminal', () => {
     await t.waitFor(MENU);
 
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('tty-key');
-    await t.waitFor(/❯ tty-key/);
+    await t.waitFor(/❯◯ tty-key/);
     await t.send('Enter');
     await t.waitFor(/Revoke 'tty-key' \(key_\w+\)\? This cannot be undone/);
     await t.send('y', 'Enter');
@@ -149,9 +149,9 @@ describe('svc with no command on a terminal', () => {
     await t.waitFor(MENU);
 
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('once-key');
-    await t.waitFor(/❯ once-key/);
+    await t.waitFor(/❯◯ once-key/);
     await t.send('Enter');
     await t.waitFor("Revoke 'once-key'");
     await t.send('y', 'Enter');
@@ -207,12 +207,46 @@ describe('svc with no command on a terminal', () => {
     }
   });
 
-  it('Ctrl-C at "Stored it?" leaves the secret on screen, and the menu comes back below it', async () => {
+  it('"Stored it?" clears the secret from the screen and the scrollback: on a small terminal where it wraps, and after a resize while the question waits', async () => {
+    term = await Terminal.start(['node', SVC_BIN], env(), { columns: 60, rows: 15 });
+    const t = term;
+    await t.waitFor(MENU);
+    /** Every run of 12 characters of the secret past its `sk_`: none may be left anywhere, joined across wrapped rows or not. */
+    const pieces = (secret: string) => Array.from({ length: secret.length - 14 }, (_, i) => secret.slice(3 + i, 15 + i));
+    const rounds = [
+      { name: 'wraps-at-60x15' },
+      { name: 'resized-at-pause', size: { columns: 80, rows: 24 }, resizeTo: { columns: 60, rows: 15 } },
+    ];
+    for (const round of rounds) {
+      if (round.size) {
+        await t.resize(round.size.columns, round.size.rows);
+        await t.waitFor(MENU);
+      }
+      await createUntilPause(t, round.name);
+      const secret = SECRET.exec(await t.historyShowing(SECRET))![0];
+      if (round.resizeTo) {
+        await t.resize(round.resizeTo.columns, round.resizeTo.rows);
+        await t.waitFor(PAUSE);
+      }
+      await t.send('Enter');
+      await t.waitFor(MENU);
+      const history = await t.history();
+      const raw = history.replace(/\n/g, '');
+      for (const piece of pieces(secret)) expect(raw, `${round.name}: ${piece} of the secret is left`).not.toContain(piece);
+      // What was said about each key stays, once.
+      for (const { name } of rounds.slice(0, rounds.indexOf(round) + 1)) expect(count(history, `'${name}'`), history).toBe(1);
+    }
+    await t.send('Escape');
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it('Ctrl-C at "Stored it?" leaves the secret on screen, says so, and the menu comes back below it', async () => {
     const t = await startSession();
     const secret = SECRET.exec(await createUntilPause(t, 'kept-on-screen'))![0];
     await t.send('C-c');
     const screen = await t.waitFor(new RegExp(`${secret}[\\s\\S]*\\? What next\\? \\(Esc to quit\\)\\n❯ Create a key`));
     expect(count(screen, secret)).toBe(1);
+    expect(screen.replace(/\s+/g, ' ')).toContain("The secret stays on the screen and in the terminal's scrollback: clear them yourself once it is stored.");
     await t.send('Escape');
     expect(await t.exitCode()).toBe(0);
   });
@@ -238,19 +272,19 @@ describe('svc with no command on a terminal', () => {
       expect(rows.length + Number(more![1])).toBe(41);
 
       await t.send('Down', 'Down', 'Enter');
-      await t.waitFor('Key to revoke:');
+      await t.waitFor('Keys to revoke:');
       await t.send('bulk-1');
       // The key named exactly what was typed first, then the others that hold it, newest first.
-      const picker = await t.waitFor(/❯ bulk-1 /);
-      expect(picker.indexOf(' bulk-19 ')).toBeGreaterThan(picker.indexOf('❯ bulk-1 '));
+      const picker = await t.waitFor(/❯◯ bulk-1 /);
+      expect(picker.indexOf(' bulk-19 ')).toBeGreaterThan(picker.indexOf('❯◯ bulk-1 '));
       expect(picker.indexOf(' bulk-18 ')).toBeGreaterThan(picker.indexOf(' bulk-19 '));
-      const choices = picker.split('\n').filter((line) => /^[❯ ] (bulk|a-much)/.test(line));
+      const choices = picker.split('\n').filter((line) => /^[❯ ]◯ (bulk|a-much)/.test(line));
       expect(choices.length).toBeGreaterThan(1);
       const hintColumn = new Set(choices.map((line) => line.indexOf(' sk_')));
       expect(hintColumn.size, choices.join('\n')).toBe(1);
       // The oldest key, well below what the table showed, is found.
       await t.send('BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'a-much');
-      const found = await t.waitFor(/❯ a-much-longer-name-than-the…? +sk_/);
+      const found = await t.waitFor(/❯◯ a-much-longer-name-than-the…? +sk_/);
       expect(found).toBeTruthy();
       await t.send('Escape');
       await t.waitFor(MENU);
@@ -268,12 +302,12 @@ describe('svc with no command on a terminal', () => {
       const t = term;
       await t.waitFor(MENU);
       await t.send('Down', 'Down', 'Enter');
-      await t.waitFor(/❯ spare /);
+      await t.waitFor(/❯◯ spare /);
       await t.send('Down', 'Down');
-      await t.waitFor(/❯ laptop /);
+      await t.waitFor(/❯◯ laptop /);
       await t.paste('deliv\r');
       const asked = await t.waitFor(/Revoke '\S+' \(key_\w+\)\? This cannot be undone/);
-      expect(asked).toMatch(/✔ Key to revoke: deliv3 /);
+      expect(asked).toMatch(/✔ Keys to revoke: deliv3 /);
       expect(asked).toMatch(/Revoke 'deliv3' \(key_\w+\)\?/);
       await t.send('y', 'Enter');
       await t.waitFor(/Revoked 'deliv3' \(key_\w+\)\./);
@@ -281,7 +315,7 @@ describe('svc with no command on a terminal', () => {
 
       // The key in use, typed fast: its warning comes before the question.
       await t.send('Down', 'Down', 'Enter');
-      await t.waitFor(/❯ spare /);
+      await t.waitFor(/❯◯ spare /);
       await t.paste('bootstrap\r');
       const warned = await t.waitFor(/Revoke 'bootstrap' \(key_\w+\)\?/);
       expect(warned.replace(/\s+/g, ' ')).toContain('This is the key svc is using');
@@ -376,9 +410,9 @@ describe('svc with no command on a terminal', () => {
     const doomed = JSON.parse((await svc(['keys', 'create', 'gone-meanwhile', '--json'], env())).stdout).key;
     const t = await startSession();
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('gone-meanwhile');
-    await t.waitFor(/❯ gone-meanwhile/);
+    await t.waitFor(/❯◯ gone-meanwhile/);
     await t.send('Enter');
     await t.waitFor("Revoke 'gone-meanwhile'");
     expect((await svc(['keys', 'revoke', doomed.id, '--yes'], env())).exitCode).toBe(0);
@@ -398,14 +432,14 @@ describe('svc with no command on a terminal', () => {
     await t.waitFor(cancelledTimes(1));
 
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('Escape');
     await t.waitFor(cancelledTimes(2));
 
     await t.send('Down', 'Down', 'Enter');
-    await t.waitFor('Key to revoke:');
+    await t.waitFor('Keys to revoke:');
     await t.send('bootstrap');
-    await t.waitFor(/❯ bootstrap/);
+    await t.waitFor(/❯◯ bootstrap/);
     await t.send('Enter');
     await t.waitFor("Revoke 'bootstrap'");
     await t.send('Escape');

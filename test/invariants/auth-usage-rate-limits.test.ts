@@ -90,4 +90,22 @@ describe('rate limits (docs/contract.md §C4)', () => {
     expect(result.slept.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(1000);
     expect(JSON.parse(result.stdout).keys.length).toBeGreaterThan(0);
   });
+
+  it.each([
+    { where: 'on a terminal', tty: true, shown: true },
+    { where: 'piped', tty: false, shown: false },
+  ])('with --quiet, the wait shows its countdown $where only, cleared once it ends', async ({ tty, shown }) => {
+    await windowEndsIn(limited, 59);
+    await exhaust();
+    await windowEndsIn(limited, 2);
+    const result = await svc(['keys', 'list', '--json', '--quiet'], limitedEnv, { server: limited, tty });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).keys.length).toBeGreaterThan(0);
+    if (shown) {
+      expect(result.stderr).toMatch(/^\r\x1b\[2KRate limited: retrying in [1-3] s \(Ctrl-C to stop\)/);
+      expect(result.stderr.endsWith('\r\x1b[2K')).toBe(true);
+    } else {
+      expect(result.stderr).toBe('');
+    }
+  });
 });

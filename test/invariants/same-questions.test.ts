@@ -28,15 +28,23 @@ describe('the command and the manager ask alike', () => {
   it('revoke: the same question for the same key', async () => {
     const { id } = await create('asked-twice');
     const command = await onTerminal(['keys', 'revoke', id], [{ confirm: false }]);
-    const manager = await onTerminal([], [{ menu: 'Revoke a key' }, { search: 'asked-twice' }, { confirm: false }]);
+    const manager = await onTerminal([], [{ menu: 'Revoke a key' }, { pickMany: ['asked-twice'] }, { confirm: false }]);
     expect(command.asked).toEqual([`Revoke 'asked-twice' (${id})? This cannot be undone.`]);
+    expect(manager.asked).toContain(command.asked[0]);
+  });
+
+  it('revoke with no id: the same list of keys, several to mark, in the command and the manager', async () => {
+    await create('listed-twice');
+    const command = await onTerminal(['keys', 'revoke'], [{ pickMany: ['listed-twice'] }, { confirm: false }]);
+    const manager = await onTerminal([], [{ menu: 'Revoke a key' }, { pickMany: ['listed-twice'] }, { confirm: false }]);
+    expect(command.asked[0]).toMatch(/^Keys to revoke:\n/);
     expect(manager.asked).toContain(command.asked[0]);
   });
 
   it('revoke of the key in use: the same warning before the same question', async () => {
     const key = await inUse();
     const command = await onTerminal(['keys', 'revoke', key.id], [{ confirm: false }]);
-    const manager = await onTerminal([], [{ menu: 'Revoke a key' }, { search: key.name }, { confirm: false }]);
+    const manager = await onTerminal([], [{ menu: 'Revoke a key' }, { pickMany: [key.name] }, { confirm: false }]);
     expect(manager.asked).toContain(command.asked[0]);
     const warning = `This is the key svc is using (${key.hint}): revoking it locks the session out until SVC_API_KEY holds another key.`;
     expect(folded(command.stderr)).toContain(warning);

@@ -287,8 +287,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'keys revoke --verbose --yes': { args: ['keys', 'revoke', 'key_1', '--yes', '--verbose'] },
 };
 
-/** svc's own escape sequences: chalk's colour codes, the progress line's rewind, and the manager's region cleared (back up, erase each row, back up). */
-const OWN_SEQUENCES = /\x1b\[\d*(;\d+)*m|\r\x1b\[2K|\r(?:\x1b\[\d+A)?(?:\x1b\[2K\x1b\[1B)*\x1b\[2K(?:\x1b\[\d+A)?/g;
+/** svc's own escape sequences: chalk's colour codes, the progress line's rewind, and the manager's region cleared (back up, erase each row, back up; or, to drop a secret, the screen and the scrollback cleared whole). */
+const OWN_SEQUENCES = /\x1b\[\d*(;\d+)*m|\r\x1b\[2K|\r(?:\x1b\[\d+A)?(?:\x1b\[2K\x1b\[1B)*\x1b\[2K(?:\x1b\[\d+A)?|\x1b\[H\x1b\[2J\x1b\[3J/g;
 
 /**
  * Problems with one stream: a control or bidi character left after svc's

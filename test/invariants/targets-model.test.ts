@@ -188,7 +188,7 @@ async function runOne(shape: Shape, c: Command): Promise<void> {
 
     const before = snapshot(server.keys);
     const picked = c.kind === 'manager-revoke' ? all[c.index % all.length]! : null;
-    const prompter = scriptedPrompter(picked === null ? [] : [{ menu: 'Revoke a key' }, { search: picked.name.trim() }, { confirm: true }]);
+    const prompter = scriptedPrompter(picked === null ? [] : [{ menu: 'Revoke a key' }, { pickMany: [picked.name.trim()] }, { confirm: true }]);
     // Where svc cannot follow the pages, the list is still whole when the keys fit before the first page it cannot follow.
     const whole = WHOLE.has(s.paging) || before.length <= s.pageSize || (s.paging === 'cursor-loop' && before.length <= 2 * s.pageSize);
     const env = { SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey, SVC_CONFIG_DIR: config.dir };

@@ -218,6 +218,27 @@ describe('the many-key list, fed keys in one write', () => {
     );
   });
 
+  it('is the one-key list with a mark column: the same rows, the same line of keys, and Tab that marks only here', async () => {
+    const hint = (screen: string) => screen.split('\n').find((line) => line.startsWith('type to filter'));
+    const one = terminal();
+    const picked = one.prompter.search('Keys:', choicesOf(['alpha', 'beta']));
+    await one.drawn((s) => s.includes('alpha'));
+    const many = terminal();
+    const marked = many.prompter.pickMany('Keys:', choicesOf(['alpha', 'beta']));
+    await many.drawn((s) => s.includes('alpha'));
+    expect(hint(one.screen())).toBe('type to filter • ↑↓ navigate • ⏎ select');
+    expect(hint(many.screen())).toBe("type to filter • ↑↓ navigate • tab mark • ⏎ take ❯'s row");
+    expect(one.screen()).toContain('❯ alpha\n  beta');
+    expect(many.screen()).toContain('❯◯ alpha\n ◯ beta');
+    // Tab on alpha, then Enter on beta: the one-key list takes the row Enter is on, the many-key list the marked one.
+    one.write(`${TAB}${DOWN}\r`);
+    many.write(`${TAB}`);
+    await many.drawn((s) => hint(s)?.endsWith('take the 1 marked') === true);
+    many.write(`${DOWN}\r`);
+    expect(await picked).toBe(1);
+    expect(await marked).toEqual([0]);
+  });
+
   it('answers nothing to Enter while the filter leaves no row and nothing is marked', async () => {
     const { prompter, write, drawn, screen } = terminal();
     const answer = prompter.pickMany('Keys:', choicesOf(['alpha', 'beta']));

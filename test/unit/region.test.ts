@@ -11,7 +11,12 @@ import { memoryIO, terminalLibraries } from '../helpers/memory-io.js';
 
 function terminal(columns = 20, rows = 10, tty = true) {
   const size = { columns, rows };
-  const mem = memoryIO({ stdinIsTTY: tty, stdoutIsTTY: tty, stderrIsTTY: tty });
+  const resized = new Set<() => void>();
+  const onResize = (listener: () => void) => {
+    resized.add(listener);
+    return () => resized.delete(listener);
+  };
+  const mem = memoryIO({ stdinIsTTY: tty, stdoutIsTTY: tty, stderrIsTTY: tty, onResize });
   Object.defineProperties(mem.io, {
     columns: { get: () => size.columns },
     rows: { get: () => size.rows },
@@ -20,7 +25,12 @@ function terminal(columns = 20, rows = 10, tty = true) {
   const render = new Renderer(region.io, { quiet: false }, terminalLibraries);
   /** What the last clear wrote: everything after the last write before it. */
   const cleared = (before: number) => mem.stderr().slice(before);
-  return { mem, region, render, size, cleared };
+  /** The terminal made this size, told as a SIGWINCH would tell it. */
+  const resize = (to: { columns: number; rows: number }) => {
+    Object.assign(size, to);
+    for (const listener of [...resized]) listener();
+  };
+  return { mem, region, render, size, cleared, resize };
 }
 
 describe('a region', () => {
@@ -74,6 +84,41 @@ describe('a region', () => {
     region.clear({ dropData: true });
     expect(cleared(before)).not.toContain('sk_secret');
     expect(cleared(before)).toMatch(/✓ Created the key\.\n! Store it now\.\n$/);
+  });
+
+  it('clears the screen and the scrollback whole to drop data that may have reached the scrollback (a region taller than the terminal, or one the terminal was resized under), then writes again what was said', () => {
+    const ways = {
+      taller: (t: ReturnType<typeof terminal>) => {
+        for (let i = 0; i < 30; i++) t.render.info(`line ${i}`);
+      },
+      resized: (t: ReturnType<typeof terminal>) => t.resize({ columns: 40, rows: 24 }),
+    };
+    for (const [way, push] of Object.entries(ways)) {
+      const t = terminal(80, 24);
+      // An earlier action's message, left above the screen: written again after the scrollback is cleared.
+      t.region.start(true);
+      t.render.info('Revoked the old key.');
+      t.region.clear();
+      t.region.start(true);
+      t.render.success('Created the key.');
+      t.render.lines(['', '  sk_secret', '']);
+      push(t);
+      const before = t.mem.stderr().length;
+      t.region.clear({ dropData: true });
+      const written = t.cleared(before);
+      expect(written, way).toMatch(/^\x1b\[H\x1b\[2J\x1b\[3JRevoked the old key\.\n✓ Created the key\.\n/);
+      expect(written, way).not.toContain('sk_secret');
+    }
+  });
+
+  it('erases a region resized under it that holds no data as before: rows, not the scrollback', () => {
+    const t = terminal(80, 24);
+    t.region.start(true);
+    t.render.info('said');
+    t.resize({ columns: 40, rows: 24 });
+    const before = t.mem.stderr().length;
+    t.region.clear({ dropData: true });
+    expect(t.cleared(before)).toBe('\r\x1b[1A\x1b[2K\x1b[1B\x1b[2K\x1b[1Asaid\n');
   });
 
   it('keeps nothing of a screen, and leaves what is on it with leave()', () => {

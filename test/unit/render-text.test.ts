@@ -9,7 +9,7 @@ import { freshSeedNote, hostileChar, hostileString, SEEDS, UNSAFE_OUTPUT } from 
 beforeAll(() => console.info(`render-text: ${freshSeedNote('test/unit/render-text.test.ts')}`));
 
 /** The same, and a newline too: sanitised text is one line. */
-const UNSAFE_IN_LINE = new RegExp(`\n|${UNSAFE_OUTPUT.source}`);
+const UNSAFE_IN_LINE = new RegExp(`\n|${UNSAFE_OUTPUT.source}`, 'u');
 
 describe('sanitize', () => {
   it('shows controls, escape sequences and line breaks as escapes, and keeps the rest', () => {
@@ -24,6 +24,19 @@ describe('sanitize', () => {
       '\\u061c\\u200e\\u200f\\u202a\\u202b\\u202c\\u202d\\u2066\\u2067\\u2068\\u2069',
     );
     expect(sanitize('a\u2028b\u2029c')).toBe('a\\u2028b\\u2029c');
+  });
+
+  it('shows every character drawn as nothing, so that two names never look alike', () => {
+    expect(sanitize('prod\u200b')).toBe('prod\\u200b');
+    expect(sanitize('\u00ad\u034f\u115f\u1160\u180e\u200c\u200d\u2060\u2064\u3164\ufe0f\ufeff\uffa0')).toBe(
+      '\\xad\\u034f\\u115f\\u1160\\u180e\\u200c\\u200d\\u2060\\u2064\\u3164\\ufe0f\\ufeff\\uffa0',
+    );
+    expect(sanitize('a\u{e0041}\u{e007f}\u{e0100}b')).toBe('a\\u{e0041}\\u{e007f}\\u{e0100}b');
+    // Whether a joined emoji draws as one picture is the font's to say: the joiner is shown.
+    expect(sanitize('👩\u200d💻')).toBe('👩\\u200d💻');
+    // The escape's columns count, and it stays whole or goes whole.
+    expect(fit('ab\u200bcd', 8)).toEqual({ text: 'ab…', width: 3 });
+    expect(fit('ab\u200bcd', 9)).toEqual({ text: 'ab\\u200b…', width: 9 });
   });
 
   it('shows a lone surrogate, and leaves a pair alone', () => {
@@ -117,6 +130,7 @@ describe('jsonDocument', () => {
     expect(jsonDocument({ a: [1, 'x'] })).toBe(JSON.stringify({ a: [1, 'x'] }, null, 2));
     expect(jsonDocument({ name: '\x1b[2J\x9b\x7f\u202e\u2028\ud800' })).toBe('{\n  "name": "\\u001b[2J\\u009b\\u007f\\u202e\\u2028\\ud800"\n}');
     expect(jsonDocument({ '\u202ekey': 1 })).toBe('{\n  "\\u202ekey": 1\n}');
+    expect(jsonDocument({ name: 'prod\u200b\u00ad\u{e0041}' })).toBe('{\n  "name": "prod\\u200b\\u00ad\\udb40\\udc41"\n}');
     expect(jsonDocument(undefined)).toBe('null');
   });
 

@@ -1,6 +1,6 @@
 import { confirmDisable, confirmRevoke } from '../dialogs/key-changes.js';
 import { askExpiry, askKeyName } from '../dialogs/new-key.js';
-import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
+import { pickKey, pickKeys, type PickedKey } from '../dialogs/pick-key.js';
 import { askKey, askServer, logInWith } from '../dialogs/login.js';
 import { confirmFinish, finishRotation, rotate } from '../dialogs/rotate.js';
 import { notLoggedIn, UsageError } from '../errors/errors.js';
@@ -73,7 +73,7 @@ export const ACTIONS = {
           { name: 'off (disable)', value: true },
         ]));
       if (enabled) await confirmDisable(session, key.id, view.keys, view.nowMs);
-      await change(session, enabled ? 'disable' : 'enable', key);
+      await change(session, enabled ? 'disable' : 'enable', [key]);
     },
   },
   revoke: {
@@ -82,9 +82,10 @@ export const ACTIONS = {
     async run(context) {
       const session = withKeySession(context);
       const { view } = context;
-      const key = await pickKey(session, view.keys, view.nowMs, view.inUse, 'Key to revoke:');
-      await confirmRevoke(session, [key.id], view.keys, view.nowMs);
-      await change(session, 'revoke', key);
+      // Several at once, marked with Tab, as `svc keys revoke` with no id picks them.
+      const keys = await pickKeys(session, view.keys, view.nowMs, view.inUse, 'Keys to revoke:');
+      await confirmRevoke(session, keys.map((key) => key.id), view.keys, view.nowMs);
+      await change(session, 'revoke', keys);
     },
   },
   rotate: {
@@ -171,9 +172,9 @@ export function labelOf(name: ActionName, view: View): string {
   return typeof label === 'function' ? label(view) : label;
 }
 
-/** One key the person picked from the list, changed through the engine every command uses, and told by its view. */
-async function change(session: KeySession, what: KeyChange, key: PickedKey): Promise<void> {
-  const request: ChangeRequest = { change: what, targets: { keys: [key] } };
+/** The keys the person picked from the list, changed through the engine every command uses, and told by its view. */
+async function change(session: KeySession, what: KeyChange, keys: readonly PickedKey[]): Promise<void> {
+  const request: ChangeRequest = { change: what, targets: { keys } };
   const view = keyChangeView(session, request, { command: what });
   view.report(await changeKeys(keysContext(session), request, view.events));
 }

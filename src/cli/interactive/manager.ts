@@ -66,7 +66,11 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
     // A secret printed by the action (whatever came after it) stays on screen until the person says it is stored; Ctrl-C leaves it there.
     if (!(action.showsSecret && region.holdsData)) region.clear();
     else if (await storedSecret(session)) region.clear({ dropData: true });
-    else region.leave();
+    else {
+      // Cleared, the secret could be lost before it was stored: it stays, and the person is told where.
+      session.render.warn(SECRET_KEPT);
+      region.leave();
+    }
   }
 }
 
@@ -110,6 +114,8 @@ async function ask(region: Region, screen: ProfileSession, view: View, health: r
     region.clear();
   }
 }
+
+const SECRET_KEPT = "The secret stays on the screen and in the terminal's scrollback: clear them yourself once it is stored.";
 
 /** True once the person pressed Enter; false on Ctrl-C. */
 async function storedSecret(session: ProfileSession): Promise<boolean> {

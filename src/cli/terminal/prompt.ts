@@ -3,8 +3,7 @@ import { PromptCancelledError } from '../errors/errors.js';
 import type { IO } from './io.js';
 import { sanitize } from '../text/text.js';
 import { displayWidth, fit } from '../text/width.js';
-import { pickManyPrompt } from './pick-many-prompt.js';
-import { searchPrompt, type SearchConfig } from './search-prompt.js';
+import { listPrompt, type SearchConfig } from './search-prompt.js';
 
 export interface Choice<T> {
   name: string;
@@ -103,8 +102,9 @@ function inquirerPrompter(io: IO): Prompter {
     secret: (message, validate) => ask((c) => password({ message, mask: '*', validate }, c)),
     confirm: (message, defaultValue = false) => ask((c) => confirm({ message, default: defaultValue }, c)),
     select: (message, choices) => ask((c) => select({ message, choices, pageSize: pageFor(io, choices), loop: false }, c)),
-    search: (message, choices) => ask((c) => searchPrompt({ message, choices, ...listLayout(io) }, c)),
-    pickMany: (message, choices) => ask((c) => pickManyPrompt({ message, choices, ...listLayout(io) }, c)),
+    // One list for one key and for several: the same rows, hint and keys (search-prompt.ts).
+    search: async (message, choices) => (await ask((c) => listPrompt({ message, choices, many: false, ...listLayout(io) }, c)))[0]!,
+    pickMany: (message, choices) => ask((c) => listPrompt({ message, choices, many: true, ...listLayout(io) }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
     pause: async (message) => {
       await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
@@ -148,7 +148,7 @@ function pageFor<T>(io: IO, choices: readonly Choice<T>[]): number {
 }
 
 /**
- * How svc's own lists (search-prompt.ts, pick-many-prompt.ts) fit the
+ * How svc's own list (search-prompt.ts) fits the
  * terminal, read at each drawing: each row cut to one line of its width
  * (the pointer and mark take three columns), and as many rows as fit with
  * the lines around them (at most 12).

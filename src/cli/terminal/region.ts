@@ -29,7 +29,10 @@ interface Kept {
  * What the renderer said in a region started with `keep` (what an action
  * did, a failure) is written again above the next one, so nothing said is
  * lost with the screen it was said on; data (a new key's secret) only
- * while `dropData` is not given.
+ * while `dropData` is not given. Data dropped from a region that may have
+ * reached the scrollback (taller than the terminal, or the terminal
+ * resized meanwhile, which may rewrap and push rows there) is not left
+ * there: the screen and the scrollback are cleared whole.
  */
 export class Region {
   readonly #terminal: IO;
@@ -38,9 +41,15 @@ export class Region {
   #lines = new Lines();
   #keeping = false;
   #kept: Kept[] = [];
+  /** The terminal's size changed since the region began: a terminal may then have moved some of it into its scrollback. */
+  #resized = false;
+  /** What earlier regions left on the terminal (what they said, and data left on screen), written again after a clear of the scrollback. */
+  #earlier: string[] = [];
 
   constructor(terminal: IO) {
     this.#terminal = terminal;
+    // Lives as long as the manager, which is the process: nothing to unsubscribe.
+    terminal.onResize?.(() => (this.#resized = true));
     const followed = (data: boolean) => new FollowedStream(terminal.stderr, () => this.#size().columns, (text) => this.#feed(text, data));
     // The terminal stays the prototype, so its size is read live after a resize.
     this.io = Object.create(terminal, {
@@ -62,6 +71,7 @@ export class Region {
     this.#lines = new Lines();
     this.#keeping = keep;
     this.#kept = [];
+    this.#resized = false;
   }
 
   /**
@@ -72,17 +82,28 @@ export class Region {
   clear(options: { dropData?: boolean } = {}): void {
     const { columns, rows } = this.#size();
     const kept = this.#kept;
-    // Moving up past the top row stops there, where the rest of a screen whose top was pushed away begins.
-    if (this.#terminal.stderrIsTTY && (this.#lines.peak(columns) <= rows || !this.#keeping)) {
+    const again = kept.filter((k) => !(k.data && options.dropData)).map((k) => k.text);
+    const taller = this.#lines.peak(columns) > rows;
+    if (!this.#terminal.stderrIsTTY) {
+      // Nothing to erase: what was written went to no screen.
+    } else if (options.dropData && this.holdsData && (taller || this.#resized)) {
+      // Data (a secret) that may have left the screen is in the scrollback, where erasing rows cannot reach: the
+      // screen and the scrollback are cleared whole (ED 2, then ED 3, which tmux, xterm, VTE, iTerm2, kitty and
+      // Windows Terminal honour; tmux's ED 2 moves the screen into the scrollback first), and what was said is
+      // written again.
+      this.#terminal.stderr.write(`\x1b[H\x1b[2J\x1b[3J${[...this.#earlier, ...again].join('')}`);
+    } else if (!taller || !this.#keeping) {
+      // Moving up past the top row stops there, where the rest of a screen whose top was pushed away begins.
       const up = this.#lines.rowsAbove(columns);
-      const again = kept.filter((k) => !(k.data && options.dropData)).map((k) => k.text);
       this.#terminal.stderr.write(`\r${cursorUp(up)}${eraseRows(this.#lines.rows(columns))}${again.join('')}`);
     }
+    this.#earlier.push(...again);
     this.start(false);
   }
 
   /** Ends the region where it is, erasing nothing: what is on screen stays (a secret not yet acknowledged). */
   leave(): void {
+    this.#earlier.push(...this.#kept.map((k) => k.text));
     this.start(false);
   }
 

@@ -180,15 +180,29 @@ export class Renderer {
    * terminal's width: a line the terminal wrapped could not be rewritten.
    */
   progress(line: Line): void {
-    if (this.#quiet || !this.#io.stderrIsTTY) return;
-    this.#io.stderr.write(`\r\x1b[2K${paint(cutRuns(runsOf(line), this.columns - 1), this.#err)}`);
-    this.#progressShown = true;
+    if (!this.#quiet) this.#progressLine(line);
+  }
+
+  /**
+   * A wait svc sleeps through before it tries again (a rate limit's
+   * countdown): a progress line, on a terminal only, and even with --quiet,
+   * since a terminal left silent that long looks hung. It is cleared as
+   * any progress line is, so nothing of it stays on screen.
+   */
+  countdown(line: Line): void {
+    this.#progressLine(line);
   }
 
   clearProgress(): void {
-    if (this.#quiet || !this.#io.stderrIsTTY) return;
+    if (!this.#io.stderrIsTTY || (this.#quiet && !this.#progressShown)) return;
     this.#io.stderr.write('\r\x1b[2K');
     this.#progressShown = false;
+  }
+
+  #progressLine(line: Line): void {
+    if (!this.#io.stderrIsTTY) return;
+    this.#io.stderr.write(`\r\x1b[2K${paint(cutRuns(runsOf(line), this.columns - 1), this.#err)}`);
+    this.#progressShown = true;
   }
 
   /**

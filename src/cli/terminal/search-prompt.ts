@@ -90,42 +90,73 @@ export function useFilteredRows<R extends Row<unknown>>(
 }
 
 /**
- * A list filtered as the person types, on inquirer's hooks and with the
- * look of its `search` prompt. Inquirer's own runs the filter in an effect
- * and a promise, after the keypress: an Enter that came in the same write
- * as the text (a paste, fast typing) answered with the row that was active
- * before the text was applied, while the screen then showed the filtered
- * one. Here the filter runs in the keypress handler (useFilteredRows): the
- * row Enter answers is the active row of the list for the text typed
- * before it, and the line left on screen names that same row. Enter on a
- * list with nothing to choose answers nothing (docs/contract.md §C7).
+ * The line of keys below a list, the same in every list svc draws (a
+ * command's with no id, the manager's): what typing, the arrows, Tab and
+ * Enter do. Tab marks only where several rows can be chosen.
  */
-export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (value: T) => void) => {
+export function listHint(many: boolean, marked: number): string {
+  if (!many) return 'type to filter • ↑↓ navigate • ⏎ select';
+  return `type to filter • ↑↓ navigate • tab mark • ⏎ take ${marked === 0 ? `${figures.pointer}'s row` : `the ${marked} marked`}`;
+}
+
+/**
+ * A list filtered as the person types, on inquirer's hooks and with the
+ * look of its `search` prompt: every list of keys svc offers, in a command
+ * with no id and in the manager alike, one row (`many` false) or several.
+ * Inquirer's own search runs the filter in an effect and a promise, after
+ * the keypress: an Enter that came in the same write as the text (a paste,
+ * fast typing) answered with the row that was active before the text was
+ * applied, while the screen then showed the filtered one. Here the filter
+ * runs in the keypress handler (useFilteredRows): the row Enter answers is
+ * the active row of the list for the text typed before it, and the line
+ * left on screen names that same row. Inquirer's checkbox takes a digit as
+ * "tick row N": a pasted name with digits in it (`bulk-15`) ticked rows 1
+ * and 5, keys nobody named. Here every printable key, digits and spaces
+ * included, is filter text. With `many`, Tab marks or unmarks the active
+ * row, which stays marked whatever the filter shows, and Enter answers the
+ * marked rows, or, when none is marked, the active row, as a one-row list
+ * does: a name pasted with its Enter picks the key of that name, first
+ * among rows that only contain it. Enter on a list with nothing to choose
+ * answers nothing (docs/contract.md §C7).
+ */
+export const listPrompt = createPrompt(<T>(config: SearchConfig<T> & { many: boolean }, done: (value: T[]) => void) => {
   const theme = makeTheme();
   const [status, setStatus] = useState<'idle' | 'done'>('idle');
-  const [answer, setAnswer] = useState<Row<T> | undefined>(undefined);
+  // Rows are told apart by their place in config.choices: two may show the same text.
+  const indexed = useMemo(() => config.choices.map((choice, index) => ({ ...choice, index })), [config.choices]);
+  const [marked, setMarked] = useState<readonly number[]>([]);
+  const [answer, setAnswer] = useState<readonly string[]>([]);
   const prefix = usePrefix({ status, theme });
   useRedrawOnResize(config.onResize);
-  const { term, rows, active } = useFilteredRows(config.choices, status === 'done', (chosen) => {
-    if (chosen === undefined) return false;
-    setAnswer(chosen);
-    setStatus('done');
-    done(chosen.value);
-    return true;
-  });
+  const { term, rows, active } = useFilteredRows(
+    indexed,
+    status === 'done',
+    (current) => {
+      const chosen = marked.length > 0 ? indexed.filter((row) => marked.includes(row.index)) : current === undefined ? [] : [current];
+      if (chosen.length === 0) return false;
+      // One row as it was shown; several, each as one short line, its columns' padding folded.
+      setAnswer(config.many ? chosen.map((row) => row.name.trim().replace(/ {2,}/g, '  ')) : [chosen[0]!.name]);
+      setStatus('done');
+      done(chosen.map((row) => row.value));
+      return true;
+    },
+    config.many ? (current) => setMarked(marked.includes(current.index) ? marked.filter((i) => i !== current.index) : [...marked, current.index]) : undefined,
+  );
 
   const message = theme.style.message(config.message, status);
   const page = usePagination({
     items: rows,
     active,
     renderItem({ item, isActive }) {
-      if (item.disabled) return theme.style.help(config.fit(`- ${item.name} ${typeof item.disabled === 'string' ? item.disabled : '(disabled)'}`));
-      return isActive ? theme.style.highlight(`${figures.pointer} ${config.fit(item.name)}`) : `  ${config.fit(item.name)}`;
+      if (item.disabled) return theme.style.help(`  - ${config.fit(`${item.name} ${typeof item.disabled === 'string' ? item.disabled : '(disabled)'}`)}`);
+      // The mark's box where several rows can be chosen; a one-row list has the same columns, the box left blank.
+      const box = !config.many ? ' ' : `${marked.includes(item.index) ? theme.style.highlight(figures.circleFilled) : figures.circle} `;
+      return isActive ? `${theme.style.highlight(figures.pointer)}${box}${theme.style.highlight(config.fit(item.name))}` : ` ${box}${config.fit(item.name)}`;
     },
     pageSize: config.pageSize(),
     loop: false,
   });
-  if (status === 'done' && answer) return `${prefix} ${message} ${theme.style.answer(answer.name)}`;
+  if (status === 'done') return `${prefix} ${message} ${theme.style.answer(answer.join(', '))}`;
   // The header ends with the line as typed, spaces included: the core puts the cursor by it.
   const header = term === '' ? `${prefix} ${message}` : `${prefix} ${message} ${theme.style.highlight(term)}`;
   const description = rows[active]?.description;
@@ -133,7 +164,7 @@ export const searchPrompt = createPrompt(<T>(config: SearchConfig<T>, done: (val
     rows.length === 0 && term !== '' ? theme.style.error('No results found') : page,
     ' ',
     description ? theme.style.highlight(description) : '',
-    theme.style.help('↑↓ navigate • ⏎ select'),
+    theme.style.help(config.fit(listHint(config.many, marked.length))),
   ]
     .filter(Boolean)
     .join('\n')

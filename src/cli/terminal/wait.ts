@@ -54,12 +54,12 @@ export async function waitWithCountdown(
   if (stoppedBy) throw new StoppedBeforeRetryError(stoppedBy);
 }
 
-/** The rate-limit wait on a terminal: its line counted down each second, until `ms` passed or `stopped`, then cleared. */
+/** The rate-limit wait on a terminal, --quiet or not: its line counted down each second, until `ms` passed or `stopped`, then cleared. */
 async function countDown(render: Renderer, ms: number, now: Deps['now'], nap: (ms: number) => Promise<unknown>, stopped: () => boolean): Promise<void> {
   try {
     const deadline = now() + ms;
     for (let left = deadline - now(); left > 0 && !stopped(); left = deadline - now()) {
-      render.progress([tone('Rate limited', 'yellow'), `: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`]);
+      render.countdown([tone('Rate limited', 'yellow'), `: retrying in ${Math.ceil(left / 1000)} s (Ctrl-C to stop)`]);
       await nap(Math.min(left, ((left - 1) % 1000) + 1));
     }
   } finally {

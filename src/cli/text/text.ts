@@ -14,23 +14,29 @@ export function tone(text: string, tone: Tone): Segment {
 }
 
 /**
- * C0 (tab, LF and CR included), DEL and C1 controls, the bidi controls,
- * the line and paragraph separators, and surrogates without their other
- * half. Works on UTF-16 code units (no `u` flag) so that a lone surrogate
- * can be matched at all.
+ * C0 (tab, LF and CR included), DEL and C1 controls (Cc); every character
+ * Unicode says to draw as nothing (Default_Ignorable_Code_Point: the bidi
+ * controls, zero-width spaces and joiners, the soft hyphen, Hangul fillers,
+ * variation selectors, tag characters, …) and every other format character
+ * (Cf), so that `prod` and `prod` with a zero-width space never look alike;
+ * the line and paragraph separators; and surrogates without their other
+ * half (with the `u` flag a lone surrogate is a code point of its own, Cs).
+ * An emoji joined by U+200D or chosen by U+FE0F is shown with its escape
+ * too: whether it draws as one picture depends on the terminal's font.
  */
-const UNSAFE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}\u2028\u2029]/gu;
 
 const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 function escape(char: string): string {
   const named = NAMED[char];
   if (named !== undefined) return named;
-  const code = char.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  const code = char.codePointAt(0)!;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
-/** Every C0 control (tab, CR and LF included), DEL, every C1 control (U+0080–U+009F), the bidi controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), U+2028/U+2029, and lone surrogates shown as visible escapes (\x1b, \t, \n, \u202e, …); a backslash is left as is. Nothing it returns can move the cursor, reorder text, or start a new line. */
+/** Every control (C0 with tab, CR and LF, DEL, C1), every default-ignorable or format character (bidi controls, U+200B–U+200D, U+2060–U+2064, U+FEFF, U+00AD, U+034F, U+115F, U+1160, U+3164, U+FFA0, U+180E, variation selectors, tag characters, …), U+2028/U+2029, and lone surrogates shown as visible escapes (\x1b, \t, \n, \u202e, \u200b, \u{e0041}, …); a backslash is left as is, so that sanitising twice changes nothing. Nothing it returns can move the cursor, reorder text, start a new line, or hide a character. */
 export function sanitize(text: string): string {
   return text.replace(UNSAFE, escape);
 }
@@ -79,13 +85,15 @@ export function shellWord(text: string): string {
 /**
  * Outside strings, JSON.stringify writes only ASCII, and it already escapes
  * C0 controls and lone surrogates; what remains raw can only sit inside a
- * string, where \uXXXX means the same character.
+ * string, where \uXXXX means the same character (a pair of them for one
+ * past U+FFFF). Invisible characters are escaped as on a terminal: a name
+ * read from the document in a terminal or an editor shows them.
  */
-const RAW_IN_JSON = /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+const RAW_IN_JSON = /[\x7f-\x9f\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]/gu;
 
-/** JSON.stringify(value, null, indent) with C1 controls, DEL, the bidi controls and U+2028/2029 also written as \uXXXX: still valid JSON that parses to the same value. */
+/** JSON.stringify(value, null, indent) with DEL, C1 controls, default-ignorable and format characters (bidi controls, zero-width ones, …) and U+2028/2029 also written as \uXXXX: still valid JSON that parses to the same value. */
 export function jsonDocument(value: unknown, indent = 2): string {
   // JSON.stringify gives undefined for undefined, a function or a symbol; a document must say something.
   const text = JSON.stringify(value, null, indent) ?? 'null';
-  return text.replace(RAW_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(RAW_IN_JSON, (char) => char.replace(/[^]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }

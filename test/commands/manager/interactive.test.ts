@@ -52,10 +52,10 @@ describe('the interactive manager, action by action', () => {
   it('revokes a key after asking, and keeps it on "no"', async () => {
     await svc(['keys', 'create', 'revoke-me'], local.env);
     const { id } = await keyNamed('revoke-me');
-    const kept = await session([{ menu: 'Revoke a key' }, { search: 'revoke-me' }, { confirm: false }]);
+    const kept = await session([{ menu: 'Revoke a key' }, { pickMany: ['revoke-me'] }, { confirm: false }]);
     expect(kept.asked.join('\n')).toContain(`Revoke 'revoke-me' (${id})? This cannot be undone.`);
     expect(await keyNamed('revoke-me')).toBeDefined();
-    const gone = await session([{ menu: 'Revoke a key' }, { search: 'revoke-me' }, { confirm: true }]);
+    const gone = await session([{ menu: 'Revoke a key' }, { pickMany: ['revoke-me'] }, { confirm: true }]);
     expect(gone.exitCode, gone.stderr).toBe(0);
     expect(gone.stderr).toContain(`Revoked 'revoke-me' (${id}).`);
     expect(await keyNamed('revoke-me')).toBeUndefined();

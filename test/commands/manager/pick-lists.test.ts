@@ -23,7 +23,7 @@ describe('pick-lists', () => {
     try {
       for (const name of ['lone-surrogate', 'dot', 'fine']) server.addKey(name);
       const env = { SVC_CONFIG_DIR: config.dir, SVC_BASE_URL: server.url, SVC_API_KEY: server.apiKey };
-      const manager = await session([{ menu: 'Revoke a key' }, { search: 'fine' }, { confirm: true }], env);
+      const manager = await session([{ menu: 'Revoke a key' }, { pickMany: ['fine'] }, { confirm: true }], env);
       expect(manager.exitCode, manager.stderr).toBe(0);
       expect(manager.stderr).toContain("Revoked 'fine' (key_fine).");
       expect(manager.stderr).not.toContain('Unexpected error');
