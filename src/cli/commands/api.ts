@@ -62,7 +62,7 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
     if (opts.include) await printHead(session, res.status, res.headers);
     // The answer of a create (or of any path that makes a key) holds a secret no later request shows again.
     const secret = findSecret(res.body);
-    if (secret !== null) render.maskInCiLog(secret);
+    if (secret !== null) render.handingOn(secret);
     if (res.status !== 204) render.json(res.body);
     if (secret !== null) {
       if (!session.options.quiet) render.warn(onlyTimeWarning(readKey(res.body).id));

@@ -95,7 +95,7 @@ export async function run(session: KeySession, words: string[], opts: RunOptions
   try {
     const start = (secret: string, keyId: string | null) => {
       // Before the command can print the key, or put it where a later step of the job prints it.
-      session.render.maskInCiLog(secret);
+      session.render.handingOn(secret);
       const child = spawnChild({
         words,
         env: env(secret, keyId),

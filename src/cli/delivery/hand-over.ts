@@ -32,7 +32,7 @@ export async function handOverNewKey(session: KeySession, key: NewKey, plan: Del
     await showOrRevokeNewKey(session, key, printDocument);
     return [];
   }
-  session.render.maskInCiLog(secret);
+  session.render.handingOn(secret);
   let delivered: Delivered[];
   try {
     // What the command prints goes where svc's stderr goes: where nobody watches (a log), with the secret masked.
@@ -70,7 +70,7 @@ export async function showOrRevokeNewKey(session: KeySession, key: NewKey, print
   // A reader that goes away would otherwise end svc at once (exit 141), with the key live. Once it has, the
   // subscription stays: svc stays to revoke the key and tell so, and exits 1 for it, not 141 at the last flush.
   const off = session.io.onReaderGone?.(() => {});
-  if (key.secret !== null) session.render.maskInCiLog(key.secret);
+  if (key.secret !== null) session.render.handingOn(key.secret);
   try {
     await showNewKey(session, key, printDocument);
   } catch (error) {

@@ -16,6 +16,8 @@ export interface Query {
    * applied to this document (a function given a value of the wrong type).
    */
   print(document: unknown, layout: JsonLayout): string;
+  /** Why the document went out whole: what the expression picks of it leaves out a secret it holds, which is shown only this once. */
+  droppedSecret(): QueryFailedError;
 }
 
 /** A document as --json prints it (2-space indents), or on one line (a ready line read with `read`). */
@@ -24,7 +26,7 @@ export type JsonLayout = 'document' | 'line';
 /** The expression failed on the document a command printed; the document went out whole instead. */
 export class QueryFailedError extends UsageError {
   constructor(expression: string, message: string) {
-    super([`--query ${shownExpression(expression)} could not be applied to the document: ${message}.`, 'The document was printed whole instead.']);
+    super([`--query ${shownExpression(expression)} ${message}.`, 'The document was printed whole instead.']);
     this.name = 'QueryFailedError';
   }
 }
@@ -50,11 +52,13 @@ export async function compileQuery(expression: string): Promise<Query> {
         // The document as --json would print it: what JSON.stringify leaves out (an undefined field) is not there to be found.
         result = jmespath.search(expression, JSON.parse(jsonDocument(document)) as never);
       } catch (error) {
-        throw new QueryFailedError(expression, libraryMessage(error));
+        throw new QueryFailedError(expression, `could not be applied to the document: ${libraryMessage(error)}`);
       }
       if (typeof result === 'string') return rawText(result);
       return layout === 'line' ? jsonDocument(result, 0) : jsonDocument(result);
     },
+    droppedSecret: () =>
+      new QueryFailedError(expression, "leaves out the new key's secret, which is shown only this once (pick it too, e.g. '[key.id, key.secret]', or deliver it with --to-file)"),
   };
 }
 

@@ -123,8 +123,8 @@ export class Renderer {
   readonly #query: Query | undefined;
   /** --query failed on a document json() then printed whole: the command ends with it once done (queryFailure). */
   #queryFailed: QueryFailedError | null = null;
-  /** The secrets registered with the CI's log masking (maskInCiLog), each once. */
-  readonly #maskedInCi = new Set<string>();
+  /** The secrets svc hands on (handingOn): each registered once with a CI's log masking, and none left out by --query. */
+  readonly #handedOn = new Set<string>();
   /** A progress line is on screen: a message first clears it, and the next progress draws it again. */
   #progressShown = false;
 
@@ -228,16 +228,18 @@ export class Renderer {
 
   /**
    * A secret svc is about to hand on (print it, write it to a file, give it
-   * to a command or a child's environment): on GitHub Actions, registered
-   * with the runner's log masking first, so that no later line of the job's
-   * log shows it, svc's or a later step's (./ci-masking.ts); elsewhere
-   * nothing. On stderr, even with --quiet: stdout is data (`KEY=$(svc keys
-   * create ci)` would take the line, and the runner would never see it).
-   * Each secret once.
+   * to a command or a child's environment). On GitHub Actions it is
+   * registered with the runner's log masking first, so that no later line
+   * of the job's log shows it, svc's or a later step's (./ci-masking.ts);
+   * elsewhere nothing is said. On stderr, even with --quiet: stdout is data
+   * (`KEY=$(svc keys create ci)` would take the line, and the runner would
+   * never see it). Each secret once. And a document that holds it is never
+   * cut by --query to one without it (#document): it is shown only this once.
    */
-  maskInCiLog(secret: string): void {
-    if (!onGitHubActions(this.#io.env) || this.#maskedInCi.has(secret)) return;
-    this.#maskedInCi.add(secret);
+  handingOn(secret: string): void {
+    if (this.#handedOn.has(secret)) return;
+    this.#handedOn.add(secret);
+    if (!onGitHubActions(this.#io.env)) return;
     const lines = addMaskCommands(secret);
     if (lines.length === 0) return;
     // The runner reads a command only at the start of a line.
@@ -252,15 +254,20 @@ export class Renderer {
   }
 
   #document(value: unknown, layout: JsonLayout): string {
-    if (!this.#query) return jsonDocument(value, layout === 'line' ? 0 : 2);
+    const whole = jsonDocument(value, layout === 'line' ? 0 : 2);
+    if (!this.#query) return whole;
     try {
-      return this.#query.print(value, layout);
+      const picked = this.#query.print(value, layout);
+      const dropped = [...this.#handedOn].some((secret) => whole.includes(secret) && !picked.includes(secret));
+      if (dropped) throw this.#query.droppedSecret();
+      return picked;
     } catch (error) {
       if (!(error instanceof QueryFailedError)) throw error;
       this.#queryFailed ??= error;
-      return jsonDocument(value, layout === 'line' ? 0 : 2);
+      return whole;
     }
   }
+
 
   /**
    * Text for a person on stdout (a status block, a ping's answer): on a

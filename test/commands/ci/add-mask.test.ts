@@ -24,7 +24,7 @@ const ACTIONS = { GITHUB_ACTIONS: 'true', CI: 'true' };
 const HANDING_ON: { name: string; args: (n: number) => string[]; secretIn?: (n: number) => string }[] = [
   { name: 'keys create, piped', args: (n) => ['keys', 'create', `ci-${n}`] },
   { name: 'keys create --json', args: (n) => ['keys', 'create', `ci-${n}`, '--json'] },
-  { name: 'keys create --query secret', args: (n) => ['keys', 'create', `ci-${n}`, '--query', 'secret'] },
+  { name: 'keys create --query key.secret', args: (n) => ['keys', 'create', `ci-${n}`, '--query', 'key.secret'] },
   { name: 'keys create --quiet', args: (n) => ['keys', 'create', `ci-${n}`, '--quiet'] },
   { name: 'keys create --to-file', args: (n) => ['keys', 'create', `ci-${n}`, '--to-file', join(dir, `${n}.env`)], secretIn: (n) => readFileSync(join(dir, `${n}.env`), 'utf8') },
   { name: 'svc api POST /user/api-keys', args: (n) => ['api', '/user/api-keys', '-X', 'POST', '-f', `name=ci-${n}`] },
@@ -45,7 +45,7 @@ describe('on GitHub Actions', () => {
   });
 
   it('keys rotate registers the new secret, not the old one', async () => {
-    const old = JSON.parse((await svc(['keys', 'create', 'to-rotate', '--json'], local.env)).stdout) as { id: string; secret: string };
+    const old = (JSON.parse((await svc(['keys', 'create', 'to-rotate', '--json'], local.env)).stdout) as { key: { id: string; secret: string } }).key;
     const result = await svc(['keys', 'rotate', old.id, '--yes', '--json'], { ...local.env, ...ACTIONS });
     expect(result.exitCode).toBe(0);
     const secrets = [...result.stdout.matchAll(new RegExp(KEY, 'g'))].map(([found]) => found);

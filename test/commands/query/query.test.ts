@@ -6,6 +6,7 @@
  * expression is a usage error before anything is done; a failure's
  * document is never queried.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { svc, useLocalServer } from '../../helpers/in-process.js';
 
@@ -17,8 +18,8 @@ async function keyCount(): Promise<number> {
 
 describe('--query', () => {
   it('prints a string raw, anything else as JSON, on every command that prints a document', async () => {
-    const made = await svc(['keys', 'create', 'query-raw', '--query', 'id'], local.env);
-    expect(made.exitCode).toBe(0);
+    const made = await svc(['keys', 'create', 'query-raw', '--to-file', join(local.configDir, 'query-raw.env'), '--query', 'key.id'], local.env);
+    expect(made.exitCode, made.stderr).toBe(0);
     expect(made.stdout).toMatch(/^[a-z0-9_]+$/);
     const id = made.stdout;
     const cases: [string[], string][] = [
@@ -28,7 +29,7 @@ describe('--query', () => {
       [['keys', 'list', '--query', "keys[?name=='query-raw'].id"], JSON.stringify([id], null, 2)],
       [['keys', 'list', '--query', "keys[?name=='query-raw'] | [0].hint"], JSON.parse((await svc(['keys', 'view', id, '--json'], local.env)).stdout).hint],
       [['keys', 'list', '--query', 'no_such_field'], 'null'],
-      [['keys', 'disable', id, '--query', 'status'], 'disabled'],
+      [['keys', 'disable', id, '--query', 'changed[0].status'], 'disabled'],
       [['status', '--query', 'profile'], 'default'],
     ];
     for (const [args, expected] of cases) {
@@ -38,7 +39,7 @@ describe('--query', () => {
   });
 
   it('implies --json: the secret of a new key is its document\'s field, and a join of names is lines a shell reads', async () => {
-    const made = await svc(['keys', 'create', 'query-secret', '--query', 'secret'], local.env);
+    const made = await svc(['keys', 'create', 'query-secret', '--query', 'key.secret'], local.env);
     expect(made.stdout).toMatch(/^sk_[A-Za-z0-9]{64}$/);
     const names = await svc(['keys', 'list', '--query', 'join(`"\\n"`, keys[?starts_with(name, `"query-"`)].name)'], local.env);
     expect(names.stdout.split('\n').sort()).toEqual(expect.arrayContaining(['query-raw', 'query-secret']));
@@ -68,9 +69,19 @@ describe('--query', () => {
     const result = await svc(['keys', 'create', 'query-fails', '--query', 'abs(name)'], local.env);
     expect(result.exitCode).toBe(2);
     // Nothing the command made is lost: the new key's secret is in the document printed instead.
-    expect((JSON.parse(result.stdout) as { secret: string }).secret).toMatch(/^sk_/);
+    expect((JSON.parse(result.stdout) as { key: { secret: string } }).key.secret).toMatch(/^sk_/);
     expect(result.stderr).toContain("--query 'abs(name)' could not be applied to the document");
     expect(await keyCount()).toBe(before + 1);
+  });
+
+  it.each([
+    ['keys create', ['keys', 'create', 'query-drops']],
+    ['svc api POST', ['api', '/user/api-keys', '-X', 'POST', '-f', 'name=query-drops']],
+  ])("never leaves out a new key's secret: %s --query of its id alone prints the document whole, and exits 2 once done", async (_, args) => {
+    const result = await svc([...args, '--query', args[0] === 'api' ? 'id' : 'key.id'], local.env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toMatch(/"sk_[A-Za-z0-9]{64}"/);
+    expect(result.stderr).toContain("leaves out the new key's secret");
   });
 
   it("leaves a failure's document whole, whatever the expression", async () => {
