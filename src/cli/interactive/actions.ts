@@ -1,7 +1,7 @@
 import { confirmDisable, confirmRevoke } from '../dialogs/key-changes.js';
 import { askExpiry, askKeyName } from '../dialogs/new-key.js';
 import { pickKey, type PickedKey } from '../dialogs/pick-key.js';
-import { askKey, askServer, logInWith } from '../dialogs/login.js';
+import { askKey, askServer, confirmReplacing, logInWith } from '../dialogs/login.js';
 import { confirmFinish, finishRotation, rotate } from '../dialogs/rotate.js';
 import { notLoggedIn, UsageError } from '../errors/errors.js';
 import { createExpiringKey } from '../operations/create.js';
@@ -154,6 +154,8 @@ export const ACTIONS = {
     needsKey: false,
     async run({ session }) {
       const to = await askServer(session);
+      // The same question `svc login` asks before it replaces the profile's key: the menu's word "another" does not name it.
+      await confirmReplacing(to, false);
       await logInWith(to, await askKey(to));
     },
   },
