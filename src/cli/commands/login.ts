@@ -4,6 +4,7 @@ import { askKey, confirmReplacing, logInWith } from '../dialogs/login.js';
 import { UsageError } from '../errors/errors.js';
 import type { App } from '../program/program.js';
 import { readStdin } from '../dialogs/read-text.js';
+import { noteNewProfile } from '../dialogs/meant-profile.js';
 import { announceProfileFile, type ProfileSession } from '../session/session.js';
 
 export interface LoginOptions {
@@ -48,6 +49,7 @@ function readKeyText(session: ProfileSession): Promise<string> {
 
 export async function run(session: ProfileSession, opts: LoginOptions): Promise<Outcome> {
   announceProfileFile(session);
+  noteNewProfile(session);
   await confirmReplacing(session, opts.yes === true);
   const apiKey = opts.withKey ? readKeyFromStdin(await readKeyText(session)) : await askKey(session);
   const list = await logInWith(session, apiKey, opts.keyring === undefined ? undefined : opts.keyring ? 'keyring' : 'file');

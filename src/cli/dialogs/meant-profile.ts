@@ -1,5 +1,5 @@
 import { meantProfiles } from '../domain/suggest.js';
-import { profilesOf, type ProfileSession } from '../session/session.js';
+import { otherProfiles, profilesOf, type ProfileSession } from '../session/session.js';
 import { clip } from '../text/text.js';
 
 /**
@@ -19,4 +19,15 @@ export async function askMeantProfile(session: ProfileSession, name: string): Pr
     ...near.map((profile) => ({ name: profile, value: profile })),
     { name: `No: a new profile '${clip(name, 200)}'`, value: name },
   ]);
+}
+
+/**
+ * `svc login --profile prdo` creates the profile it names, so a typo would
+ * make a new one beside `prod`: when the name is near one that exists, it
+ * is said before the key is asked for (Ctrl-C then stops it), with the
+ * nearest names a command's --profile is told.
+ */
+export function noteNewProfile(session: ProfileSession): void {
+  if (session.profileExists || meantProfiles(session.profileName, profilesOf(session.config)).length === 0) return;
+  session.render.warn(`Profile '${clip(session.profileName, 200)}' does not exist; this login creates it. ${otherProfiles(session).replace(/^t/, 'T')}`);
 }

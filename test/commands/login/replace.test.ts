@@ -86,3 +86,15 @@ describe('svc login where nobody can be asked', () => {
     expect(again.stderr).not.toContain('held key');
   });
 });
+
+describe('svc login --profile with a typo of a profile that exists', () => {
+  it('says, before the key is read, that it creates a new profile, and which one was probably meant', async () => {
+    const key = await local.create('typo');
+    await svc(['login', '--with-key'], as('prod'), { input: `${key.secret}\n` });
+    const result = await svc(['login', '--with-key', '--profile', 'prdo'], as('prod'), { input: `${key.secret}\n` });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Profile 'prdo' does not exist; this login creates it\. The profiles are: .*prod.*\. Did you mean `--profile prod`\?/);
+    const fresh = await svc(['login', '--with-key', '--profile', 'unlike-any'], as('prod'), { input: `${key.secret}\n` });
+    expect(fresh.stderr).not.toContain('does not exist');
+  });
+});
