@@ -88,21 +88,45 @@ describe('bash completes key ids and profiles', () => {
     );
     return stdout.split('\n').filter(Boolean);
   }
+  /** The words of a listing, without the "  (description)" bash shows beside each. */
+  const words = (offered: string[]) => offered.map((line) => line.replace(/ *  \(.*\)$/, ''));
 
-  it('offers the ids where a command takes one', async () => {
+  it('offers the ids where a command takes one, each listed with its name and state as cobra lists descriptions', async () => {
     for (const verb of ['revoke', 'rm', 'enable', 'disable', 'rotate', 'view']) {
-      expect(await complete({}, 'svc', 'keys', verb, '')).toEqual(ids);
+      const offered = await complete({}, 'svc', 'keys', verb, '');
+      expect(words(offered)).toEqual(ids);
+      expect(offered[0]).toMatch(/^key_\w+ +\(beta, enabled\)$/);
+      expect(offered[1]).toMatch(/^key_\w+ +\(alpha, enabled\)$/);
     }
+    // One match is inserted alone: a description must never land on the command line.
     expect(await complete({}, 'svc', 'keys', 'view', ids[1]!.slice(0, -2))).toEqual([ids[1]]);
     expect(await complete({}, 'svc', 'keys', 'create', '')).toEqual([]);
   });
 
+  it('completes a key name that one key alone has to its id, and lists words alone for menu-complete', async () => {
+    expect(await complete({}, 'svc', 'keys', 'revoke', 'alp')).toEqual([ids[1]]);
+    expect(await complete({}, 'svc', 'keys', 'revoke', 'nothing-so')).toEqual([]);
+    const { stdout } = await execa(
+      'bash',
+      ['-c', 'source "$0"; COMP_WORDS=(svc keys revoke ""); COMP_CWORD=3; COMP_TYPE=37; _svc; printf "%s\\n" "${COMPREPLY[@]}"', scripts.bash!],
+      { env: shellEnv(), extendEnv: false },
+    );
+    expect(stdout.split('\n')).toEqual(ids);
+  });
+
+  it('cuts descriptions to the terminal width', async () => {
+    const offered = await complete({ COLUMNS: String(ids[0]!.length + 14) }, 'svc', 'keys', 'revoke', '');
+    expect(words(offered)).toEqual(ids);
+    for (const line of offered) expect([...line].length).toBeLessThanOrEqual(ids[0]!.length + 14);
+    expect(offered[0]).toMatch(/…\)$/);
+  });
+
   it('offers profile names for --profile, and asks for the ids of the profile typed', async () => {
-    expect(await complete({}, 'svc', '--profile', '')).toEqual(['default', 'work']);
+    expect(await complete({}, 'svc', '--profile', '')).toEqual(['default  (no key saved)', `work     (sk_${local.server.apiKey!.slice(3, 7)}…${local.server.apiKey!.slice(-4)})`]);
     expect(await complete({}, 'svc', 'keys', 'list', '--profile', 'w')).toEqual(['work']);
     const noEnvKey = { SVC_API_KEY: undefined };
     expect(await complete(noEnvKey, 'svc', 'keys', 'revoke', '')).toEqual([]);
-    expect(await complete(noEnvKey, 'svc', '--profile', 'work', 'keys', 'revoke', '')).toEqual(ids);
+    expect(words(await complete(noEnvKey, 'svc', '--profile', 'work', 'keys', 'revoke', ''))).toEqual(ids);
   });
 
   it('offers nothing, without a word on the screen or a second try, when the server is down or failing', async () => {

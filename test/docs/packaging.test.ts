@@ -77,7 +77,16 @@ describe('the npm tarball', () => {
     const installed = join(prefix, 'lib/node_modules/svc-cli/dist/main.js');
     const resolve = () => execa('node', ['-e', `console.log(require('node:module').createRequire(${JSON.stringify(installed)}).resolve('@napi-rs/keyring'))`], { reject: false });
     expect((await resolve()).stderr).toContain("Cannot find module '@napi-rs/keyring'");
-    const beside = await execa('npm', ['install', '--global', '--prefix', prefix, KEYRING_PACKAGE], { env: npmEnv, reject: false, timeout: 120_000 });
+    // The command svc's own message gives for a keyring profile, run as printed: svc is in no registry, so it names no package like svc.
+    const configDir = join(work, 'config');
+    mkdirSync(configDir, { mode: 0o700 });
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { keyring: { service: 'svc', account: 'default@x', hint: 'sk_abcd…wxyz' } } } }), { mode: 0o600 });
+    const refused = await execa(bin, ['keys', 'list'], { env: { SVC_CONFIG_DIR: configDir }, reject: false });
+    expect(refused.exitCode).toBe(3);
+    const advice = /`(npm install [^`]+)`/.exec(refused.stderr)?.[1];
+    expect(advice, refused.stderr).toBe(`npm install -g --prefix ${prefix} ${KEYRING_PACKAGE}`);
+    const [npm, ...args] = advice!.split(' ');
+    const beside = await execa(npm!, args, { env: npmEnv, reject: false, timeout: 120_000 });
     expect(beside.exitCode, beside.stderr).toBe(0);
     const resolved = await resolve();
     expect(resolved.exitCode, resolved.stderr).toBe(0);

@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import type { Outcome } from '../program/after-command.js';
-import { askKey, logInWith } from '../dialogs/login.js';
+import { askKey, confirmReplacing, logInWith } from '../dialogs/login.js';
 import { UsageError } from '../errors/errors.js';
 import type { App } from '../program/program.js';
 import { readStdin } from '../dialogs/read-text.js';
+import { noteNewProfile } from '../dialogs/meant-profile.js';
 import { announceProfileFile, type ProfileSession } from '../session/session.js';
 
 export interface LoginOptions {
   withKey?: boolean;
+  yes?: boolean;
   /** True with --keyring, false with --no-keyring; unset: where the profile keeps its key now. */
   keyring?: boolean;
 }
@@ -19,9 +21,10 @@ export function register(program: Command, app: App): void {
     .option('--with-key', 'read the key from stdin instead of prompting')
     .option('--keyring', "keep the key in the OS keyring (Secret Service, Keychain, Credential Manager); the profile records only the entry")
     .option('--no-keyring', 'keep the key in the config file (the default for a new profile)')
+    .option('-y, --yes', "replace the profile's key or server without asking")
     .addHelpText(
       'after',
-      '\nThe key is never taken as an argument: it would show in `ps` and in shell history. Without --keyring or --no-keyring the key goes where the profile keeps its key now: the config file, unless an earlier --keyring chose the OS keyring. A profile kept in the keyring never falls back to the file: a locked or missing keyring is exit 3.\n\nExamples:\n  $ svc login\n  $ svc login --keyring\n  $ svc login --with-key < key.txt\n  $ printenv NEW_KEY | svc login --with-key --profile ci',
+      '\nThe key is never taken as an argument: it would show in `ps` and in shell history. Without --keyring or --no-keyring the key goes where the profile keeps its key now: the config file, unless an earlier --keyring chose the OS keyring. A profile kept in the keyring never falls back to the file: a locked or missing keyring is exit 3.\n\nA profile that already holds a key, or points at another server, is not changed unasked: on a terminal svc names its key and server and asks first (No or Ctrl-C leaves it as it was; --yes answers yes). Where nobody can be asked (a pipe, CI, --no-input) the login goes on and says on stderr what it replaced, and --json has it as `replaced`.\n\nExamples:\n  $ svc login\n  $ svc login --keyring\n  $ svc login --with-key < key.txt\n  $ printenv NEW_KEY | svc login --with-key --profile ci',
     )
     .action(app.action('change', run));
 }
@@ -46,6 +49,8 @@ function readKeyText(session: ProfileSession): Promise<string> {
 
 export async function run(session: ProfileSession, opts: LoginOptions): Promise<Outcome> {
   announceProfileFile(session);
+  noteNewProfile(session);
+  await confirmReplacing(session, opts.yes === true);
   const apiKey = opts.withKey ? readKeyFromStdin(await readKeyText(session)) : await askKey(session);
   const list = await logInWith(session, apiKey, opts.keyring === undefined ? undefined : opts.keyring ? 'keyring' : 'file');
   return { list, keyInUse: { apiKey, source: 'profile' } };

@@ -6,12 +6,14 @@ import type { LocalServerReady } from '../../contract/types.js';
 import type { Deps } from '../terminal/deps.js';
 import type { IO } from '../terminal/io.js';
 import { createRenderer, type Renderer } from '../terminal/renderer.js';
-import { tone, type Line } from '../text/text.js';
+import { clip, shellWord, tone, type Line } from '../text/text.js';
 import type { Session } from '../session/session.js';
 import { BrokenPipeError, CliError, UsageError } from '../errors/errors.js';
 import type { App } from '../program/program.js';
 import { integerAtLeast } from '../program/program.js';
 import { readEnv } from '../terminal/environment.js';
+import { savedKeyHint } from '../config/file.js';
+import { sameServer } from '../session/endpoint.js';
 
 interface ServeOptions {
   local?: boolean;
@@ -150,7 +152,7 @@ export async function run(session: Session, options: ServeOptions): Promise<void
   // ready line could otherwise land before the handler, killing the process (and leaving its lock behind).
   const stopSignal = untilStopped(session.deps, io);
   if (session.options.json) render.json(server.ready, 'line');
-  else printBanner(log, session.options.quiet === true, server.ready, options, io.invokedAs ?? 'svc');
+  else printBanner(log, session.options.quiet === true, server.ready, options, io.invokedAs ?? 'svc', await profileTaken(io, server.ready.url));
 
   const signal = await stopSignal;
   // With its reader gone, what follows goes nowhere; the exit code says why the server stopped.
@@ -221,7 +223,36 @@ function whenParentGone(env: NodeJS.ProcessEnv, schedule: Deps['schedule'], list
   return () => cancel();
 }
 
-function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, options: ServeOptions, svc: string): void {
+/** The profile a bare `svc login` would write, when it already holds a key or points at a server other than this one. */
+interface TakenProfile {
+  name: string;
+  hint: string | null;
+  server: string;
+}
+
+/**
+ * A second server (another port, another --data) must not take over the
+ * profile svc uses now: `svc login` there would replace its key (and ask
+ * first). The banner then suggests a profile of its own. The config is
+ * only read, and one that cannot be read suggests nothing: the server
+ * needs no home.
+ */
+async function profileTaken(io: IO, url: string): Promise<TakenProfile | null> {
+  try {
+    const { openConfig } = await import('../config/store.js');
+    const config = openConfig(io.env, () => {});
+    const name = readEnv(io.env, 'SVC_PROFILE') || config.defaultProfile() || 'default';
+    const profile = config.getProfile(name);
+    const hint = savedKeyHint(profile);
+    const server = profile.baseUrl ?? DEFAULT_BASE_URL;
+    if (hint === null && profile.baseUrl === undefined) return null;
+    return sameServer(server, url) ? null : { name, hint, server };
+  } catch {
+    return null;
+  }
+}
+
+function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, options: ServeOptions, svc: string, taken: TakenProfile | null): void {
   const row = (label: string, ...value: Line[]): Line => [`  ${label.padEnd(10)} `, ...value.flat()];
   const lines: Line[] = [
     [tone('●', 'green'), ' svc reference server listening on ', tone(ready.url, 'bold')],
@@ -238,16 +269,26 @@ function printBanner(log: Renderer, quiet: boolean, ready: LocalServerReady, opt
   if (quiet) return;
   // The next steps are commands that work where they will be typed: from a clone, svc is no command yet.
   const installed = svc === 'svc';
+  // A profile of its own when the one in use is another server's: `--profile local-8788` on every step.
+  const own = taken === null ? '' : ` --profile ${shellWord(`local-${new URL(ready.url).port || '80'}`)}`;
   // The key goes in on stdin, as svc login takes it: a key typed into a command line stays in the shell's history.
-  const login = `  ${svc} login --with-key${ready.url === DEFAULT_BASE_URL ? '' : ` --base-url ${ready.url}`}`;
+  const login = `  ${svc} login --with-key${own}${ready.url === DEFAULT_BASE_URL ? '' : ` --base-url ${ready.url}`}`;
   log.info(
     '',
     installed ? 'Next, in another terminal:' : `Next, in another terminal, in ${process.cwd()}:`,
     ...(ready.apiKey ? [login, tone('    (paste the API key above, then press Ctrl-D: read from stdin, it stays out of your shell history)', 'dim')] : []),
     ...(ready.url !== DEFAULT_BASE_URL && !ready.apiKey ? [`  export SVC_BASE_URL=${ready.url}`] : []),
-    `  ${svc} status`,
-    `  ${svc} keys list`,
-    `  ${svc} keys create my-first-key`,
+    `  ${svc} status${own}`,
+    `  ${svc} keys list${own}`,
+    `  ${svc} keys create my-first-key${own}`,
+    ...(taken === null
+      ? []
+      : [
+          tone(
+            `(a profile of its own: profile '${clip(taken.name, 200)}' ${taken.hint === null ? 'points at' : `holds key ${taken.hint} for`} ${taken.server}, and stays so)`,
+            'dim',
+          ),
+        ]),
     ...(installed ? [] : [tone(`(svc is not installed as a command; README.md, "Install", says how. Until then, type ${svc}.)`, 'dim')]),
     '',
     tone('Ctrl-C stops the server.', 'dim'),

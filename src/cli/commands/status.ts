@@ -5,7 +5,11 @@ import type { Outcome } from '../program/after-command.js';
 import { CliError, endingSignal, NotAuthenticatedError, notLoggedIn, PassedOnStatus, UnknownProfileError } from '../errors/errors.js';
 import { describeFailure, failureDocument, NOT_RETRIED, type FailureDocument } from '../views/failure.js';
 import { statusContext } from '../operations/context.js';
-import { readStatus, type StatusReport } from '../operations/status.js';
+import { readAllStatuses, readStatus, type StatusReport } from '../operations/status.js';
+import { allProfilesContext } from '../operations/context.js';
+import { failed, statusAllColumns, statusAllDocument } from '../views/status-all.js';
+import { ExitCode, UsageError } from '../errors/errors.js';
+import { readEnv } from '../terminal/environment.js';
 import type { App } from '../program/program.js';
 import { describeRateLimit } from '../../client/rate-limit.js';
 import { tone, type Line, type Segment } from '../text/text.js';
@@ -17,9 +21,10 @@ export function register(program: Command, app: App): void {
   program
     .command('status')
     .description('show the server, profile, key, workspace, plan and rate limit in use')
+    .option('--all', "check every profile's key against its server, all at once, one line each")
     .addHelpText(
       'after',
-      '\nEach request once, never retried or delayed: the block is printed whatever the state, with ✗ where something failed. The Key line says where the key came from: SVC_API_KEY, or the profile, in the config file or the OS keyring. Exit 0 when the key works (rate limited included), 3 without a working key (a keyring that is locked or cannot be reached too), 1 when the server cannot be reached.\n\nExamples:\n  $ svc status\n  $ svc status --json | jq .workspace.plan',
+      '\nEach request once, never retried or delayed: the block is printed whatever the state, with ✗ where something failed. The Key line says where the key came from: SVC_API_KEY, or the profile, in the config file or the OS keyring. Exit 0 when the key works (rate limited included), 3 without a working key (a keyring that is locked or cannot be reached too), 1 when the server cannot be reached.\n\nWith --all, as `gh auth status` checks every account: each profile\'s own key against its own server (never SVC_API_KEY, SVC_BASE_URL or --base-url), concurrently, one row each: live, rejected (401), unreachable, failed, not read from the keyring, or no key. Exit 0 when every saved key works (a profile without a key is no failure), 3 when any key is rejected or cannot be read, else 1 when any server could not be reached or answered an error.\n\nExamples:\n  $ svc status\n  $ svc status --json | jq .workspace.plan\n  $ svc status --all\n  $ svc status --all --json | jq -r \'.profiles[] | select(.state != "live") | .profile\'',
     )
     .action(app.action('credentials', run));
 }
@@ -37,7 +42,12 @@ type Report = StatusReport & { error: FailureDocument['error'] | null };
 /** Where a field's value starts: a value broken at the terminal's width goes on under it. */
 const LABEL_WIDTH = 12;
 
-export async function run(session: ProfileSession): Promise<Outcome> {
+export interface StatusOptions {
+  all?: boolean;
+}
+
+export async function run(session: ProfileSession, opts: StatusOptions = {}): Promise<Outcome | void> {
+  if (opts.all) return runAll(session);
   const { report: facts, failure, workspaceOffered, credentials, list } = await readStatus(statusContext(session));
   const verbose = session.options.verbose === true;
   const report: Report = { ...facts, error: failure === undefined ? null : failureDocument(failure, describeFailure(failure, { verbose })).error };
@@ -122,4 +132,30 @@ function profileWhy({ profileSource, profileFile }: StatusReport): string {
 
 function firstLine(report: Report): string {
   return report.error?.message.split('\n')[0] ?? '';
+}
+
+/**
+ * `svc status --all`: a row per profile, then, when any profile's key does
+ * not work, a line naming those and the exit code of the worst (3 for a key
+ * that is rejected or cannot be read, else 1).
+ */
+async function runAll(session: ProfileSession): Promise<void> {
+  if (session.options.baseUrl) throw new UsageError("--all checks each profile against its own server: --base-url names one. Use `svc status --base-url URL` for that server.");
+  const statuses = await readAllStatuses(allProfilesContext(session));
+  const verbose = session.options.verbose === true;
+  const { render, io } = session;
+  if (session.options.json) render.json(statusAllDocument(statuses, verbose));
+  else render.table(statusAllColumns(verbose), statuses);
+  if (!session.options.json && io.stdoutIsTTY) render.info(`* the profile svc uses here (${activeFrom(session.profileSource, session.profileFile)})`);
+  if (readEnv(io.env, 'SVC_API_KEY') || readEnv(io.env, 'SVC_BASE_URL')) {
+    render.warn("SVC_API_KEY or SVC_BASE_URL is set: other commands use it instead of a profile's own; --all checked the profiles' own keys and servers.");
+  }
+  const bad = statuses.filter((s) => failed(s.state));
+  if (statuses.every((s) => s.state === 'none')) {
+    throw new CliError(['No profile holds a key: `svc login` saves one.'], ExitCode.unauthenticated);
+  }
+  if (bad.length === 0) return;
+  const rejected = bad.some((s) => s.state === 'rejected' || s.state === 'unreadable');
+  const names = bad.map((s) => `${shown(s.report.profile)} (${s.state})`).join(', ');
+  throw new CliError([`${bad.length} of ${statuses.length} profiles have a key that does not work: ${names}.`], rejected ? ExitCode.unauthenticated : ExitCode.failure);
 }

@@ -53,9 +53,18 @@ function commandPath(command: Command): string {
   return names.join(' ');
 }
 
+/**
+ * The profiles a name that names none most likely meant (a typo: `prdo` for
+ * `prod`), for every place a profile is named: a command's --profile,
+ * SVC_PROFILE, a project's `.svc-profile`, the manager's Switch profile.
+ */
+export function meantProfiles(name: string, profiles: readonly string[]): string[] {
+  return profiles.includes(name) ? [] : nearest(name, profiles.map((profile) => [profile]));
+}
+
 /** "Did you mean 'work'?" for a profile name that names none, when one is near it (a typo); '' when none is. */
 export function nearProfile(name: string, profiles: readonly string[], spell: (profile: string) => string = (profile) => `'${profile}'`): string {
-  const near = nearest(name, profiles.map((profile) => [profile]));
+  const near = meantProfiles(name, profiles);
   return near.length === 0 ? '' : ` Did you mean ${near.map(spell).join(' or ')}?`;
 }
 

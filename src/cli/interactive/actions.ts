@@ -1,7 +1,7 @@
 import { confirmDisable, confirmRevoke } from '../dialogs/key-changes.js';
 import { askExpiry, askKeyName } from '../dialogs/new-key.js';
 import { pickKey, pickKeys, type PickedKey } from '../dialogs/pick-key.js';
-import { askKey, askServer, logInWith } from '../dialogs/login.js';
+import { askKey, askServer, confirmReplacing, logInWith } from '../dialogs/login.js';
 import { confirmFinish, finishRotation, rotate } from '../dialogs/rotate.js';
 import { notLoggedIn, UsageError } from '../errors/errors.js';
 import { createExpiringKey } from '../operations/create.js';
@@ -9,6 +9,7 @@ import { changeKeys, type ChangeRequest, type KeyChange } from '../operations/ch
 import { keysContext, profileContext } from '../operations/context.js';
 import { profilesOf, type KeySession, type ProfileSession } from '../session/session.js';
 import { useProfile } from '../operations/profile.js';
+import { askMeantProfile } from '../dialogs/meant-profile.js';
 import { keyLabel } from '../views/keys.js';
 import { showPing } from '../views/ping.js';
 import { createWatch } from '../views/show-new-key.js';
@@ -135,7 +136,7 @@ export const ACTIONS = {
         { name: 'Another profile…', value: other },
       ]);
       if (name === other) {
-        name = (await prompts.text('Profile name:', (v) => (/^[\w.-]+$/.test(v.trim()) ? true : 'Letters, digits, ".", "_" and "-" only.'))).trim();
+        name = await askMeantProfile(session, (await prompts.text('Profile name:', (v) => (/^[\w.-]+$/.test(v.trim()) ? true : 'Letters, digits, ".", "_" and "-" only.'))).trim());
       }
       if (readEnv(session.io.env, 'SVC_API_KEY')) session.render.warn("SVC_API_KEY is set: it overrides every profile's saved key.");
       // The switch lasts for this session; making it the default (`svc profile use`) keeps it for every command after.
@@ -154,6 +155,8 @@ export const ACTIONS = {
     needsKey: false,
     async run({ session }) {
       const to = await askServer(session);
+      // The same question `svc login` asks before it replaces the profile's key: the menu's word "another" does not name it.
+      await confirmReplacing(to, false);
       await logInWith(to, await askKey(to));
     },
   },

@@ -10,7 +10,7 @@ import type { ConfigStore, Profile } from '../config/store.js';
 import type { CliError } from '../errors/errors.js';
 import type { KeyStoreContext } from '../secret-store/saved-key.js';
 import type { Endpoint } from '../session/endpoint.js';
-import { noKeyError, withKey, type Credentials, type KeySession, type ProfileSession, type ProfileSource } from '../session/session.js';
+import { noKeyError, profileSession, profilesOf, withKey, type Credentials, type KeySession, type ProfileSession, type ProfileSource } from '../session/session.js';
 import type { Deps } from '../terminal/deps.js';
 
 /** An operation on keys: the client, the signals it listens for and the clock. */
@@ -80,4 +80,23 @@ export interface StatusContext extends ProfileContext {
 export function statusContext(session: ProfileSession): StatusContext {
   const { profileSource, profileFile, credentials, keyFailure } = session;
   return { ...profileContext(session), profileSource, profileFile, credentials, keyFailure, noKey: () => noKeyError(session) };
+}
+
+/** `svc status --all`: every profile, and the status context of each, its own key to its own server. */
+export interface AllProfilesContext {
+  profiles: string[];
+  /** The profile the command resolved to. */
+  active: string;
+  defaultName: string;
+  statusOf(profile: string): Promise<StatusContext>;
+}
+
+export function allProfilesContext(session: ProfileSession): AllProfilesContext {
+  const { config } = session;
+  return {
+    profiles: profilesOf(config),
+    active: session.profileName,
+    defaultName: config.defaultProfile() ?? 'default',
+    statusOf: async (profile) => statusContext(await profileSession(session, profile)),
+  };
 }

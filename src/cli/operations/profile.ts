@@ -2,7 +2,9 @@
 import type { KeyList } from '../../client/api.js';
 import { keyHint } from '../../contract/key-format.js';
 import { DEFAULT_BASE_URL } from '../../contract/paths.js';
-import { savedKeyHint } from '../config/file.js';
+import { holdsKey, savedKeyHint } from '../config/file.js';
+import type { Profile } from '../config/store.js';
+import { sameServer, type Endpoint } from '../session/endpoint.js';
 import type { KeyringError } from '../secret-store/keyring.js';
 import type { KeyStore, Moved } from '../secret-store/saved-key.js';
 import { InterruptedError, type UsageError } from '../errors/errors.js';
@@ -24,6 +26,40 @@ export interface LoggedIn {
   store: KeyStore;
   /** A keyring entry the profile used before and svc could not delete (the key was saved all the same). */
   leftover: KeyringError | null;
+  /** What the profile held before that this login replaced; null when nothing. */
+  replaced: Replaced | null;
+}
+
+/** A profile's key or server that a login replaces (docs/contract.md §C2): what it held, by hint, and where it pointed. */
+export interface Replaced {
+  /** The key it held; null when it held none (only its server changes). */
+  hint: string | null;
+  /** The server it pointed at: its saved address, else the local default. */
+  baseUrl: string;
+  /** The server the login points it at. */
+  newBaseUrl: string;
+}
+
+/** The address a login saves: one given for it (flag or environment), else the profile's own. */
+function loginBaseUrl(profile: Readonly<Profile>, endpoint: Endpoint): string | undefined {
+  return endpoint.source === 'flag' || endpoint.source === 'env' ? endpoint.url : profile.baseUrl;
+}
+
+/**
+ * What logging in to `profile` through `endpoint` would replace: a key it
+ * holds (unless `apiKey` is that very key, for the same server) or a server
+ * it points at that is not the login's. Null when nothing: a new or empty
+ * profile, or the same key again. Without `apiKey` (asked before the key is
+ * typed) any key it holds counts.
+ */
+export function loginReplaces(profile: Readonly<Profile>, endpoint: Endpoint, apiKey?: string): Replaced | null {
+  const hint = savedKeyHint(profile);
+  const baseUrl = profile.baseUrl ?? DEFAULT_BASE_URL;
+  const newBaseUrl = loginBaseUrl(profile, endpoint) ?? DEFAULT_BASE_URL;
+  const moves = !sameServer(baseUrl, newBaseUrl) && (hint !== null || profile.baseUrl !== undefined);
+  const sameKey = apiKey !== undefined && holdsKey(profile, apiKey);
+  if (!moves && (hint === null || sameKey)) return null;
+  return { hint, baseUrl, newBaseUrl };
 }
 
 /** The keyring's code is loaded only by the operations that touch it. */
@@ -48,19 +84,24 @@ export async function logIn(ctx: ProfileContext, apiKey: string, to?: KeyStore):
     if (error instanceof InterruptedError) throw error;
     listFailure = error;
   }
-  const { url, source } = ctx.endpoint;
+  const { url } = ctx.endpoint;
   const { saveKey } = await savedKey();
+  let replaced: Replaced | null = null;
   const { store, leftover } = await saveKey(ctx.keyStore, ctx.profileName, apiKey, {
     to,
-    patch: (profile) => ({
-      ...profile,
-      baseUrl: source === 'flag' || source === 'env' ? url : profile.baseUrl,
-      // What was remembered about the old key is not about this one.
-      keyExpiry: undefined,
-      serverInstance: client.serverInstance ?? undefined,
-    }),
+    patch: (profile) => {
+      // Told from the profile as it is under the lock: another svc may have changed it since this one read it.
+      replaced = loginReplaces(profile, ctx.endpoint, apiKey);
+      return {
+        ...profile,
+        baseUrl: loginBaseUrl(profile, ctx.endpoint),
+        // What was remembered about the old key is not about this one.
+        keyExpiry: undefined,
+        serverInstance: client.serverInstance ?? undefined,
+      };
+    },
   });
-  return { list, listFailure, url, hint: keyHint(apiKey), configPath: ctx.config.path, store, leftover };
+  return { list, listFailure, url, hint: keyHint(apiKey), configPath: ctx.config.path, store, leftover, replaced };
 }
 
 /** Forgets the profile's key, from the keyring too; `hint` is null when it had none. */

@@ -1,10 +1,10 @@
 import { PROBE, type ApiClient, type ApiResponse, type KeyList } from '../../client/api.js';
-import { ApiError, RateLimitedError } from '../../client/errors.js';
+import { ApiError, NetworkError, RateLimitedError } from '../../client/errors.js';
 import { keyHint } from '../../contract/key-format.js';
 import { readRateLimit } from '../../client/rate-limit.js';
 import type { KeyStore } from '../secret-store/saved-key.js';
 import type { BaseUrlSource, Credentials, KeySource, ProfileSource } from '../session/session.js';
-import type { StatusContext } from './context.js';
+import type { AllProfilesContext, StatusContext } from './context.js';
 
 /** The `--json` document: everything the text block says, null where it is not known. */
 export interface StatusReport {
@@ -109,4 +109,40 @@ async function readWorkspaceOrList(client: ApiClient): Promise<{ res: ApiRespons
   if (res) return { res, workspace: res.body, list: await listing.catch(() => undefined) };
   const first = await client.probeKeyList(PROBE);
   return { res: first, workspace: null, list: await listing.catch(() => undefined) };
+}
+
+/**
+ * Whether a profile's key works, in a word (`svc status --all`): `live`
+ * (rate limited included: the limiter answers only a key it accepted),
+ * `rejected` (401), `unreachable` (no answer), `failed` (any other answer or
+ * refusal), `unreadable` (the keyring did not give it), `none` (no key).
+ */
+export type KeyState = 'live' | 'rejected' | 'unreachable' | 'failed' | 'unreadable' | 'none';
+
+export interface ProfileStatus extends Status {
+  state: KeyState;
+  isActive: boolean;
+  isDefault: boolean;
+}
+
+/**
+ * `svc status --all`, as `gh auth status` checks every account: each
+ * profile's own key against its own server, all at once, each as
+ * `svc status --profile NAME` would read it.
+ */
+export async function readAllStatuses(ctx: AllProfilesContext): Promise<ProfileStatus[]> {
+  return Promise.all(
+    ctx.profiles.map(async (name) => {
+      const profile = await ctx.statusOf(name);
+      const status = await readStatus(profile);
+      return { ...status, state: keyState(status, profile), isActive: name === ctx.active, isDefault: name === ctx.defaultName };
+    }),
+  );
+}
+
+function keyState({ report, failure }: Status, { credentials, keyFailure }: StatusContext): KeyState {
+  if (report.key?.valid === true) return 'live';
+  if (report.key?.valid === false) return 'rejected';
+  if (!credentials) return keyFailure ? 'unreadable' : 'none';
+  return failure instanceof NetworkError ? 'unreachable' : 'failed';
 }

@@ -9,6 +9,8 @@
  * (bench/RESULTS.md, "npx, cold"). Every call is bounded (KEYRING_WAIT_MS): a keyring that waits
  * for an unlock prompt nobody answers is reported, not waited on.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, sep } from 'node:path';
 import type { Deps } from '../terminal/deps.js';
 import { readEnv } from '../terminal/environment.js';
 import { CliError, ExitCode, STOPPING_SIGNALS } from '../errors/errors.js';
@@ -109,9 +111,49 @@ async function loadLibrary(): Promise<Library> {
   } catch (error) {
     throw new KeyringError(
       `Keyring support is not installed: svc could not load @napi-rs/keyring (${firstLine(error)})`,
-      `Keyring support is installed beside svc, on a platform @napi-rs/keyring has a build for: \`npm install -g svc-cli ${KEYRING_PACKAGE}\` (or, in a project, \`npm install svc-cli ${KEYRING_PACKAGE}\`); for one run, \`npx -p svc-cli -p ${KEYRING_PACKAGE} svc …\`. ${ENV_STILL_WORKS}`,
+      `Keyring support is installed beside svc, on a platform @napi-rs/keyring has a build for: ${keyringInstallAdvice(svcPackageDir())}. ${ENV_STILL_WORKS}`,
     );
   }
+}
+
+/** svc's own package directory (its package.json above the running code: dist/ installed, src/ in a clone), or null. */
+function svcPackageDir(): string | null {
+  for (let dir = __dirname; dirname(dir) !== dir; dir = dirname(dir)) {
+    try {
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === 'svc-cli') return dir;
+    } catch {
+      // No package.json here, or not svc's: look further up.
+    }
+  }
+  return null;
+}
+
+/**
+ * The command that puts the keyring's binding where this svc loads it
+ * from, for how this svc was installed (`packageDir`, its own directory).
+ * svc is in no registry, so the advice never names a package of its own
+ * there (someone else could publish one by that name): it installs
+ * @napi-rs/keyring alone, beside the svc that is already there: in the
+ * same global prefix, the same project, or (npx) beside the tarball again.
+ */
+export function keyringInstallAdvice(packageDir: string | null, exists: (path: string) => boolean = existsSync): string {
+  const tarball = `./svc-cli-${SVC_VERSION}.tgz`;
+  if (packageDir === null) return `install ${KEYRING_PACKAGE} where Node finds it from svc's own directory`;
+  const modules = dirname(packageDir);
+  if (basename(modules) !== 'node_modules') {
+    // A clone installs it with its other development dependencies; a package unpacked anywhere else, beside itself.
+    return exists(join(packageDir, 'package-lock.json'))
+      ? `svc runs from its clone ${packageDir}, where \`npm ci --prefix ${shellWord(packageDir)}\` installs it with the other development dependencies`
+      : `svc runs from ${packageDir}: \`npm install --prefix ${shellWord(packageDir)} --no-save ${KEYRING_PACKAGE}\``;
+  }
+  const root = dirname(modules);
+  if (packageDir.split(sep).includes('_npx')) {
+    return `this svc runs through npx, so name both there: \`npx -p ${tarball} -p ${KEYRING_PACKAGE} svc …\` (the svc tarball you ran)`;
+  }
+  // npm's global layout: {prefix}/lib/node_modules with {prefix}/bin/svc, or on Windows {prefix}/node_modules with {prefix}/svc.cmd.
+  const prefix = basename(root) === 'lib' && exists(join(dirname(root), 'bin', 'svc')) ? dirname(root) : exists(join(root, 'svc.cmd')) ? root : null;
+  if (prefix !== null) return `svc is installed globally in ${prefix}: \`npm install -g --prefix ${shellWord(prefix)} ${KEYRING_PACKAGE}\``;
+  return `svc is installed in the project ${root}: \`npm install --prefix ${shellWord(root)} ${KEYRING_PACKAGE}\``;
 }
 
 /**

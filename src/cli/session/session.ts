@@ -265,6 +265,40 @@ async function readProfile(base: Session, needs: Exclude<Needs, 'nothing'>): Pro
 }
 
 /**
+ * The session of another profile (`svc status --all`): its own key and its
+ * own saved server, as the profile would be used on its own, never
+ * SVC_API_KEY, SVC_BASE_URL or --base-url, which belong to no profile. A
+ * key the keyring does not give is `keyFailure`, as for 'credentials'.
+ */
+export async function profileSession(session: ProfileSession, profileName: string): Promise<ProfileSession> {
+  const { config, io } = session;
+  const profile = Object.freeze(config.getProfile(profileName));
+  const endpoint = resolveEndpoint({ profile: profile.baseUrl });
+  let credentials: Credentials | null = profile.apiKey ? { apiKey: profile.apiKey, source: 'profile', store: 'file' } : null;
+  let keyFailure: CliError | undefined;
+  if (credentials === null && profile.keyring) {
+    const { readKeyringKey, KeyringError } = await import('../secret-store/saved-key.js');
+    try {
+      credentials = { apiKey: await readKeyringKey({ config, env: io.env, schedule: session.deps.schedule }, profileName, profile.keyring), source: 'profile', store: 'keyring' };
+    } catch (error) {
+      if (!(error instanceof KeyringError)) throw error;
+      keyFailure = error;
+    }
+  }
+  return Object.freeze({
+    ...session,
+    profileName,
+    profileSource: 'flag' as const,
+    profileFile: null,
+    profileExists: true,
+    profile,
+    endpoint,
+    credentials,
+    keyFailure,
+  });
+}
+
+/**
  * A project's `.svc-profile` svc will not take (docs/contract.md §C1). It
  * chose the profile, so another would be a guess: a command that changes
  * the profile stops, and so does one that sends the key, unless its key and

@@ -112,9 +112,11 @@ describe('the interactive manager, action by action', () => {
       expect(saved.profiles.elsewhere).toMatchObject({ apiKey: local.server.apiKey, baseUrl: local.server.url });
 
       // Its server now saved, "Log in with another key" goes there without asking.
-      const again = await session([{ menu: 'Log in with another key' }, { secret: local.server.apiKey! }], env, ['--profile', 'elsewhere']);
+      // It asks first, as `svc login` does, naming the key it would replace.
+      const again = await session([{ menu: 'Log in with another key' }, { confirm: true }, { secret: local.server.apiKey! }], env, ['--profile', 'elsewhere']);
       expect(again.exitCode, again.stderr).toBe(0);
       expect(again.asked.filter((q) => q.startsWith('Server address'))).toEqual([]);
+      expect(again.asked).toContain(`Profile 'elsewhere' already holds key ${local.server.apiKey!.slice(0, 7)}…${local.server.apiKey!.slice(-4)} for ${local.server.url}; replace it?`);
     } finally {
       config.remove();
     }

@@ -51,6 +51,19 @@ describe("the manager's Switch profile", () => {
     expect(saved().defaultProfile).toBeUndefined();
   });
 
+  it("asks 'did you mean' for a name typed near a profile that exists, as --profile is told; yes switches to it, no keeps the new name", async () => {
+    const meant = await session([{ menu: 'Switch profile' }, { select: 'Another profile' }, { text: 'wrok' }, { confirm: true }, { confirm: false }]);
+    expect(meant.exitCode, meant.stderr).toBe(0);
+    expect(meant.asked[3]).toBe("No profile 'wrok'; did you mean 'work'?");
+    expect(meant.stderr).toContain('svc  profile work');
+    const kept = await session([{ menu: 'Switch profile' }, { select: 'Another profile' }, { text: 'wrok' }, { confirm: false }]);
+    expect(kept.stderr).toContain(`Profile 'wrok' does not exist yet`);
+    // The command says the same nearest name, from the same place (domain/suggest.ts).
+    const command = await svc(['keys', 'list', '--profile', 'wrok'], env());
+    expect(command.exitCode).toBe(3);
+    expect(command.stderr).toContain('Did you mean `--profile work`?');
+  });
+
   it('does not ask for a new profile, which exists once logged in to; says it does not exist yet', async () => {
     const result = await session([{ menu: 'Switch profile' }, { select: 'Another profile' }, { text: 'fresh' }]);
     expect(result.exitCode, result.stderr).toBe(0);

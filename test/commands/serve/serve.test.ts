@@ -5,7 +5,7 @@
  * the process shows (real signals, a SIGKILL, the lock left behind) is in
  * test/server/process.test.ts and test/e2e/serve-flags.test.ts.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,13 +25,13 @@ function freePort(): Promise<number> {
 }
 
 /** Runs svc serve until `whileUp` is done, then sends it `signal`. */
-async function serveWhile(args: string[], whileUp: (url: string) => Promise<void>, signal: NodeJS.Signals = 'SIGTERM') {
-  const port = await freePort();
+async function serveWhile(args: string[], whileUp: (url: string) => Promise<void>, signal: NodeJS.Signals = 'SIGTERM', env: Record<string, string> = {}, at?: number) {
+  const port = at ?? (await freePort());
   let subscribed!: () => void;
   const up = new Promise<void>((resolve) => (subscribed = resolve));
   let stop!: (signal: NodeJS.Signals) => void;
   let unsubscribed = false;
-  const running = svc(['serve', '--local', '--port', String(port), ...args], {}, {
+  const running = svc(['serve', '--local', '--port', String(port), ...args], env, {
     deps: {
       onSignal(signals, listener) {
         expect(signals).toEqual(['SIGINT', 'SIGTERM']);
@@ -81,6 +81,25 @@ describe('svc serve --local in-process', () => {
     expect(result.stderr).toContain('paste the API key above, then press Ctrl-D');
     expect(result.stderr.split(key)).toHaveLength(2);
     expect(result.stderr).not.toMatch(/export SVC_API_KEY|export SVC_BASE_URL/);
+  });
+
+  it("suggests a profile of its own when the profile in use is another server's, and none when it is empty or this server's", async () => {
+    const config = mkdtempSync(join(dir, 'config-'));
+    const env = { SVC_CONFIG_DIR: config };
+    const fresh = await serveWhile([], async () => {}, 'SIGINT', env);
+    expect(fresh.stderr).not.toContain('--profile');
+    const key = `sk_${'k'.repeat(64)}`;
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { default: { apiKey: key, baseUrl: 'http://127.0.0.1:8787' } } }), { mode: 0o600 });
+    let url = '';
+    const second = await serveWhile([], async (at) => void (url = at), 'SIGINT', env);
+    const port = new URL(url).port;
+    expect(second.stderr).toMatch(new RegExp(`^ {2}\\S.* login --with-key --profile local-${port} --base-url ${url}$`, 'm'));
+    for (const step of ['status', 'keys list', 'keys create my-first-key']) expect(second.stderr).toMatch(new RegExp(`^ {2}\\S.* ${step} --profile local-${port}$`, 'm'));
+    expect(second.stderr).toContain(`(a profile of its own: profile 'default' holds key sk_kkkk…kkkk for http://127.0.0.1:8787, and stays so)`);
+    const again = await freePort();
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { default: { apiKey: key, baseUrl: `http://127.0.0.1:${again}` } } }), { mode: 0o600 });
+    const same = await serveWhile([], async () => {}, 'SIGINT', env, again);
+    expect(same.stderr).not.toContain('--profile');
   });
 
   it('stops as on a signal when the reader of its output goes away, saving its state and freeing its lock, and exits 141', async () => {

@@ -32,7 +32,7 @@ export function render(nodes: Node[], install: string): string {
   const valueCases = valueOptions(nodes).flatMap(({ patterns, opt }) => {
     const kind = valueKind(opt);
     if (kind === 'choices') return [`    ${patterns.join('|')}) COMPREPLY=($(compgen -W ${sq(opt.choices.join(' '))} -- "$cur")) ;;`];
-    if (kind === 'dynamic') return [`    ${patterns.join('|')}) COMPREPLY=($(compgen -W "$(${fn}_dynamic ${opt.dynamicValues})" -- "$cur")) ;;`];
+    if (kind === 'dynamic') return [`    ${patterns.join('|')}) ${fn}_offer ${opt.dynamicValues} ;;`];
     if (kind === 'file') {
       return [
         `    ${patterns.join('|')})`,
@@ -83,13 +83,52 @@ ${valueCases.join('\n')}
   esac
 }
 
-# The words svc lists for $1 (key-ids, profiles), asked with the caller's
-# forwarded options; nothing when it cannot say (offline, no key).
-${fn}_dynamic() {
-  local line
+# Sets COMPREPLY to the words svc lists for $1 (key-ids, profiles) that start
+# with $cur, asked with the caller's forwarded options; nothing when svc
+# cannot say (offline, no key). Bash has no column for a description, so as
+# cobra's bash completion (V2) does: a single match is inserted alone;
+# several are listed as "word  (description)", padded to line up and cut to
+# $COLUMNS; menu-complete and insert-completions (COMP_TYPE 37, 42) get the
+# words alone. A key name that no id starts with, and that one key alone
+# has, completes to that key's id: svc takes such a name for its key.
+${fn}_offer() {
+  local tab=$'\\t' line word desc longest=0 room
+  local -a lines=() matched=()
   while IFS= read -r line; do
-    printf '%s\n' "\${line%%$'\t'*}"
+    [[ -n $line ]] && lines+=("$line")
   done < <(command ${root.name} __complete "$1" --quiet "\${forwarded[@]}" 2>/dev/null)
+  for line in "\${lines[@]}"; do
+    [[ \${line%%$tab*} == "$cur"* ]] && matched+=("$line")
+  done
+  if ((\${#matched[@]} == 0)) && [[ $1 == key-ids && -n $cur ]]; then
+    for line in "\${lines[@]}"; do
+      [[ $line == *$tab* && \${line#*$tab} == "$cur"* ]] && matched+=("$line")
+    done
+    ((\${#matched[@]} == 1)) || matched=()
+  fi
+  if ((\${#matched[@]} <= 1)) || [[ $COMP_TYPE == 37 || $COMP_TYPE == 42 ]]; then
+    COMPREPLY=("\${matched[@]%%$tab*}")
+    return 0
+  fi
+  for line in "\${matched[@]}"; do
+    word=\${line%%$tab*}
+    ((\${#word} > longest)) && longest=\${#word}
+  done
+  COMPREPLY=()
+  for line in "\${matched[@]}"; do
+    word=\${line%%$tab*}
+    if [[ $line == *$tab* ]]; then
+      desc=\${line#*$tab}
+      room=$((\${COLUMNS:-80} - longest - 4))
+      # Lined up when at least 8 characters of description fit so, else each right after its word.
+      if ((room > 8)); then printf -v word '%-*s' "$longest" "$word"; else room=$((\${COLUMNS:-80} - \${#word} - 4)); fi
+      if ((room > 0)); then
+        ((\${#desc} > room)) && desc="\${desc:0:room-1}…"
+        word+="  ($desc)"
+      fi
+    fi
+    COMPREPLY+=("$word")
+  done
 }
 
 ${fn}() {
@@ -125,7 +164,7 @@ ${fn}() {
     COMPREPLY=($(compgen -W "$${fn}_commands $${fn}_arguments" -- "$cur"))
     # Aliases only when no name fits, so that l<TAB> completes list instead of offering list and ls.
     ((\${#COMPREPLY[@]})) || COMPREPLY=($(compgen -W "$${fn}_aliases" -- "$cur"))
-    if [[ -n $${fn}_argument_kind ]]; then COMPREPLY=($(compgen -W "$(${fn}_dynamic "$${fn}_argument_kind")" -- "$cur")); fi
+    if [[ -n $${fn}_argument_kind ]]; then ${fn}_offer "$${fn}_argument_kind"; fi
   fi
 }
 
