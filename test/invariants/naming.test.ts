@@ -142,6 +142,38 @@ describe('what is given for an id', () => {
     expect(asked.asked).toEqual([]);
   });
 
+  it('is refused in one message whichever command and form it came by (issue 46, 3): revoke alone adds --all', async () => {
+    const [a, b] = [await create('triplet'), await create('triplet')];
+    const refusal = async (args: string[], terminal: boolean) => {
+      const result = terminal ? await onTerminal(['keys', ...args], []) : await svc(['keys', ...args], local.env);
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      return result.stderr;
+    };
+    const forms: [string[], boolean][] = [
+      [['view', 'triplet'], false],
+      [['enable', 'triplet'], false],
+      [['disable', 'triplet'], false],
+      [['rotate', 'triplet', '--yes'], false],
+      [['rotate', 'triplet'], true],
+      [['disable', 'triplet'], true],
+    ];
+    const revokes: [string[], boolean][] = [
+      [['revoke', 'triplet', '--yes'], false],
+      [['revoke', 'triplet'], true],
+      [['revoke', '--name', 'triplet', '--yes'], false],
+      [['revoke', '--name', 'triplet'], true],
+    ];
+    const messages = new Set(await Promise.all(forms.map(([args, terminal]) => refusal(args, terminal))));
+    expect(messages.size).toBe(1);
+    const [message] = messages;
+    expect(message).toContain(a.id);
+    expect(message).toContain(b.id);
+    const revoked = new Set(await Promise.all(revokes.map(([args, terminal]) => refusal(args, terminal))));
+    expect([...revoked]).toEqual([`${message}\nOr revoke every one: svc keys revoke --name triplet --all`]);
+    expect(await statusOf(a.id)).toBe('enabled');
+    expect(await statusOf(b.id)).toBe('enabled');
+  });
+
   it('neither an id nor a name is the 404 it always was (exit 4), with the keys it most likely meant', async () => {
     const key = await create('workstation');
     const typo = await svc(['keys', 'view', 'workstaton'], local.env);

@@ -147,7 +147,7 @@ export function namedExactly(keys: readonly KeyView[], name: string): (KeyView &
  * listed, aligned, with what tells them apart (id, state, when created),
  * so that the person can give the id they mean.
  */
-export function sharedName(name: string, keys: readonly (KeyView & { id: string })[], nowMs: number): string[] {
+function sharedName(name: string, keys: readonly (KeyView & { id: string })[], nowMs: number): string[] {
   const created = (ms: number | null) => (ms === null ? '-' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
   const rows = keys.map((k) => [clip(k.id, 200), clip(k.name ?? '-', 40), keyStatus(k, nowMs) ?? '-', `created ${created(k.createdAt)}`]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...row[column]!].length)));
@@ -155,6 +155,22 @@ export function sharedName(name: string, keys: readonly (KeyView & { id: string 
     `'${clip(name, 200)}' is the name of ${keys.length} keys, so it names none of them: give the id of the one you mean.`,
     ...rows.map((row) => `  ${row.map((cell, column) => cell + ' '.repeat(widths[column]! - [...cell].length)).join('  ').trimEnd()}`),
   ];
+}
+
+/**
+ * What is left of arguments that named no key to act on, the one refusal
+ * of every command that takes a key by name (view, enable, disable,
+ * rotate, revoke by argument or by --name): each name several keys share,
+ * listed as sharedName lists it (exit 2, as a usage error: the person must
+ * choose), with, for revoke, the way to mean every one; then `notFound`,
+ * the lines of what named nothing (exit 4 when they are all there is).
+ */
+export function refuseNames(shared: readonly (readonly [name: string, keys: readonly NamedKey[]])[], notFound: readonly string[], nowMs: number, command: string): CliError {
+  const lines = shared.flatMap(([name, keys]) => [
+    ...sharedName(name, keys, nowMs),
+    ...(command === 'revoke' ? [`Or revoke every one: svc keys revoke --name ${shellWord(name)} --all`] : []),
+  ]);
+  return new CliError([...lines, ...notFound], lines.length > 0 ? ExitCode.usage : ExitCode.notFound);
 }
 
 /** Disabled, expired or revoked by any field the record has: such a key answered no request at `nowMs`. */

@@ -13,8 +13,11 @@ export function unknownCommand(command: Command, words: string[]): never {
   const visible = command.commands.filter((sub) => !(sub as Command & { _hidden?: boolean })._hidden);
   const near = nearest(word, visible.map((sub) => [sub.name(), ...sub.aliases()]));
   const option = optionNamed(command, word);
+  const elsewhere = meantFromElsewhere(command, words);
   const suggestion =
-    option !== null
+    elsewhere !== null
+      ? `\nDid you mean '${elsewhere}'?`
+      : option !== null
       ? `\nDid you mean '${[path, option, ...rest].join(' ')}'?`
       : near.length === 0
         ? ''
@@ -104,4 +107,119 @@ function editDistance(a: string, b: string): number {
     }
   }
   return d[a.length]![b.length]!;
+}
+
+/**
+ * Words people bring from other CLIs (gh, stripe, heroku, aws) for what
+ * svc calls by another name, by the command words as typed: an edit
+ * distance cannot see that `delete` means `revoke`. Only suggested, never
+ * run (as gh does not run `gh auth whoami`): a revoke cannot be undone, and
+ * a word that runs something else is one more name to learn. The words
+ * svc's own aliases cover (`keys ls`, `keys rm`, `profile rm`) are not here.
+ */
+const SYNONYMS: Readonly<Record<string, string>> = {
+  'svc whoami': 'svc status',
+  'svc auth login': 'svc login',
+  'svc auth logout': 'svc logout',
+  'svc auth status': 'svc status',
+  'svc auth whoami': 'svc status',
+  'svc signin': 'svc login',
+  'svc sign-in': 'svc login',
+  'svc signout': 'svc logout',
+  'svc sign-out': 'svc logout',
+  'svc apikeys': 'svc keys',
+  'svc api-keys': 'svc keys',
+  'svc tokens': 'svc keys',
+  'svc keys delete': 'svc keys revoke',
+  'svc keys remove': 'svc keys revoke',
+  'svc keys del': 'svc keys revoke',
+  'svc keys destroy': 'svc keys revoke',
+  'svc keys show': 'svc keys view',
+  'svc keys get': 'svc keys view',
+  'svc keys describe': 'svc keys view',
+  'svc keys info': 'svc keys view',
+  'svc keys new': 'svc keys create',
+  'svc keys add': 'svc keys create',
+  'svc keys generate': 'svc keys create',
+  'svc keys roll': 'svc keys rotate',
+  'svc keys regenerate': 'svc keys rotate',
+  'svc keys test': 'svc keys ping',
+  'svc keys check': 'svc keys ping',
+  'svc profile delete': 'svc profile remove',
+  'svc profile switch': 'svc profile use',
+  'svc profile select': 'svc profile use',
+};
+
+/** Every synonym, for the table test and the man page's note: the words as typed, and what svc calls it. */
+export const COMMAND_SYNONYMS: readonly (readonly [typed: string, meant: string])[] = Object.entries(SYNONYMS);
+
+/**
+ * The svc command line `words` (below `command`) most likely meant when
+ * they are a word from another CLI (SYNONYMS; two words before one, for
+ * `auth login`), with the rest of the line; or, below the program, a
+ * subcommand of `keys` typed without it (`svc create ci` → `svc keys
+ * create ci`). Null when they are none of those.
+ */
+export function meantFromElsewhere(command: Command, words: readonly string[]): string | null {
+  const path = commandPath(command);
+  for (const taken of [2, 1]) {
+    if (words.length < taken) continue;
+    const meant = SYNONYMS[[path, ...words.slice(0, taken)].join(' ').toLowerCase()];
+    if (meant !== undefined) return [meant, ...words.slice(taken)].join(' ');
+  }
+  const keys = command.parent === null ? command.commands.find((sub) => sub.name() === 'keys') : undefined;
+  const [word = '', ...rest] = words;
+  if (keys === undefined || word === '') return null;
+  if (keys.commands.some((sub) => sub.name() === word || sub.aliases().includes(word))) return ['svc keys', word, ...rest].join(' ');
+  const meant = SYNONYMS[`svc keys ${word.toLowerCase()}`];
+  return meant === undefined ? null : [meant, ...rest].join(' ');
+}
+
+/**
+ * Options people bring from other CLIs, with what svc takes instead.
+ * `key`: svc never takes a key as an argument (it would show in `ps` and
+ * in shell history); `svc login --with-key` reads it from stdin.
+ */
+const OPTION_SYNONYMS: Readonly<Record<string, string>> = {
+  '--token': 'key',
+  '--api-key': 'key',
+  '--apikey': 'key',
+  '--key': 'key',
+  '--url': '--base-url',
+  '--host': '--base-url',
+  '--server': '--base-url',
+  '--endpoint': '--base-url',
+  '--api-url': '--base-url',
+  '--force': '--yes',
+  '--confirm': '--yes',
+  '--output': '--json',
+  '--format': '--json',
+  '--debug': '--verbose',
+  '--non-interactive': '--no-input',
+  '--no-prompt': '--no-input',
+};
+
+/** Every option synonym, for the table test. */
+export const OPTION_SYNONYM_FLAGS: readonly string[] = Object.keys(OPTION_SYNONYMS);
+
+/**
+ * What to say of an option `command` does not know (`flag`, without any
+ * `=value`) when it is one from another CLI: the svc command line with
+ * svc's option, or, for a key, where svc takes one. Null when it is none
+ * of those, or when svc's option is not one this command takes (`--force`
+ * is only `--yes` where there is a --yes).
+ */
+export function optionFromElsewhere(command: Command, flag: string): string | null {
+  const meant = OPTION_SYNONYMS[flag.toLowerCase()];
+  if (meant === undefined) return null;
+  const path = commandPath(command);
+  if (meant === 'key') {
+    return command.options.some((o) => o.long === '--with-key')
+      ? `Did you mean '${path} --with-key'? It reads the key from stdin: svc never takes a key as an argument.`
+      : "svc never takes a key as an argument (it would show in `ps` and in shell history): it uses SVC_API_KEY, or the profile's key (`svc login --with-key` saves one from stdin).";
+  }
+  for (let c: Command | null = command; c; c = c.parent) {
+    if (c.options.some((o) => o.long === meant)) return `Did you mean '${path} ${meant}'?`;
+  }
+  return null;
 }

@@ -31,7 +31,7 @@ export function stoppedBeforeSave(newId: string | null, oldId: string, holders: 
 
 /** A profile that held the old key changed meanwhile (another svc), so the new key was not saved there. */
 export function holderChanged(profile: string): string {
-  return `Profile '${profile}' no longer holds the key being rotated (another svc changed it meanwhile), so the new key was not saved there.`;
+  return `Profile '${profile}' no longer holds the key being rotated: another svc changed it meanwhile (a second rotation of the same key saves its own new key there, then revokes the old one), so this run's new key was not saved there.`;
 }
 
 /**
@@ -43,7 +43,7 @@ export function stoppedSaving(oldId: string, saved: readonly string[], why: read
   return new CliError(
     [
       ...why,
-      `The new key above was created; the old key ${shown(oldId)} was left as it was${saved.length > 0 ? `, and ${quoted(saved)} already ${saved.length === 1 ? 'holds' : 'hold'} the new one` : ''}.`,
+      `The new key above was created; this run left the old key ${shown(oldId)} as it was${saved.length > 0 ? `, and ${quoted(saved)} already ${saved.length === 1 ? 'holds' : 'hold'} the new one` : ''}.`,
       'Store the new secret, then revoke whichever key nothing uses.',
     ],
     cause?.signal ? cause.exitCode : ExitCode.failure,

@@ -7,7 +7,7 @@ import { PROBE, type ApiClient, type KeyList } from '../../client/api.js';
 import type { KeyView } from '../../client/key-view.js';
 import { CliError, ExitCode, InterruptedError } from '../errors/errors.js';
 import { matchesFilter, matchesPrune, unjudgedByFilter, unjudgedByPrune, type ListFilter, type PruneCriteria, type Unjudged } from '../domain/key-filters.js';
-import { isKeyInUse, isNotFound, listedFor, namedExactly, notFoundAmong, resolveKeyArgument, sharedName, unreadNames, type NamedKey } from '../domain/keys.js';
+import { isKeyInUse, isNotFound, listedFor, namedExactly, notFoundAmong, refuseNames, resolveKeyArgument, unreadNames, type NamedKey } from '../domain/keys.js';
 
 export interface KeyRecord {
   /** The server's document as it came: what --json prints. */
@@ -121,9 +121,8 @@ export async function keysNamed(client: ApiClient, name: string): Promise<{ list
  */
 export async function unresolved(client: ApiClient, missing: readonly string[], byName: ByName | null, command: string): Promise<CliError> {
   if (byName !== null && byName.unsure.length > 0) return new CliError(unreadNames(byName.list.incomplete ?? '', byName.unsure), ExitCode.failure);
-  const shared = byName === null ? [] : [...byName.shared].flatMap(([name, keys]) => sharedName(name, keys, byName.list.nowMs));
   const notFound = missing.length === 0 ? [] : (await keyNotFoundAmong(client, missing, command, byName?.list.keys)).lines;
-  return new CliError([...shared, ...notFound], shared.length > 0 ? ExitCode.usage : ExitCode.notFound);
+  return refuseNames(byName === null ? [] : [...byName.shared], notFound, byName?.list.nowMs ?? 0, command);
 }
 
 /**

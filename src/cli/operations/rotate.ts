@@ -65,8 +65,12 @@ export interface Rotation {
   old: KeyView;
   /** The server's answer about the old key (revoked, or its disabled record); null when it was left as it was. */
   previous: unknown;
-  /** What happened to the old key. */
-  retired: 'revoked' | 'disabled' | 'kept-overlap' | 'kept-unsaved';
+  /**
+   * What happened to the old key. 'gone': it was no longer there when this
+   * run went to revoke or disable it, though this run had read it: another
+   * run (a second rotation of the same key, a revoke) ended it meanwhile.
+   */
+  retired: 'revoked' | 'disabled' | 'gone' | 'kept-overlap' | 'kept-unsaved';
   /** The profiles that held the old key; the new key was saved to each of them unless `retired` is 'kept-unsaved'. */
   holders: string[];
   /** The old key was the profile's (true), not (false), or the server shows no hints (null). */
@@ -200,7 +204,7 @@ async function retireOldKey(
   created: NewKey,
   disable: boolean,
   onSignal: Deps['onSignal'],
-): Promise<{ previous: unknown; retired: 'revoked' | 'disabled' }> {
+): Promise<{ previous: unknown; retired: 'revoked' | 'disabled' | 'gone' }> {
   const verb = disable ? 'disable' : 'revoke';
   // Ctrl-C here stops at once, but not in silence: the new key exists, and the old one's fate is unknown.
   let interrupt!: (error: Error) => void;
@@ -213,6 +217,9 @@ async function retireOldKey(
     return await Promise.race([retiring, interrupted]);
   } catch (error) {
     if (error instanceof InterruptedError) throw error;
+    // This run read the key before it made the new one: a 404 now is a key ended meanwhile, not a key that never was.
+    // Its fate is what the winner of two rotations at once did; nothing is left for this run to retire.
+    if (isNotFound(error)) return { previous: { id, revoked: false }, retired: 'gone' };
     throw notRetired(id, created.view.id, verb, (error as Error).message);
   } finally {
     off();

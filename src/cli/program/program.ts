@@ -3,6 +3,7 @@ import { afterCommand, type Outcome } from './after-command.js';
 import type { Deps } from '../terminal/deps.js';
 import type { IO } from '../terminal/io.js';
 import type { MaybeCreatedError } from '../operations/maybe-created.js';
+import { optionFromElsewhere, unknownCommand } from '../domain/suggest.js';
 import { resolveSession, type GlobalOptions, type KeySession, type Needs, type Session, type SessionFor } from '../session/session.js';
 
 /** What every command module's `register` receives. */
@@ -89,13 +90,44 @@ function shellWord(path: string): string {
   return /^[\w./+@:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
+/**
+ * Every command of svc: an unknown word or option is answered as
+ * domain/suggest.ts answers it, with the words other CLIs use
+ * (`--token`, `profile delete`) as well as commander's near spellings.
+ * Commander calls these two for every command it parses, and makes each
+ * subcommand with createCommand.
+ */
+class SvcCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new SvcCommand(name);
+  }
+
+  unknownOption(flag: string): void {
+    // A word that names no subcommand comes before an option it does not know (`svc keys delete ID --yes`): the word is the mistake.
+    const [word] = this.args;
+    if (this.commands.length > 0 && word !== undefined && !word.startsWith('-')) unknownCommand(this, this.args);
+    // Only the name: `--token=sk_…` would print the key back.
+    const name = flag.split('=')[0]!;
+    const meant = name.startsWith('--') ? optionFromElsewhere(this, name) : null;
+    if (meant === null) {
+      (Command.prototype as unknown as { unknownOption(flag: string): void }).unknownOption.call(this, name);
+      return;
+    }
+    this.error(`error: unknown option '${name}'\n${meant}`, { code: 'commander.unknownOption' });
+  }
+
+  unknownCommand(): void {
+    unknownCommand(this, this.args);
+  }
+}
+
 export interface Program {
   program: Command;
   app: App;
 }
 
 export function createProgram(io: IO, deps: Deps): Program {
-  const program = new Command('svc')
+  const program = new SvcCommand('svc')
     .description("Manage API keys for the media-generation service, and run its reference server offline.")
     .addHelpText(
       'after',

@@ -4,7 +4,7 @@
  * what else became of the arguments, the --json document, and the failure
  * the command ends with.
  */
-import { isKeyInUse, notFoundAmong, sharedName, unreadNames } from '../domain/keys.js';
+import { isKeyInUse, notFoundAmong, refuseNames, unreadNames } from '../domain/keys.js';
 import { CliError, ExitCode } from '../errors/errors.js';
 import { stoppedBetweenKeys } from '../errors/key-changes.js';
 import { CHANGED, type Changed, type ChangeEvents, type ChangeRequest, type ChangeResult, type KeyResult } from '../operations/change-keys.js';
@@ -123,9 +123,8 @@ function unresolved(
 ): CliError | null {
   if (unread.length > 0) return new CliError(unreadNames(list?.incomplete ?? '', unread), ExitCode.failure);
   if (missing.length === 0 && shared.length === 0) return null;
-  const sharedLines = shared.flatMap((s) => sharedName(s.arg, s.keys, list?.nowMs ?? 0));
   const notFound = missing.length === 0 ? [] : notFoundAmong(missing, among, options.command).lines;
-  return new CliError([...sharedLines, ...notFound], sharedLines.length > 0 ? ExitCode.usage : ExitCode.notFound);
+  return refuseNames(shared.map((s) => [s.arg, s.keys] as const), notFound, list?.nowMs ?? 0, options.command);
 }
 
 function doubtLines({ arg, doubt }: Extract<KeyResult, { state: 'doubt' }>): string[] {

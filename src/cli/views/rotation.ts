@@ -32,6 +32,9 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
     case 'disabled':
       out.push(['success', `${rotation.retired === 'revoked' ? 'Revoked' : 'Disabled'} the old key ${shown(id)}; ${replacement} replaces it.`]);
       break;
+    case 'gone':
+      out.push(['warn', alreadyGone(id, replacement, rotation.old.name)]);
+      break;
     case 'kept-overlap':
       out.push(['success', `${shown(id)} keeps working beside ${replacement}. Move every consumer to the new key, then run \`svc keys rotate --finish\`.`]);
       break;
@@ -49,4 +52,18 @@ export function unsavedFailure(id: string, holders: readonly string[]): CliError
     `${which} the old key ${shown(id)}, so it was not revoked: the new key above was not saved there.`,
     `Save it (\`${loginCommand(holders[0]!)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shellWord(id)}.`,
   ]);
+}
+
+/**
+ * The old key was gone when this run came to retire it: another run ended
+ * it meanwhile (two rotations at once: the other revoked it first). This
+ * run's new key is live and was shown, so it is kept; the other run may
+ * have made one too, and only the person knows which is in use.
+ */
+function alreadyGone(id: string, replacement: string, name: string | null): string {
+  const list = name === null ? 'svc keys list' : `svc keys list --name-exact ${shellWord(name)}`;
+  return (
+    `The old key ${shown(id)} was already revoked when this run came to retire it: another run (a second rotation of it, or a revoke) ended it meanwhile. ` +
+    `${replacement} (shown above) replaces it; if another rotation made a key too, keep the one in use and revoke the other (\`${list}\` lists them).`
+  );
 }

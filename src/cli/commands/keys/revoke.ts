@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { confirmRevoke } from '../../dialogs/key-changes.js';
-import { sharedName } from '../../domain/keys.js';
+import { refuseNames } from '../../domain/keys.js';
 import { CliError, ExitCode, UsageError } from '../../errors/errors.js';
 import { changeKeys, type ChangeRequest } from '../../operations/change-keys.js';
 import { keysContext } from '../../operations/context.js';
@@ -85,7 +85,7 @@ async function revokeByName(session: KeySession, idArgs: readonly string[], give
     );
   }
   if (keys.length > 1 && !opts.all) {
-    throw new UsageError([...sharedName(name, keys, list.nowMs), `Or revoke every one: svc keys revoke --name ${shellWord(name)} --all`]);
+    throw refuseNames([[name, keys]], [], list.nowMs, 'revoke');
   }
   const ids = keys.map((key) => key.id);
   if (!opts.yes) await confirmRevoke(session, ids, list.keys, list.nowMs);

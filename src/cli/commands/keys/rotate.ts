@@ -69,6 +69,7 @@ function oldKeyFate(id: string, rotation: Rotation): string {
   const fate = {
     revoked: 'was revoked',
     disabled: 'was disabled',
+    gone: 'was already revoked by another run',
     'kept-overlap': 'still works (`svc keys rotate --cancel` revokes the new key and ends the --overlap rotation)',
     'kept-unsaved': 'still works',
   }[rotation.retired];
