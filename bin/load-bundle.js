@@ -71,8 +71,9 @@ function commandKey(argv, { valueOptions, groups }) {
 }
 
 /**
- * Loads the CommonJS file `file` with V8's code cache kept in `cacheDir`,
- * for the command `command` (commandKey; undefined: none of its own).
+ * Loads the CommonJS file `file` with V8's code cache kept in `cacheDir`
+ * (null: none, nothing read or made), for the command `command`
+ * (commandKey; undefined: none of its own).
  * Returns its exports, and keepCompiledCode, which the caller runs once the
  * command has succeeded.
  */
@@ -100,7 +101,7 @@ function loadBundle(file, cacheDir, command) {
   const startCache = `${bundleId}.v8`;
   const commandCache = command === undefined ? undefined : `${bundleId}.${command}.v8`;
   // Written to while it was read: what was read may be neither version, and no cache is made of it.
-  const usable = unchanged && ownDirectory(cacheDir);
+  const usable = unchanged && cacheDir !== null && ownDirectory(cacheDir);
   const ownCache = usable && commandCache !== undefined ? readCache(cacheDir, commandCache, [startCache]) : undefined;
   const cachedData = ownCache ?? (usable ? readCache(cacheDir, startCache) : undefined);
   const vm = process.getBuiltinModule('node:vm');

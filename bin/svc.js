@@ -4,8 +4,8 @@
 // process.getBuiltinModule, which loads nothing else.
 'use strict';
 
-const { readFileSync, writeSync } = process.getBuiltinModule('node:fs');
-const { isAbsolute, join } = process.getBuiltinModule('node:path');
+const { existsSync, readFileSync, writeSync } = process.getBuiltinModule('node:fs');
+const { dirname, isAbsolute, join } = process.getBuiltinModule('node:path');
 
 const argv = process.argv.slice(2);
 
@@ -29,9 +29,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 // in the user's own cache directory, not Node's default under the shared
 // os.tmpdir(), where another local user could plant code.
 // NODE_COMPILE_CACHE (a directory) and NODE_DISABLE_COMPILE_CACHE still win.
+// The cache is made inside the directory that holds the cache home (the
+// home, for ~/.cache), never that directory itself: with a home that does
+// not exist (a service account's /nonexistent) svc runs uncached and makes
+// nothing (docs/contract.md §C10: nothing is required of HOME).
 const bundle = join(__dirname, '..', 'dist', 'main.js');
 const cacheHome = isAbsolute(process.env.XDG_CACHE_HOME ?? '') ? process.env.XDG_CACHE_HOME : join(process.getBuiltinModule('node:os').homedir(), '.cache');
-const cacheDir = process.env.NODE_COMPILE_CACHE || join(cacheHome, 'svc', 'compile-cache');
+const cacheDir = process.env.NODE_COMPILE_CACHE || (existsSync(dirname(cacheHome)) ? join(cacheHome, 'svc', 'compile-cache') : null);
 
 // Ctrl-C (SIGINT), SIGTERM and SIGHUP end svc at once, unless a command of
 // svc's own listens for the signal (to shut down cleanly, or to wait for an

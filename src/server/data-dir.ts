@@ -1,4 +1,4 @@
-import { open, readdir, readlink, realpath, unlink } from 'node:fs/promises';
+import { lstat, open, readdir, readlink, realpath, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { lockDataFile, type DataFileLock } from './lock.js';
 import { describeFsError, tempFileName, tempFileOwner } from './persistence.js';
@@ -69,13 +69,36 @@ export async function removeStaleTempFiles(dataFile: string): Promise<void> {
 }
 
 /**
- * Start-up for a --data file: its directory takes files, the lock is ours, and a crash's temp files are gone.
- * `onLost` hears once, should the lock later be found removed or replaced (DataFileLock.verify).
+ * A data file with other names (hard links) is refused (issue 46). The lock
+ * goes by a name, `<file>.lock`, and a server on another name of the same
+ * file takes another lock, in what may be another directory: nothing beside
+ * one name can tell that a server holds the file by another. And the names
+ * do not stay one file: the journal goes by the name, and a snapshot renames
+ * a new file over this name only, leaving the others with old state. The
+ * link count is the file's own, whatever directory the other names are in.
+ */
+async function refuseOtherNames(dataFile: string): Promise<void> {
+  const stats = await lstat(dataFile).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw new ServerStartError(`cannot read ${dataFile}: ${describeFsError(error)}`);
+  });
+  if (stats === null || stats.nlink <= 1) return;
+  throw new ServerStartError(
+    `${dataFile} has ${stats.nlink} names (hard links): another svc serve may be using it under another name, which this one's lock cannot see, ` +
+      'and a save here would leave the other names with old state. Keep one name (remove the others once no svc serve uses them), or serve a copy',
+  );
+}
+
+/**
+ * Start-up for a --data file: its directory takes files, the lock is ours, the file has no other name, and a crash's
+ * temp files are gone. `onLost` hears once, should the lock later be found removed or replaced (DataFileLock.verify).
  */
 export async function claimDataFile(dataFile: string, onLost: (reason: string) => void): Promise<DataFileLock> {
   await checkWritableDirectory(dataFile);
+  // The lock first: a second server on the same name is told who holds it, not that the file has other names.
   const lock = await lockDataFile(dataFile, onLost);
   try {
+    await refuseOtherNames(dataFile);
     await removeStaleTempFiles(dataFile);
   } catch (error) {
     await lock.release();

@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import { link, open, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { describeFsError, LockLostError, StateFileError, tempFileName } from './persistence.js';
-import { isProcessAlive } from './process-alive.js';
+import { isProcessAlive, mayBeSvc } from './process-alive.js';
 import { ServerStartError } from './start-error.js';
 
 /** The content of each lock this process holds, by path: a lock naming our own pid with other content was left by an earlier process that had it. */
@@ -28,7 +28,8 @@ export interface DataFileLock {
 /**
  * Takes `<dataFile>.lock`, a file naming the holder's pid, so that two
  * servers never save over each other. A lock whose pid no longer runs was
- * left by a crash (or SIGKILL) and is taken over. Liveness is judged by pid
+ * left by a crash (or SIGKILL) and is taken over, and so is one whose pid
+ * now runs a program that is not Node.js (mayBeSvc). Liveness is judged by pid
  * on this machine, so a lock on a file shared with another machine or PID
  * namespace can be taken over wrongly; don't share a --data file that way.
  *
@@ -60,7 +61,8 @@ export async function lockDataFile(dataFile: string, onLost: (reason: string) =>
         `${path} is not an svc serve lock (it should hold a pid); if no svc serve uses ${dataFile}, remove it and start again`,
       );
     }
-    const stale = holder === process.pid ? held.get(path) !== content : !isProcessAlive(holder);
+    // A live pid that runs no Node.js program (pid 1 after a container restart, say) is not the svc serve that wrote it.
+    const stale = holder === process.pid ? held.get(path) !== content : !isProcessAlive(holder) || !mayBeSvc(holder);
     if (!stale) {
       throw new ServerStartError(
         `${dataFile} is in use by another svc serve (pid ${holder}); stop that one first, or choose another --data file. ` +

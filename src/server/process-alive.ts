@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 /**
  * Whether a process with this pid runs on this machine; one we may not
@@ -45,4 +46,26 @@ function procStat(pid: number): string[] | null {
   }
   // The fields follow the command name, which is in parentheses and may hold ") " itself.
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
+ * Whether the live process with this pid may be an svc, by its command
+ * line (/proc/<pid>/cmdline): svc runs in Node.js, as `node bin/svc.js`,
+ * through an npm, npx or pnpm shim (`node …/bin/svc`), or inside a Node
+ * program that embeds it (a test runner's worker, whose title stays
+ * `node …`). So a process none of whose arguments names node or svc (an
+ * init such as pid 1, a shell, a daemon given a dead svc's pid after a
+ * restart) is not one, and neither is one with no command line at all (a
+ * kernel thread). Where the command line cannot be read (no /proc, or
+ * /proc mounted with hidepid), every process may be: the pid is all there
+ * is to go by.
+ */
+export function mayBeSvc(pid: number): boolean {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return true;
+  }
+  return text.split('\0').some((arg) => /node|svc/i.test(basename(arg)));
 }

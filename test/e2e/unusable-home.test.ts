@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, SVC_BIN, useLocalServer } from '../helpers/cli.js';
 import { HOME_VARS } from '../helpers/home.js';
+import { svcForOtherUsers } from '../helpers/other-user.js';
 import { canMount, mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 
 // Many requests in a few seconds: a plan whose rate limit they stay under.
@@ -20,6 +21,9 @@ const local = useLocalServer(['--plan', 'pro']);
 const work = mkdtempSync(join(tmpdir(), 'svc-unusable-home-'));
 // Readable by `nobody`, as a runner's workspace is by its user.
 chmodSync(work, 0o755);
+const asRoot = process.getuid?.() === 0;
+// The clone itself may be where `nobody` cannot go (under /root).
+const forNobody = asRoot ? svcForOtherUsers(work) : undefined;
 let keyId: string;
 beforeAll(async () => {
   const created = await call(local.server.url, 'POST', '/api/service/user/api-keys', local.server.apiKey, { name: 'viewed' });
@@ -28,7 +32,6 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const NOBODY = 65534;
-const asRoot = process.getuid?.() === 0;
 
 /** The built svc with SVC_API_KEY and only the HOME given (none when undefined), as root or as `nobody`. */
 function run(args: string[], home: string | undefined, options: { uid?: number; env?: Record<string, string> } = {}) {
@@ -36,12 +39,13 @@ function run(args: string[], home: string | undefined, options: { uid?: number; 
   for (const name of HOME_VARS) env[name] = undefined;
   // The test setup refuses a child without HOME (it would use the real one): it is taken away in the child itself.
   env.HOME = home ?? work;
-  const svcCommand = [...(home === undefined ? ['env', '-u', 'HOME'] : []), 'node', SVC_BIN, ...args];
+  const [node, svc] = options.uid === undefined ? ['node', SVC_BIN] : [forNobody!.node, forNobody!.svc];
+  const svcCommand = [...(home === undefined ? ['env', '-u', 'HOME'] : []), node, svc, ...args];
   const command = options.uid === undefined ? svcCommand : ['setpriv', `--reuid=${options.uid}`, `--regid=${options.uid}`, '--clear-groups', ...svcCommand];
   return execa(command[0]!, command.slice(1), { env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
 }
 
-const READING = () => [['status'], ['keys', 'list'], ['keys', 'ping'], ['keys', 'view', keyId], ['api', '/user/api-keys']];
+const READING = () => [['status'], ['keys', 'list'], ['keys', 'ping'], ['keys', 'view', keyId], ['api', '/user/api-keys'], ['profile', 'list']];
 
 async function expectAllWork(home: string | undefined, uid?: number) {
   for (const args of READING()) {
@@ -52,10 +56,10 @@ async function expectAllWork(home: string | undefined, uid?: number) {
 }
 
 describe('SVC_API_KEY without a usable home (issue 37)', () => {
-  it('a home that does not exist: every command works, and no config directory is made in it', async () => {
+  it('a home that does not exist: every command works, and nothing is made there (no config, no compile cache)', async () => {
     const home = join(work, 'missing');
     await expectAllWork(home);
-    expect(existsSync(join(home, '.config'))).toBe(false);
+    expect(existsSync(home)).toBe(false);
   });
 
   it('an existing home: a command that saves nothing makes no ~/.config/svc', async () => {
@@ -86,7 +90,7 @@ describe('SVC_API_KEY without a usable home (issue 37)', () => {
     it('a save there names the real cause and SVC_CONFIG_DIR', async () => {
       const home = join(work, 'foreign-login');
       mkdirSync(home, { mode: 0o755 });
-      const result = await execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', SVC_BIN, 'login', '--with-key', '--base-url', local.server.url], {
+      const result = await execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', forNobody!.node, forNobody!.svc, 'login', '--with-key', '--base-url', local.server.url], {
         env: { PATH: process.env.PATH, HOME: home },
         extendEnv: false,
         reject: false,

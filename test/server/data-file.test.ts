@@ -5,7 +5,7 @@
  * pid is dead), and temp files left by a crash are cleared.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -140,6 +140,25 @@ describe('one server per data file', () => {
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 
+  it('svc serve refuses a data file another svc serve holds through a hard link, in its directory or another: exit 1, the links named, the first serving on', async () => {
+    const file = dataFile();
+    const first = await serve(file);
+    const before = readFileSync(file);
+    const elsewhere = dataFile();
+    for (const other of [join(dirname(file), 'hard.json'), elsewhere]) {
+      linkSync(file, other);
+      const refused = await refusedServe(other);
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(`${other} has 2 names (hard links): another svc serve may be using it under another name`);
+      expect(existsSync(`${other}.lock`)).toBe(false);
+      rmSync(other);
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(first.alive()).toBe(true);
+    // The first server's own name is refused as before, by its lock.
+    expect((await refusedServe(file)).stderr).toContain(`in use by another svc serve (pid ${first.child.pid})`);
+  });
+
   it('takes over the lock of a server that was killed with SIGKILL, and keeps its saved state', async () => {
     const file = dataFile();
     const first = await serve(file);
@@ -171,7 +190,20 @@ describe('one server per data file', () => {
     await start(file);
   });
 
-  it('respects a lock held by any live process, and refuses a lock file it cannot read as one', async () => {
+  it('takes over a lock whose pid now runs a program that is not Node.js (pid 1, a sleep): not the svc serve that wrote it', async () => {
+    const sleeping = spawn('sleep', ['60'], { stdio: 'ignore', env: { PATH: process.env.PATH ?? '', ...homeEnv() } });
+    children.push(sleeping);
+    await new Promise((done) => sleeping.once('spawn', done));
+    expect(readFileSync('/proc/1/cmdline', 'utf8'), 'pid 1 must not be a Node.js program for this test').not.toMatch(/node|svc/i);
+    for (const pid of [1, sleeping.pid!]) {
+      const file = dataFile();
+      writeFileSync(`${file}.lock`, `${pid} ${'0'.repeat(32)}\n`);
+      await start(file);
+      expect(readFileSync(`${file}.lock`, 'utf8')).toMatch(lockOf(process.pid));
+    }
+  });
+
+  it('respects a lock held by a live Node.js process, and refuses a lock file it cannot read as one', async () => {
     const file = dataFile();
     const pid = livePid();
     writeFileSync(`${file}.lock`, `${pid}\n`);

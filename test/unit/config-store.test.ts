@@ -298,6 +298,26 @@ describe('a lock whose pid now belongs to another process (issue 37)', () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it("an earlier svc's lock (no start time) naming a live process that runs no Node.js program (pid 1 here) is taken over at once, never waited on", async () => {
+    expect(readFileSync('/proc/1/cmdline', 'utf8'), 'pid 1 must not be a Node.js program for this test').not.toMatch(/node|svc/i);
+    writeFileSync(lock, `1 ${token(9)}\n`);
+    const warnings: string[] = [];
+    // A wait far past the test's timeout: a lock taken for its holder's would fail the test; a wait of a second would be said.
+    await openConfig({ SVC_CONFIG_DIR: dir }, (line) => warnings.push(line), { lockWaitMs: 60_000 }).update('default', () => ({ apiKey: KEY_A }));
+    expect(warnings).toEqual([]);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it("an earlier svc's lock naming a live Node.js process is its holder's, and is waited on", async () => {
+    // The process that started this test is node, as an earlier svc would be.
+    writeFileSync(lock, `${process.ppid} ${token(10)}\n`);
+    const warnings: string[] = [];
+    const store = openConfig({ SVC_CONFIG_DIR: dir }, (line) => warnings.push(line), { lockWaitMs: 1_300 });
+    expect((await failure(() => store.update('default', () => ({ apiKey: KEY_A })))).message).toContain(`held by another svc (pid ${process.ppid})`);
+    expect(warnings).toHaveLength(1);
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.ppid} ${token(10)}\n`);
+  });
+
   it('says once that it waits, when the wait lasts more than a moment, naming the holder', async () => {
     writeFileSync(lock, `${process.ppid} ${token(7)} ${processStartTime(process.ppid)}\n`);
     const warnings: string[] = [];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { isProcessAlive, processStartTime } from '../../server/process-alive.js';
+import { isProcessAlive, mayBeSvc, processStartTime } from '../../server/process-alive.js';
 import { readUntrusted, UntrustedFileError } from './untrusted-file.js';
 import { removeQuietly } from './file.js';
 
@@ -179,8 +179,11 @@ export function removeDeadLockTemps(lockPath: string): void {
  * that had this pid: a lock is taken and given back within one synchronous
  * change (withLock), so this process cannot be holding one while it waits for another.
  * A live pid whose process started at another time than the lock says is
- * a later process given a dead holder's pid. Content svc never writes is
- * never stale: it is not ours to remove.
+ * a later process given a dead holder's pid. A lock of an earlier svc,
+ * which wrote no start time, is judged by what the process with its pid
+ * runs: one that is no Node.js program (pid 1 after a container restart,
+ * say) is not the svc that wrote it, and is not waited on (issue 46).
+ * Content svc never writes is never stale: it is not ours to remove.
  */
 function isStale(content: string): boolean {
   const match = LOCK_CONTENT.exec(content);
@@ -188,7 +191,7 @@ function isStale(content: string): boolean {
   const holder = Number(match[1]);
   if (holder === process.pid || !isProcessAlive(holder)) return true;
   const started = match[2];
-  if (started === undefined) return false;
+  if (started === undefined) return !mayBeSvc(holder);
   const now = processStartTime(holder);
   return now !== null && now !== started;
 }

@@ -74,7 +74,7 @@ export const ENVIRONMENT = [
   {
     names: ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'],
     description:
-      "where V8's compiled code of svc is kept (`bin/load-bundle.js`): `$XDG_CACHE_HOME/svc/compile-cache`, else `~/.cache/svc/compile-cache`; the first moves it, `=1` on the second turns it off. Each command's first successful run keeps the code it ran there (0.3 to 0.6 MB a command, at most 16 commands per svc version and Node version, none for a request for help); a cache not used for 30 days goes",
+      "where V8's compiled code of svc is kept (`bin/load-bundle.js`): `$XDG_CACHE_HOME/svc/compile-cache`, else `~/.cache/svc/compile-cache`; the first moves it, `=1` on the second turns it off. Each command's first successful run keeps the code it ran there (0.3 to 0.6 MB a command, at most 16 commands per svc version and Node version, none for a request for help); a cache not used for 30 days goes. None is made where the directory holding the cache home (the home, for `~/.cache`) does not exist",
   },
   {
     names: ['NODE_OPTIONS'],
