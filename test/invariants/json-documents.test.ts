@@ -63,12 +63,15 @@ const COMMANDS: Record<string, { cases: Case[]; none?: string }> = {
   login: {
     cases: [
       { name: 'a key that works', schema: 'login', run: async () => run(['login', '--with-key'], profileEnv(), { input: (await made('for-login')).secret }) },
+      { name: 'another key for the same profile, which it replaces', schema: 'login', run: async () => run(['login', '--with-key'], profileEnv(), { input: (await made('for-login-again')).secret }) },
       { name: 'a key the server refuses', schema: 'cli-error', run: () => run(['login', '--with-key'], profileEnv('refused'), { input: REFUSED_KEY }) },
     ],
   },
   status: {
     cases: [
       { name: 'a key that works', schema: 'status', run: () => run(['status']) },
+      { name: 'every profile (--all)', schema: 'status-all', run: () => run(['status', '--all'], profileEnv()) },
+      { name: '--all with --base-url', schema: 'cli-error', run: () => run(['status', '--all', '--base-url', local.server.url], profileEnv()) },
       { name: 'a key the server refuses keeps its own document', schema: 'status', run: () => run(['status'], { ...local.env, SVC_API_KEY: REFUSED_KEY }) },
       { name: 'an argument it does not take', schema: 'cli-error', run: () => run(['status', 'extra']) },
     ],

@@ -15,7 +15,7 @@ import { svc, tempConfigDir, useLocalServer } from '../helpers/in-process.js';
 const local = useLocalServer({ plan: 'pro' });
 let keyId: string;
 beforeAll(async () => {
-  keyId = (JSON.parse((await svc(['keys', 'create', 'looked-at', '--json'], local.env)).stdout) as { id: string }).id;
+  keyId = (JSON.parse((await svc(['keys', 'create', 'looked-at', '--json'], local.env)).stdout) as { key: { id: string } }).key.id;
 });
 
 /** Every read-only command, with its arguments; the exit code is not the point (audit may find a key to report). */

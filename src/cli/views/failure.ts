@@ -146,7 +146,7 @@ function describeApiError(error: ApiError, originShown: boolean): Report {
         ...(run === 'changed' ? [OTHER_RUN] : []),
         origin?.keySource === 'env'
           ? 'Next: put a working key in SVC_API_KEY, or unset it to use the saved profile.'
-          : `Next: run \`${loginCommand(origin?.profile ?? 'default')}\` with a working key (create one where you still have access, or re-enable this one).`,
+          : `Next: run \`${loginCommand(origin?.profile ?? 'default')}\` with a working key (create one where you still have access; a key that is only disabled can be enabled there again, a revoked or expired one cannot).`,
       ],
     };
   }

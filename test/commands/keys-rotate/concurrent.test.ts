@@ -26,7 +26,7 @@ const secretIn = (stdout: string) => /sk_[A-Za-z0-9]{64}/.exec(stdout)?.[0] ?? n
  * involved. `held`: the key is a profile's, which both save the new key to.
  */
 async function race(name: string, gap: Gap, held: boolean): Promise<Seen> {
-  const created = JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { id: string; secret: string };
+  const created = (JSON.parse((await svc(['keys', 'create', name, '--json'], local.env)).stdout) as { key: { id: string; secret: string } }).key;
   const env = held ? { SVC_CONFIG_DIR: local.configDir, SVC_BASE_URL: local.server.url, SVC_PROFILE: name } : local.env;
   if (held) expect((await svc(['login', '--with-key'], env, { input: created.secret })).exitCode).toBe(0);
   const runA = () => svc(['keys', 'rotate', created.id, '--yes', ...(held ? ['--save'] : [])], env);
@@ -87,7 +87,7 @@ describe('two rotations of one key at once (issue 46)', () => {
   });
 
   it('with --json, B’s document says the old key was not revoked by it', async () => {
-    const created = JSON.parse((await svc(['keys', 'create', 'race-json', '--json'], local.env)).stdout) as { id: string };
+    const created = (JSON.parse((await svc(['keys', 'create', 'race-json', '--json'], local.env)).stdout) as { key: { id: string } }).key;
     const scripted = scriptedPrompter([{ confirm: true }]);
     const prompter = {
       ...scripted,
