@@ -55,8 +55,11 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     // vitest's default is a worker less than the cores: one on a two-core
     // machine. The process tier's files spend their time waiting on child
-    // processes and terminals, so a second worker there halves its time.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // processes and terminals: on two cores its wall time was 410 s with two
+    // workers (a whole `npm test`) and 283 s with three (`npx vitest run
+    // --project process --maxWorkers=3`), which keeps CI's four Node lines
+    // inside their 30 minutes.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     globalSetup: ['test/setup/global.ts'],
     setupFiles: ['test/setup/home.ts'],
     projects: [

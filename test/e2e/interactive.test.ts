@@ -207,27 +207,18 @@ describe('svc with no command on a terminal', () => {
     }
   });
 
-  it('"Stored it?" clears the secret from the screen and the scrollback: on a small terminal where it wraps, and after a resize while the question waits', async () => {
+  it('"Stored it?" clears the secret from the screen and the scrollback on a small terminal where it wraps', async () => {
     term = await Terminal.start(['node', SVC_BIN], env(), { columns: 60, rows: 15 });
     const t = term;
     await t.waitFor(MENU);
     /** Every run of 12 characters of the secret past its `sk_`: none may be left anywhere, joined across wrapped rows or not. */
     const pieces = (secret: string) => Array.from({ length: secret.length - 14 }, (_, i) => secret.slice(3 + i, 15 + i));
-    const rounds = [
-      { name: 'wraps-at-60x15' },
-      { name: 'resized-at-pause', size: { columns: 80, rows: 24 }, resizeTo: { columns: 60, rows: 15 } },
-    ];
+    // A resize while the question waits is cleared the same way (region.ts), but a tmux resize reaches svc as a
+    // SIGWINCH the test cannot wait for, so Enter may come first: that case is left to test/unit/region.test.ts.
+    const rounds = [{ name: 'wraps-at-60x15' }];
     for (const round of rounds) {
-      if (round.size) {
-        await t.resize(round.size.columns, round.size.rows);
-        await t.waitFor(MENU);
-      }
       await createUntilPause(t, round.name);
       const secret = SECRET.exec(await t.historyShowing(SECRET))![0];
-      if (round.resizeTo) {
-        await t.resize(round.resizeTo.columns, round.resizeTo.rows);
-        await t.waitFor(PAUSE);
-      }
       await t.send('Enter');
       await t.waitFor(MENU);
       const history = await t.history();
@@ -238,6 +229,8 @@ describe('svc with no command on a terminal', () => {
     }
     await t.send('Escape');
     expect(await t.exitCode()).toBe(0);
+    // The file's other tests share the server; a taller table would change what their screens hold.
+    for (const { name } of rounds) expect((await svc(['keys', 'revoke', '--name', name, '--all', '--yes'], env())).exitCode).toBe(0);
   });
 
   it('Ctrl-C at "Stored it?" leaves the secret on screen, says so, and the menu comes back below it', async () => {
