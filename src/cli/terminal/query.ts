@@ -10,12 +10,13 @@ import { clip, jsonDocument, sanitize } from '../text/text.js';
 
 export interface Query {
   /**
-   * What stdout gets of `document` (without the final newline): a string
-   * raw, as `gh --jq` and `jq -r` print one, anything else as JSON laid out
-   * as `layout` says. Throws QueryFailedError when the expression cannot be
-   * applied to this document (a function given a value of the wrong type).
+   * What stdout gets of the document --json prints as `json` (without the
+   * final newline): a string raw, as `gh --jq` and `jq -r` print one,
+   * anything else as JSON laid out as `layout` says. Throws
+   * QueryFailedError when the expression cannot be applied to this
+   * document (a function given a value of the wrong type).
    */
-  print(document: unknown, layout: JsonLayout): string;
+  print(json: string, layout: JsonLayout): string;
   /** Why the document went out whole: what the expression picks of it leaves out a secret it holds, which is shown only this once. */
   droppedSecret(): QueryFailedError;
 }
@@ -46,11 +47,11 @@ export async function compileQuery(expression: string): Promise<Query> {
     if (!(error instanceof jmespath.JMESPathTypeError)) throw new UsageError([`--query ${shownExpression(expression)}: ${libraryMessage(error)}.`, QUERY_HELP]);
   }
   return {
-    print(document, layout) {
+    print(json, layout) {
       let result: unknown;
       try {
-        // The document as --json would print it: what JSON.stringify leaves out (an undefined field) is not there to be found.
-        result = jmespath.search(expression, JSON.parse(jsonDocument(document)) as never);
+        // The document as --json prints it: what JSON.stringify leaves out (an undefined field) is not there to be found.
+        result = jmespath.search(expression, JSON.parse(json) as never);
       } catch (error) {
         throw new QueryFailedError(expression, `could not be applied to the document: ${libraryMessage(error)}`);
       }

@@ -257,7 +257,7 @@ export class Renderer {
     const whole = jsonDocument(value, layout === 'line' ? 0 : 2);
     if (!this.#query) return whole;
     try {
-      const picked = this.#query.print(value, layout);
+      const picked = this.#query.print(whole, layout);
       const dropped = [...this.#handedOn].some((secret) => whole.includes(secret) && !picked.includes(secret));
       if (dropped) throw this.#query.droppedSecret();
       return picked;
