@@ -5,6 +5,7 @@ import type { App } from '../program/program.js';
 import { announceProfileFile, noSuchProfile, type ProfileSession } from '../session/session.js';
 import { notLoggedIn, UnknownProfileError } from '../errors/errors.js';
 import { readEnv } from '../terminal/environment.js';
+import { stillDoes } from '../domain/key-state.js';
 
 export function register(program: Command, app: App): void {
   program
@@ -22,11 +23,11 @@ export async function run(session: ProfileSession): Promise<void> {
   announceProfileFile(session);
   // A profile that is not there was not logged out of: most likely a typo in its name.
   if (!session.profileExists) throw new UnknownProfileError([noSuchProfile(session), 'Nothing was changed (`svc profile list` shows each profile).']);
-  const { hint, leftover } = await logOut(profileContext(session));
+  const { hint, leftover, state } = await logOut(profileContext(session));
   if (hint === null) render.info(`${notLoggedIn(profileName)}; nothing to remove.`);
   // No ✓ while the key is still in the keyring: the error after it says why and how to delete it.
   else if (leftover) render.info(`Profile '${profileName}' no longer points at ${hint}, but the OS keyring still holds it.`);
-  else render.success(`Removed ${hint} from profile '${profileName}'. The key still works until revoked.`);
+  else render.success(`Removed ${hint} from profile '${profileName}'. The key ${stillDoes(state!)}.`);
   if (session.options.json) render.json({ profile: profileName, removed: hint === null ? null : { hint } });
   if (readEnv(session.io.env, 'SVC_API_KEY')) render.warn('SVC_API_KEY is still set in this environment; svc keeps using it.');
   if (leftover) throw leftover;

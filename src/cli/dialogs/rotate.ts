@@ -66,7 +66,7 @@ export async function rotate(
       },
     });
     for (const [kind, line] of rotationMessages(session, rotation.oldId, rotation)) session.render[kind](line);
-    if (rotation.retired === 'kept-unsaved') throw unsavedFailure(rotation.oldId, rotation.holders);
+    if (rotation.retired === 'kept-unsaved') throw unsavedFailure(rotation);
     return { rotation, delivered };
   } catch (error) {
     if (session.options.json && created) {

@@ -18,12 +18,24 @@ export function oldKeyLeft(cause: CliError, oldId: string): CliError {
   return new CliError([...cause.lines, `The old key ${shown(oldId)} was left as it was.`], cause.exitCode, undefined, cause.signal);
 }
 
-/** The question whether to save the new key to the profiles that hold the old one was withdrawn: nothing more was changed. */
-export function stoppedBeforeSave(newId: string | null, oldId: string, holders: readonly string[], signal: NodeJS.Signals | null): InterruptedError {
+/**
+ * The question whether to save the new key to the profiles that hold the
+ * old one was withdrawn: nothing more was changed. `old` is what the old
+ * key still does (domain/key-state.ts), and whether revoking it is advice.
+ */
+export function stoppedBeforeSave(
+  newId: string | null,
+  oldId: string,
+  old: { stillDoes: string; worthRevoking: boolean },
+  holders: readonly string[],
+  signal: NodeJS.Signals | null,
+): InterruptedError {
   return new InterruptedError(
     [
-      `Stopped: the new key ${newId === null ? '' : `${shown(newId)} `}was created and shown above; the old key ${shown(oldId)} still works, and ${holders.length === 1 ? 'profile' : 'profiles'} ${quoted(holders)} still ${holders.length === 1 ? 'holds' : 'hold'} it.`,
-      `Save the new key with \`${loginCommand(holders[0]!)}\`, then revoke the old one (svc keys revoke ${shellWord(oldId)}); or revoke the new one.`,
+      `Stopped: the new key ${newId === null ? '' : `${shown(newId)} `}was created and shown above; the old key ${shown(oldId)} ${old.stillDoes}, and ${holders.length === 1 ? 'profile' : 'profiles'} ${quoted(holders)} still ${holders.length === 1 ? 'holds' : 'hold'} it.`,
+      old.worthRevoking
+        ? `Save the new key with \`${loginCommand(holders[0]!)}\`, then revoke the old one (svc keys revoke ${shellWord(oldId)}); or revoke the new one.`
+        : `Save the new key with \`${loginCommand(holders[0]!)}\`; or revoke the new one.`,
     ],
     signal,
   );

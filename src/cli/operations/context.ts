@@ -42,11 +42,13 @@ export interface ProfileContext {
   endpoint: Endpoint;
   keyStore: KeyStoreContext;
   connect: Connect;
+  now: Deps['now'];
 }
 
 export function profileContext(session: ProfileSession): ProfileContext {
   const { config, profileName, profile, endpoint, io, deps } = session;
   return {
+    now: deps.now,
     config,
     profileName,
     profile,

@@ -11,11 +11,14 @@ import { keyHint } from '../../contract/key-format.js';
 import { holdsKey } from '../config/file.js';
 import type { PendingRotation, Profile } from '../config/store.js';
 import type { Credentials } from '../session/session.js';
+import { keyState, type KeyState } from '../domain/key-state.js';
 
 export interface KeyHealth {
   /** The key in use and when it expires, when that is known. */
   expiry: { hint: string; id: string; expiresAt: number; nowMs: number } | null;
   pending: PendingRotation | undefined;
+  /** What the pending rotation's old key still does, when the command's key list showed it; null when it did not. */
+  pendingOld: KeyState | null;
   /** What the profile should remember about its key's expiry, when that changed; null to leave it. */
   remember: NonNullable<Profile['keyExpiry']> | null;
 }
@@ -42,7 +45,9 @@ export function assessKeyHealth(input: {
     const expiresAt = Date.parse(profile.keyExpiry.expiresAt);
     if (Number.isFinite(expiresAt)) expiry = { hint, id: profile.keyExpiry.id, expiresAt, nowMs: input.nowMs };
   }
-  return { expiry, pending: profile.pendingRotation, remember };
+  const pending = profile.pendingRotation;
+  const old = pending && list?.keys.find((key) => key.id === pending.oldId);
+  return { expiry, pending, pendingOld: old ? keyState(old, list!.nowMs) : null, remember };
 }
 
 /** Field by field: the file's own order of the fields (a hand edit, another writer) is no change to save. */

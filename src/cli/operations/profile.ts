@@ -6,7 +6,8 @@ import { holdsKey, savedKeyHint } from '../config/file.js';
 import type { Profile } from '../config/store.js';
 import { sameServer, type Endpoint } from '../session/endpoint.js';
 import type { KeyringError } from '../secret-store/keyring.js';
-import type { KeyStore, Moved } from '../secret-store/saved-key.js';
+import type { Forgotten, KeyStore, Moved } from '../secret-store/saved-key.js';
+import { recordedKeyState, type KeyState } from '../domain/key-state.js';
 import { InterruptedError, type UsageError } from '../errors/errors.js';
 import { noSuchProfileArgument } from '../errors/profiles.js';
 import { clip } from '../text/text.js';
@@ -105,9 +106,21 @@ export async function logIn(ctx: ProfileContext, apiKey: string, to?: KeyStore):
 }
 
 /** Forgets the profile's key, from the keyring too; `hint` is null when it had none. */
-export async function logOut(ctx: ProfileContext): Promise<{ hint: string | null; leftover: KeyringError | null }> {
+/** What a profile forgot: the key's hint (null: it held none), what the key still does, and a keyring entry svc could not delete. */
+export interface Forgot {
+  hint: string | null;
+  /** From the expiry the profile recorded for it: svc does not ask the server. Null when the profile held no key. */
+  state: KeyState | null;
+  leftover: KeyringError | null;
+}
+
+export async function logOut(ctx: ProfileContext): Promise<Forgot> {
   const { forgetKey } = await savedKey();
-  return forgetKey(ctx.keyStore, ctx.profileName, { removeProfile: false });
+  return forgot(ctx, await forgetKey(ctx.keyStore, ctx.profileName, { removeProfile: false }));
+}
+
+function forgot(ctx: ProfileContext, { hint, leftover, recordedExpiry }: Forgotten): Forgot {
+  return { hint, leftover, state: hint === null ? null : recordedKeyState(recordedExpiry, ctx.now()) };
 }
 
 /** `svc profile move-key`: the profile's key, moved into the keyring or back into the config file. */
@@ -202,10 +215,9 @@ export async function useProfile(ctx: ProfileContext, name: string): Promise<{ c
 export async function removeProfile(
   ctx: ProfileContext,
   name: string,
-): Promise<{ hint: string | null; wasDefault: boolean; leftover: KeyringError | null }> {
+): Promise<Forgot & { wasDefault: boolean }> {
   checkExists(ctx, name);
   const wasDefault = (ctx.config.defaultProfile() ?? 'default') === name;
   const { forgetKey } = await savedKey();
-  const { hint, leftover } = await forgetKey(ctx.keyStore, name, { removeProfile: true, setDefault: false });
-  return { hint, wasDefault: wasDefault && name !== 'default', leftover };
+  return { ...forgot(ctx, await forgetKey(ctx.keyStore, name, { removeProfile: true, setDefault: false })), wasDefault: wasDefault && name !== 'default' };
 }

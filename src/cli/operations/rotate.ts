@@ -24,6 +24,7 @@ import {
 } from '../errors/rotate.js';
 import { keyHint } from '../../contract/key-format.js';
 import { isKeyInUse, isNotFound, replacementExpiry } from '../domain/keys.js';
+import { keyState, stillDoes, worthRevoking } from '../domain/key-state.js';
 import { DeliveryFailedError } from '../errors/delivery-failed.js';
 import type { ProfileKeysContext } from './context.js';
 import { SecretNotFoundError } from '../errors/create.js';
@@ -118,7 +119,7 @@ export async function rotateKey(ctx: ProfileKeysContext, arg: string, opts: Rota
   const holders = profilesHolding(ctx, old);
   const result = { ...base, holders };
   if (holders.length > 0) {
-    if (!(await decideSave(id, created, holders, opts, hooks))) return { ...result, retired: 'kept-unsaved' };
+    if (!(await decideSave(id, old, created, holders, opts, hooks))) return { ...result, retired: 'kept-unsaved' };
     await saveNewKey(ctx, id, old.hint!, holders, created);
   }
   if (opts.overlap) return { ...result, retired: 'kept-overlap', pending: await recordOverlap(ctx, id, created) };
@@ -150,14 +151,15 @@ function profilesHolding(ctx: ProfileKeysContext, old: KeyView): string[] {
   return ctx.config.profileNames().filter((name) => savedKeyHint(ctx.config.getProfile(name)) === old.hint);
 }
 
-async function decideSave(id: string, created: NewKey, holders: readonly string[], opts: RotateOptions, hooks: RotateHooks): Promise<boolean> {
+async function decideSave(id: string, old: KeyView, created: NewKey, holders: readonly string[], opts: RotateOptions, hooks: RotateHooks): Promise<boolean> {
   if (opts.save) return true;
   try {
     return await hooks.confirmSave(holders);
   } catch (error) {
     if (!(error instanceof PromptCancelledError)) throw error;
     // Withdrawing the question stops the rotation where it stands: nothing more is changed.
-    throw stoppedBeforeSave(created.view.id, id, holders, error.signal);
+    const state = keyState(old, created.nowMs);
+    throw stoppedBeforeSave(created.view.id, id, { stillDoes: stillDoes(state), worthRevoking: worthRevoking(state) }, holders, error.signal);
   }
 }
 

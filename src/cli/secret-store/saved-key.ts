@@ -162,6 +162,8 @@ export interface Forgotten {
   hint: string | null;
   /** A keyring entry svc could not delete (the profile no longer points at it); null when there was none or it was deleted. */
   leftover: KeyringError | null;
+  /** The expiry the profile recorded for that key (null: none); undefined when it recorded none for it. */
+  recordedExpiry: string | null | undefined;
 }
 
 /**
@@ -172,18 +174,20 @@ export interface Forgotten {
 export async function forgetKey(ctx: KeyStoreContext, name: string, whole: { removeProfile: boolean; setDefault?: boolean }): Promise<Forgotten> {
   let hint: string | null = null;
   let dropped: KeyringRef | undefined;
+  let recordedExpiry: string | null | undefined;
   await ctx.config.update(
     name,
     (profile) => {
       hint = profile.keyring?.hint ?? (profile.apiKey ? keyHint(profile.apiKey) : null);
       dropped = profile.keyring;
+      recordedExpiry = hint !== null && profile.keyExpiry?.hint === hint ? profile.keyExpiry.expiresAt : undefined;
       if (whole.removeProfile) return undefined;
       const { apiKey: _key, keyring: _keyring, keyExpiry: _expiry, serverInstance: _instance, ...rest } = profile;
       return rest;
     },
     whole.setDefault === undefined ? {} : { setDefault: whole.setDefault },
   );
-  return { hint, leftover: dropped ? await deleteEntry(ctx, dropped) : null };
+  return { hint, leftover: dropped ? await deleteEntry(ctx, dropped) : null, recordedExpiry };
 }
 
 export interface Moved {

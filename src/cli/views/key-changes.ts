@@ -11,6 +11,8 @@ import { CHANGED, type Changed, type ChangeEvents, type ChangeRequest, type Chan
 import type { KeySession } from '../session/session.js';
 import { keyChangeDocument } from './documents.js';
 import { shown } from './keys.js';
+import { shellWord } from '../text/text.js';
+import { keyState, stillDoes } from '../domain/key-state.js';
 
 export interface ChangeViewOptions {
   /** The command a "did you mean" suggests running (`svc keys <command> <id>`). */
@@ -148,8 +150,10 @@ function tellSwitched(session: KeySession, id: string, enabled: boolean, result:
   const label = `${shown(id)}${result.view.name === null ? '' : ` (${shown(result.view.name)})`}`;
   if (result.changed) render.success(`${enabled ? 'Enabled' : 'Disabled'} ${label}.`);
   else render.success(`${label} is ${enabled ? 'enabled' : 'disabled'}.`);
+  const state = keyState(result.view, client.serverNow());
+  if (state.works === 'no') render.warn(`It ${stillDoes(state)}: \`svc keys rotate ${shellWord(id)}\` makes a new key in its place.`);
   if (enabled) return;
   const inUse = isKeyInUse(result.view, client.keyHint);
-  if (inUse) render.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
+  if (inUse && state.works !== 'no') render.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
   else if (inUse === null) render.info("(The server shows no key hint in svc's form, so svc cannot tell whether that was the key it is using.)");
 }

@@ -12,6 +12,7 @@ import type { Unjudged } from '../domain/key-filters.js';
 import { expiresSoon, type KeyHealth } from '../operations/key-health.js';
 import type { NewKey } from '../operations/create.js';
 import { relativeTime } from './time.js';
+import { stillDoes, type KeyState } from '../domain/key-state.js';
 
 /** What a table shows for a field the server did not send. */
 export const BLANK = '-';
@@ -110,7 +111,7 @@ export function onlyTimeWarning(id: string | null): string {
 export function healthWarnings(health: KeyHealth, days: number, profileName: string, byFlag: boolean): Line[] {
   const lines: Line[] = [];
   const profile = byFlag ? ` --profile ${shellWord(profileName)}` : '';
-  const { expiry, pending } = health;
+  const { expiry, pending, pendingOld } = health;
   if (expiry && expiresSoon(expiry, days)) {
     const when = new Date(expiry.expiresAt).toISOString();
     const left = expiry.expiresAt > expiry.nowMs ? `expires ${relativeTime(expiry.expiresAt, expiry.nowMs)} (${when})` : `expired at ${when}`;
@@ -118,11 +119,18 @@ export function healthWarnings(health: KeyHealth, days: number, profileName: str
   }
   if (pending) {
     lines.push(
-      `A rotation is pending in profile '${profileName}' since ${pending.since}: ${shown(pending.oldId)} still works beside ${shown(pending.newId)}. ` +
+      `A rotation is pending in profile '${profileName}' since ${pending.since}: ${shown(pending.oldId)} ${pendingOldDoes(pendingOld, shown(pending.newId))}. ` +
         `Once everything uses the new key: \`svc keys rotate --finish${profile}\` (or \`--cancel\`).`,
     );
   }
   return lines;
+}
+
+/** What a pending rotation's old key does beside the new one (`old`: as the command's key list showed it; null: not shown). */
+function pendingOldDoes(old: KeyState | null, newKey: string): string {
+  if (old === null || old.works === 'unknown') return `is kept beside ${newKey}`;
+  if (old.works === 'yes') return `still works beside ${newKey}`;
+  return `${stillDoes(old)}; ${newKey} replaces it`;
 }
 
 /** One line for a key in confirmations. */

@@ -3,6 +3,7 @@ import { CliError, loginCommand } from '../errors/errors.js';
 import { shellWord } from '../text/text.js';
 import type { KeySession } from '../session/session.js';
 import { shown } from './keys.js';
+import { keyState, stillDoes, worthRevoking } from '../domain/key-state.js';
 
 /** What a rotation says on stderr once the new key is shown, in order: each with the renderer method that says it. */
 export function rotationMessages(session: KeySession, id: string, rotation: Rotation): ['success' | 'warn', string][] {
@@ -35,9 +36,15 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
     case 'gone':
       out.push(['warn', alreadyGone(id, replacement, rotation.old.name)]);
       break;
-    case 'kept-overlap':
-      out.push(['success', `${shown(id)} keeps working beside ${replacement}. Move every consumer to the new key, then run \`svc keys rotate --finish\`.`]);
+    case 'kept-overlap': {
+      const state = keyState(rotation.old, rotation.created.nowMs);
+      if (state.works === 'yes' || state.works === 'unknown') {
+        out.push(['success', `${shown(id)} keeps working beside ${replacement}. Move every consumer to the new key, then run \`svc keys rotate --finish\`.`]);
+      } else {
+        out.push(['warn', `The old key ${shown(id)} ${stillDoes(state)}, so nothing uses it beside ${replacement}: move every consumer to the new key, then run \`svc keys rotate --finish\`.`]);
+      }
       break;
+    }
     case 'kept-unsaved':
       // Not said here: the rotation did not finish, and the failure says why (unsavedFailure).
       break;
@@ -46,11 +53,13 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
 }
 
 /** A rotation that stopped before the old key: profiles still use it, and the new key was not saved there. */
-export function unsavedFailure(id: string, holders: readonly string[]): CliError {
+export function unsavedFailure({ oldId: id, holders, old, created }: Rotation): CliError {
   const which = holders.length === 1 ? `Profile '${holders[0]}' still holds` : `Profiles ${holders.map((name) => `'${name}'`).join(', ')} still hold`;
+  const state = keyState(old, created.nowMs);
+  const save = `Save it (\`${loginCommand(holders[0]!)}\`, or rotate with --save)`;
   return new CliError([
-    `${which} the old key ${shown(id)}, so it was not revoked: the new key above was not saved there.`,
-    `Save it (\`${loginCommand(holders[0]!)}\`, or rotate with --save), then revoke the old one: svc keys revoke ${shellWord(id)}.`,
+    `${which} the old key ${shown(id)}, so it was not revoked: the new key above was not saved there. The old key ${stillDoes(state)}.`,
+    worthRevoking(state) ? `${save}, then revoke the old one: svc keys revoke ${shellWord(id)}.` : `${save}.`,
   ]);
 }
 

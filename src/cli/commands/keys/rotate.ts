@@ -9,6 +9,7 @@ import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
 import { newKeyDocument } from '../../views/documents.js';
 import { shown } from '../../views/keys.js';
+import { keyState, stillDoes } from '../../domain/key-state.js';
 import { refuseDiscardedStdout, secretWritten } from '../../views/show-new-key.js';
 
 export interface RotateCommandOptions extends RotateOptions, DeliveryOptions {
@@ -66,12 +67,13 @@ export async function run(session: KeySession, idArg: string | undefined, opts: 
 }
 
 function oldKeyFate(id: string, rotation: Rotation): string {
+  const kept = stillDoes(keyState(rotation.old, rotation.created.nowMs));
   const fate = {
     revoked: 'was revoked',
     disabled: 'was disabled',
     gone: 'was already revoked by another run',
-    'kept-overlap': 'still works (`svc keys rotate --cancel` revokes the new key and ends the --overlap rotation)',
-    'kept-unsaved': 'still works',
+    'kept-overlap': `${kept} (\`svc keys rotate --cancel\` revokes the new key and ends the --overlap rotation)`,
+    'kept-unsaved': kept,
   }[rotation.retired];
   return `The rotation went through (with --json the new secret is printed last): the old key ${shown(id)} ${fate}.`;
 }

@@ -4,6 +4,7 @@ import { removeProfile } from '../../operations/profile.js';
 import type { App } from '../../program/program.js';
 import { clip } from '../../text/text.js';
 import type { ProfileSession } from '../../session/session.js';
+import { stillDoes } from '../../domain/key-state.js';
 
 export function register(profile: Command, app: App): void {
   profile
@@ -16,9 +17,9 @@ export function register(profile: Command, app: App): void {
 }
 
 export async function run(session: ProfileSession, name: string): Promise<void> {
-  const { hint, wasDefault, leftover } = await removeProfile(profileContext(session), name);
+  const { hint, wasDefault, leftover, state } = await removeProfile(profileContext(session), name);
   const { render } = session;
-  const key = hint === null ? 'it had no saved key' : `its key ${hint} still works until revoked`;
+  const key = hint === null ? 'it had no saved key' : `its key ${hint} ${stillDoes(state!)}`;
   if (leftover) render.info(`Removed profile '${clip(name, 200)}', but the OS keyring still holds its key ${hint}.`);
   else render.success(`Removed profile '${clip(name, 200)}'; ${key}.`);
   if (wasDefault) render.info("'default' is the default profile again (`svc profile use NAME` changes it).");
