@@ -207,25 +207,38 @@ describe('svc with no command on a terminal', () => {
     }
   });
 
-  it('"Stored it?" clears the secret from the screen and the scrollback on a small terminal where it wraps', async () => {
+  it('"Stored it?" clears the secret from the screen and the scrollback at 60x15 where it wraps, at 80x24, and after a resize at the question', async () => {
     term = await Terminal.start(['node', SVC_BIN], env(), { columns: 60, rows: 15 });
     const t = term;
     await t.waitFor(MENU);
     /** Every run of 12 characters of the secret past its `sk_`: none may be left anywhere, joined across wrapped rows or not. */
     const pieces = (secret: string) => Array.from({ length: secret.length - 14 }, (_, i) => secret.slice(3 + i, 15 + i));
-    // A resize while the question waits is cleared the same way (region.ts), but a tmux resize reaches svc as a
-    // SIGWINCH the test cannot wait for, so Enter may come first: that case is left to test/unit/region.test.ts.
-    const rounds = [{ name: 'wraps-at-60x15' }];
+    // A resize at the question asks it again, saying the scrollback is cleared too: the test waits for that question,
+    // so Enter never overtakes the resize.
+    const rounds: { name: string; size?: [number, number]; resizeTo?: [number, number] }[] = [
+      { name: 'wraps-at-60x15' },
+      { name: 'at-80x24', size: [80, 24] },
+      { name: 'resized-narrower', size: [80, 24], resizeTo: [60, 15] },
+      { name: 'resized-wider', size: [60, 15], resizeTo: [100, 30] },
+    ];
     for (const round of rounds) {
+      if (round.size) {
+        await t.resize(...round.size);
+        await t.waitFor(MENU);
+      }
       await createUntilPause(t, round.name);
       const secret = SECRET.exec(await t.historyShowing(SECRET))![0];
+      if (round.resizeTo) {
+        await t.resize(...round.resizeTo);
+        await t.waitFor("Enter clears the secret from the screen and the terminal's scrollback.");
+      }
       await t.send('Enter');
       await t.waitFor(MENU);
       const history = await t.history();
       const raw = history.replace(/\n/g, '');
       for (const piece of pieces(secret)) expect(raw, `${round.name}: ${piece} of the secret is left`).not.toContain(piece);
       // What was said about each key stays, once.
-      for (const { name } of rounds.slice(0, rounds.indexOf(round) + 1)) expect(count(history, `'${name}'`), history).toBe(1);
+      for (const { name } of rounds.slice(0, rounds.indexOf(round) + 1)) expect(count(history, `'${name}'`), `${round.name}: ${history}`).toBe(1);
     }
     await t.send('Escape');
     expect(await t.exitCode()).toBe(0);

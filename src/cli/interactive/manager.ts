@@ -65,7 +65,7 @@ export async function runManager(terminal: IO, start: GlobalOptions, deps: Deps)
     }
     // A secret printed by the action (whatever came after it) stays on screen until the person says it is stored; Ctrl-C leaves it there.
     if (!(action.showsSecret && region.holdsData)) region.clear();
-    else if (await storedSecret(session)) region.clear({ dropData: true });
+    else if (await storedSecret(session, region)) region.clear({ dropData: true });
     else {
       // Cleared, the secret could be lost before it was stored: it stays, and the person is told where.
       session.render.warn(SECRET_KEPT);
@@ -117,10 +117,26 @@ async function ask(region: Region, screen: ProfileSession, view: View, health: r
 
 const SECRET_KEPT = "The secret stays on the screen and in the terminal's scrollback: clear them yourself once it is stored.";
 
-/** True once the person pressed Enter; false on Ctrl-C. */
-async function storedSecret(session: ProfileSession): Promise<boolean> {
+const STORED_IT = 'Stored it? Press Enter to clear the secret from the screen.';
+/** After a resize the terminal may have rewrapped the secret into its scrollback, which region.ts then clears too: the person is told before Enter. */
+const STORED_IT_RESIZED = "Stored it? The terminal was resized: Enter clears the secret from the screen and the terminal's scrollback.";
+
+/** True once the person pressed Enter; false on Ctrl-C. A resize while the question waits asks it again, saying the scrollback goes too. */
+async function storedSecret(session: ProfileSession, screen: Region): Promise<boolean> {
+  const prompts = await session.prompts();
+  const resized = new AbortController();
+  const unsubscribe = screen.io.onResize?.(() => resized.abort());
   try {
-    await (await session.prompts()).pause('Stored it? Press Enter to clear the secret from the screen.');
+    await prompts.pause(STORED_IT, resized.signal);
+    return true;
+  } catch (error) {
+    if (!(error instanceof PromptCancelledError)) throw error;
+    if (error.signal !== null || !resized.signal.aborted) return false;
+  } finally {
+    unsubscribe?.();
+  }
+  try {
+    await prompts.pause(STORED_IT_RESIZED);
     return true;
   } catch (error) {
     if (!(error instanceof PromptCancelledError)) throw error;

@@ -27,8 +27,13 @@ export interface Prompter {
   /** A list filtered as the person types. */
   search<T>(message: string, choices: Choice<T>[]): Promise<T>;
   pickMany<T>(message: string, choices: Choice<T>[]): Promise<T[]>;
-  /** Waits for Enter, whatever else is typed: what is on screen stays there until the person is done with it. */
-  pause(message: string): Promise<void>;
+  /**
+   * Waits for Enter, whatever else is typed: what is on screen stays there
+   * until the person is done with it. `until` withdraws the question (it
+   * then fails as Esc would: PromptCancelledError with no signal), to be
+   * asked again in other words.
+   */
+  pause(message: string, until?: AbortSignal): Promise<void>;
   /** A select that Esc or Ctrl-C leaves with null instead of an error, and clears from the screen: the way out of a menu. */
   menu<T>(message: string, choices: Choice<T>[], shape?: MenuShape<T>): Promise<T | null>;
 }
@@ -71,7 +76,7 @@ export function escaped(prompter: Prompter): Prompter {
     select: (message, choices) => prompter.select(sanitize(message), clean(choices)),
     search: (message, choices) => prompter.search(sanitize(message), clean(choices)),
     pickMany: (message, choices) => prompter.pickMany(sanitize(message), clean(choices)),
-    pause: (message) => prompter.pause(sanitize(message)),
+    pause: (message, until) => prompter.pause(sanitize(message), until),
     menu: (message, choices, shape) => prompter.menu(sanitize(message), clean(choices), shape),
   };
 }
@@ -106,8 +111,8 @@ function inquirerPrompter(io: IO): Prompter {
     search: async (message, choices) => (await ask((c) => listPrompt({ message, choices, many: false, ...listLayout(io) }, c)))[0]!,
     pickMany: (message, choices) => ask((c) => listPrompt({ message, choices, many: true, ...listLayout(io) }, c)),
     // Esc must not skip past a secret still on screen: only Enter (or Ctrl-C) goes on.
-    pause: async (message) => {
-      await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true }), false);
+    pause: async (message, until) => {
+      await escapable(io, () => input({ message, transformer: () => '' }, { ...context, clearPromptOnDone: true, ...(until ? { signal: until } : {}) }), false);
     },
     async menu(message, choices, { defaultValue, pageSize = 12, help = true, until, onMove } = {}) {
       // select tells nobody where its cursor is, but draws the description of the row under it at every move: each
