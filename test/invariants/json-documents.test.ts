@@ -110,6 +110,7 @@ const COMMANDS: Record<string, { cases: Case[]; none?: string }> = {
       { name: 'gone already, --if-exists', schema: 'key-change', run: () => run(['keys', 'revoke', 'key_nope', '--yes', '--if-exists']) },
       { name: 'no key of that name, --if-exists', schema: 'key-change', run: () => run(['keys', 'revoke', '--name', 'nobody', '--yes', '--if-exists']) },
       { name: 'no such key', schema: 'cli-error', run: () => run(['keys', 'revoke', 'key_nope', '--yes']) },
+      { name: 'one id found, one not', schema: 'key-change', run: async () => run(['keys', 'revoke', (await made('revoke-found')).id, 'key_nope', '--yes']) },
     ],
   },
   'keys disable': {

@@ -74,6 +74,8 @@ export interface KeyChangeDocument {
   changed: unknown[];
   /** Ids no key had when asked, where that is what was wanted (--if-exists, prune): nothing was done to them. */
   alreadyGone: string[];
+  /** Ids no key had when asked, where that is a failure (an id given without --if-exists): svc exits 4. */
+  notFound: string[];
   /** Keys whose change failed, with svc's message. */
   failed: { id: string; error: string }[];
   /** Arguments not tried: after a failure, or a signal. */
@@ -91,11 +93,11 @@ export interface KeyChangeContext {
 }
 
 export function keyChangeDocument(change: KeyChange, results: readonly KeyResult[], context: KeyChangeContext): KeyChangeDocument {
-  const document: KeyChangeDocument = { change, changed: [], alreadyGone: [], failed: [], notTried: [], incomplete: context.incomplete };
+  const document: KeyChangeDocument = { change, changed: [], alreadyGone: [], notFound: [], failed: [], notTried: [], incomplete: context.incomplete };
   for (const result of results) {
     if (result.state === 'lost') document.changed.push({ id: result.id, revoked: true, unconfirmed: true });
     else if (result.state === 'done') document.changed.push(changedEntry(result.id, result.changed));
-    else if (result.state === 'gone' && context.goneIsDone) document.alreadyGone.push(result.id);
+    else if (result.state === 'gone') document[context.goneIsDone ? 'alreadyGone' : 'notFound'].push(result.id);
     else if (result.state === 'failed') document.failed.push({ id: result.id, error: (result.error as Error).message });
     else if (result.state === 'not-tried') document.notTried.push(result.arg);
   }

@@ -21,7 +21,7 @@ describe('keys enable / disable / revoke', () => {
   it('revokes with --yes; a second revoke is 4, or 0 with --if-exists', async () => {
     const result = await svc(['keys', 'revoke', id, '--yes', '--json'], local.env);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ change: 'revoke', changed: [{ id, revoked: true }], alreadyGone: [], failed: [], notTried: [], incomplete: null });
+    expect(JSON.parse(result.stdout)).toEqual({ change: 'revoke', changed: [{ id, revoked: true }], alreadyGone: [], notFound: [], failed: [], notTried: [], incomplete: null });
     expect((await svc(['keys', 'ping'], { ...local.env, SVC_API_KEY: secret })).exitCode).toBe(3);
     const again = await svc(['keys', 'revoke', id, '--yes'], local.env);
     expect(again.exitCode).toBe(4);
@@ -40,5 +40,8 @@ describe('keys enable / disable / revoke', () => {
       { id: a, revoked: true },
       { id: b, revoked: true },
     ]);
+    // A script tells which id was missing from the document itself, not only from the exit code.
+    expect(JSON.parse(result.stdout)).toMatchObject({ alreadyGone: [], notFound: ['key_missing'], failed: [] });
+    expect(result.stderr).toContain('key_missing');
   });
 });

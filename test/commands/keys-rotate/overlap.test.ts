@@ -61,7 +61,7 @@ describe('rotate --overlap, --finish and --cancel', () => {
     const { newId } = profile().pendingRotation;
     const result = await svc(['keys', 'rotate', '--cancel', '--json'], env());
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ change: 'revoke', changed: [{ id: newId, revoked: true }], alreadyGone: [], failed: [], notTried: [], incomplete: null });
+    expect(JSON.parse(result.stdout)).toEqual({ change: 'revoke', changed: [{ id: newId, revoked: true }], alreadyGone: [], notFound: [], failed: [], notTried: [], incomplete: null });
     expect(await status(fleet)).toBe('enabled');
     expect((await svc(['keys', 'view', newId], env())).exitCode).toBe(4);
   });
