@@ -86,6 +86,19 @@ class ProxyTunnelError extends Error {
   }
 }
 
+/**
+ * The connection to the proxy itself failed (refused, its TLS handshake,
+ * its certificate): thrown from the proxy agent's client for the proxy
+ * (loadProxyAgent), before any tunnel, so nothing of it is the service's.
+ * It has no code of its own: errorCode reads its cause's.
+ */
+class ProxyConnectionError extends Error {
+  constructor(readonly cause: unknown) {
+    super((cause as Error)?.message ?? String(cause));
+    this.name = 'ProxyConnectionError';
+  }
+}
+
 function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {
@@ -263,6 +276,11 @@ function proxyFailure(error: unknown, choice: Extract<ProxyChoice, { via: 'proxy
   if (code && code in PROXY_UNREACHABLE) {
     return new TransportError(`could not reach the proxy ${choice.address} (from ${choice.variable}): ${PROXY_UNREACHABLE[code]}`, false, true);
   }
+  // An https:// proxy whose own certificate is not trusted: said of the proxy, not of the service behind it.
+  if (code && code in FINAL && code !== 'UND_ERR_INVALID_ARG' && causedBy(error, ProxyConnectionError)) {
+    const what = FINAL[code]!.replace("the server's", "the proxy's");
+    return new TransportError(`could not reach the proxy ${choice.address} (from ${choice.variable}): ${what} (${code}). ${CA_HINT.replace('the server', 'the proxy')}`, false, true);
+  }
   // undici's plain-http forwarding turns a proxy's 407 into an invalid-argument error of its own.
   if (/Proxy Authentication Required \(407\)/.test((error as Error)?.message ?? '')) {
     const who = `the proxy in ${choice.variable} (${choice.shown})`;
@@ -275,6 +293,12 @@ function proxyFailure(error: unknown, choice: Extract<ProxyChoice, { via: 'proxy
     );
   }
   return undefined;
+}
+
+function causedBy(error: unknown, kind: new (...args: never[]) => Error): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++, current = (current as { cause?: unknown }).cause) if (current instanceof kind) return true;
+  return false;
 }
 
 /**
@@ -330,6 +354,7 @@ async function loadProxyAgent(choice: Extract<ProxyChoice, { via: 'proxy' }>, ag
   // undici's own index attaches to Dispatcher.prototype; this transport skips
   // that index, so the one method the tunnel needs is attached the same way.
   DispatcherClass.prototype.connect ??= connect;
+  const net = process.getBuiltinModule('node:net');
   // The proxy agent's client for the proxy itself (proxy-agent.js), with a
   // connect() that makes a refused tunnel an error of ours. undici reports a
   // CONNECT answered with another status than 200 as an abort, which reads as
@@ -344,10 +369,13 @@ async function loadProxyAgent(choice: Extract<ProxyChoice, { via: 'proxy' }>, ag
       const target = String(params.path ?? '');
       const refused = (status: number | null) => new ProxyTunnelError(status, choice.shown, choice.variable, choice.hasCredentials, target);
       let answer: Dispatcher.ConnectData;
+      // undici names the proxy's host as the TLS server name, an IP address too, which Node warns of (DEP0123)
+      // on stderr; an IP address has no name to send.
+      const named = net.isIP(String((params as { servername?: string }).servername ?? '')) === 0 ? params : { ...params, servername: undefined };
       try {
-        answer = await open(params);
+        answer = await open(named);
       } catch (error) {
-        throw (error as { code?: string }).code === 'UND_ERR_SOCKET' ? refused(null) : error;
+        throw (error as { code?: string }).code === 'UND_ERR_SOCKET' ? refused(null) : new ProxyConnectionError(error);
       }
       if (answer.statusCode !== 200) {
         answer.socket.destroy();

@@ -8,8 +8,11 @@
  * of its own (test/helpers/refusing-proxy.mjs), as squid or tinyproxy would be.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../helpers/certificate.js';
 import { cleanEnv, svc } from '../helpers/cli.js';
 
 const PROXY = fileURLToPath(new URL('../helpers/refusing-proxy.mjs', import.meta.url));
@@ -70,4 +73,20 @@ it('a 407 to credentials already given says they were not accepted, and never sh
   expect(result.stderr).toContain(`the proxy in HTTPS_PROXY (${proxy.url}) did not accept the credentials in HTTPS_PROXY (407 to CONNECT)`);
   expect(result.stderr).not.toContain('s3cret-word');
   expect(proxy.connects()).toHaveLength(1);
+});
+
+it('an https:// proxy by IP address whose own certificate is not trusted is named as the proxy, with no warning of Node about its address', async () => {
+  const certificate = selfSignedCertificate();
+  const server = createTlsServer({ cert: certificate.cert, key: certificate.key }, (socket) => socket.destroy());
+  try {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const result = await run(['keys', 'list'], `https://127.0.0.1:${port}`);
+    expect(result.exitCode, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`could not reach the proxy 127.0.0.1:${port} (from HTTPS_PROXY): the proxy's certificate is self-signed and not trusted`);
+    expect(result.stderr).not.toMatch(/server's certificate|DeprecationWarning|DEP0123/);
+  } finally {
+    server.close();
+    certificate.remove();
+  }
 });
