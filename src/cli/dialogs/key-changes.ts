@@ -3,7 +3,9 @@
  * commands and the manager alike: revoke, disable, and the warning about
  * the key svc is using that comes before them and before a rotation.
  */
+import type { KeyList } from '../../client/api.js';
 import type { KeyView } from '../../client/key-view.js';
+import { UsageError } from '../errors/errors.js';
 import { isKeyInUse, listedFor } from '../domain/keys.js';
 import type { KeySession, Session } from '../session/session.js';
 import { describeKey, keyLabel, shown } from '../views/keys.js';
@@ -61,10 +63,29 @@ export async function confirmRevoke(session: KeySession, ids: readonly string[],
   await confirmChange(session, revokeQuestion(ids.length === 1 ? labelOf(ids[0]!, keys) : `these ${ids.length} keys`), 'nothing was revoked');
 }
 
-/** Before disabling a key, in the manager: the warning, then the question. */
-export async function confirmDisable(session: KeySession, id: string, keys: readonly KeyView[], nowMs: number): Promise<void> {
-  warnInUse(session, [id], keys, nowMs, 'disabling');
-  await confirmChange(session, `Disable ${labelOf(id, keys)}?`, 'nothing was changed');
+/** Before disabling keys (the manager, and `keys disable` of the key in use): the warning, then the question. */
+export async function confirmDisable(session: KeySession, ids: readonly string[], keys: readonly KeyView[], nowMs: number): Promise<void> {
+  warnInUse(session, ids, keys, nowMs, 'disabling');
+  await confirmChange(session, `Disable ${ids.length === 1 ? labelOf(ids[0]!, keys) : `these ${ids.length} keys`}?`, 'nothing was changed');
+}
+
+/**
+ * Before `keys disable` without --yes: disabling the key svc is using locks
+ * the session out, and enabling it again then takes another key, so that
+ * one is asked about as the manager asks, on a terminal, and refused off
+ * one. Other keys are disabled unasked: the session's own key enables them again.
+ */
+export async function confirmDisableInUse(session: KeySession, ids: readonly string[], list: KeyList): Promise<void> {
+  const { client } = session;
+  const listed = listedFor(list.keys, list.nowMs, client.keyHint);
+  const inUse = list.keys.find((k) => k.id !== null && ids.includes(k.id) && isKeyInUse(k, client.keyHint, listed) === true);
+  if (inUse === undefined) return;
+  if (!session.canPrompt) {
+    throw new UsageError(
+      `Refusing to disable ${keyLabel({ ...inUse, id: inUse.id! })} without --yes: it is the key svc is using (${client.keyHint}), so disabling it locks this session out, and enabling it again takes another key.`,
+    );
+  }
+  await confirmDisable(session, ids, list.keys, list.nowMs);
 }
 
 /**

@@ -73,7 +73,7 @@ export const ACTIONS = {
           { name: 'on (enable)', value: false },
           { name: 'off (disable)', value: true },
         ]));
-      if (enabled) await confirmDisable(session, key.id, view.keys, view.nowMs);
+      if (enabled) await confirmDisable(session, [key.id], view.keys, view.nowMs);
       await change(session, enabled ? 'disable' : 'enable', [key]);
     },
   },

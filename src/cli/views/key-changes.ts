@@ -154,6 +154,6 @@ function tellSwitched(session: KeySession, id: string, enabled: boolean, result:
   if (state.works === 'no') render.warn(`It ${stillDoes(state)}: \`svc keys rotate ${shellWord(id)}\` makes a new key in its place.`);
   if (enabled) return;
   const inUse = isKeyInUse(result.view, client.keyHint);
-  if (inUse && state.works !== 'no') render.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again.');
+  if (inUse && state.works !== 'no') render.warn('That is the key svc is using: requests with it now answer 401 until it is enabled again, with another key.');
   else if (inUse === null) render.info("(The server shows no key hint in svc's form, so svc cannot tell whether that was the key it is using.)");
 }

@@ -40,3 +40,29 @@ describe('keys enable / disable / revoke', () => {
     expect((await svc(['keys', 'disable', '..'], local.env)).exitCode).toBe(2);
   });
 });
+
+describe('keys disable of the key svc is using', () => {
+  it('is refused off a terminal without --yes (exit 2, nothing changed); asked about on one; --yes disables it', async () => {
+    const own = await local.create('own-session');
+    const other = await local.create('someone-else');
+    const env = { ...local.env, SVC_API_KEY: own.secret };
+    const refused = await svc(['keys', 'disable', own.id, other.id], env);
+    expect(refused.exitCode, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`Refusing to disable 'own-session' (${own.id}) without --yes: it is the key svc is using`);
+    expect((await svc(['keys', 'ping'], env)).exitCode).toBe(0);
+    expect(JSON.parse((await svc(['keys', 'view', other.id, '--json'], env)).stdout).enabled).toBe(true);
+    // Another key is disabled unasked: the session's own key enables it again.
+    expect((await svc(['keys', 'disable', other.id], env)).exitCode).toBe(0);
+
+    const declined = await local.onTerminal(['keys', 'disable', 'own-session'], [{ confirm: false }], { env });
+    expect(declined.exitCode).toBe(130);
+    expect(declined.stderr).toMatch(/This is the key svc is using \(sk_\S+\): disabling it locks the session out until SVC_API_KEY holds another key\./);
+    expect(declined.asked[0]).toContain(`Disable 'own-session' (${own.id})?`);
+    expect((await svc(['keys', 'ping'], env)).exitCode).toBe(0);
+
+    const done = await svc(['keys', 'disable', own.id, '--yes'], env);
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stderr).toContain('That is the key svc is using: requests with it now answer 401 until it is enabled again, with another key.');
+    expect((await svc(['keys', 'ping'], env)).exitCode).toBe(3);
+  });
+});

@@ -1,6 +1,8 @@
 /** `keys enable` and `keys disable`: one PATCH a key; a 204 is reported as done. */
 import type { Command } from 'commander';
+import { confirmDisableInUse } from '../../dialogs/key-changes.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
+import { namedIn, unresolved } from '../../operations/keys.js';
 import { changeKeys, type ChangeRequest } from '../../operations/change-keys.js';
 import { keysContext } from '../../operations/context.js';
 import type { App } from '../../program/program.js';
@@ -18,8 +20,12 @@ export function register(keys: Command, app: App): void {
     .command('disable')
     .description('switch keys off without revoking them (a no-op for a key that is off)')
     .argument('[ids...]', 'key ids, or names each of exactly one key (a pick-list is offered on a terminal when none is given)')
-    .addHelpText('after', '\nExamples:\n  $ svc keys disable key_0123abcd\n  $ svc keys disable key_0123abcd key_4567efgh')
-    .action(app.action('key', (session: KeySession, ids: string[]) => run(session, ids, false)));
+    .option('-y, --yes', 'disable the key svc is using without asking (it is asked about on a terminal, and refused off one)')
+    .addHelpText(
+      'after',
+      '\nDisabling the key svc is using locks the session out, and enabling it again takes another key: without --yes svc reads the key list to tell, asks on a terminal, and refuses off one (exit 2). Other keys are disabled unasked.\n\nExamples:\n  $ svc keys disable key_0123abcd\n  $ svc keys disable key_0123abcd key_4567efgh',
+    )
+    .action(app.action('key', (session: KeySession, ids: string[], opts: { yes?: boolean }) => run(session, ids, false, opts)));
 }
 
 /**
@@ -27,16 +33,25 @@ export function register(keys: Command, app: App): void {
  * at the end (exit 4) after the others were switched; any other failure
  * stops there, naming the ids not tried.
  */
-export async function run(session: KeySession, idArgs: string[], enabled: boolean): Promise<void> {
+export async function run(session: KeySession, idArgs: string[], enabled: boolean, opts: { yes?: boolean } = {}): Promise<void> {
   const verb = enabled ? 'enable' : 'disable';
-  const { ids } = await keysToActOn(session, idArgs, {
+  let { ids, list } = await keysToActOn(session, idArgs, {
     command: verb,
     many: true,
+    yes: opts.yes,
     question: `Keys to ${verb}:`,
     // A key whose state the server does not say is offered either way.
     offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
   });
-  const request: ChangeRequest = { change: verb, targets: { args: ids } };
+  if (!enabled && !opts.yes) {
+    list ??= await session.client.listAllKeys();
+    // The question names the keys that will be disabled: a name is resolved to its key's id before it is asked.
+    const byName = namedIn(list, ids);
+    if (byName.shared.size > 0 || byName.unsure.length > 0) throw await unresolved(session.client, [], byName, verb);
+    ids = ids.map((id) => byName.ids.get(id) ?? id);
+    await confirmDisableInUse(session, ids, list);
+  }
+  const request: ChangeRequest = { change: verb, targets: { args: ids }, list };
   const view = keyChangeView(session, request, { command: verb });
   view.report(await changeKeys(keysContext(session), request, view.events));
 }
