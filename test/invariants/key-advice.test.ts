@@ -3,8 +3,8 @@
  * docs/contract.md §C3, advice true to the key's state: whatever svc reads
  * of a key (any status word, `enabled` or not, any expiry, any clock), it
  * says "still works" only of an enabled key that has not expired, never
- * "works again if enabled" of an expired one, and "stays valid" (no more)
- * where it did not read the state. Then the same through the commands that
+ * "works again if enabled" of an expired one, and "is not revoked" (no
+ * more) where it did not read the state. Then the same through the commands that
  * leave a key as it is (enable, disable, rotate --overlap, a rotation whose
  * new key was not saved, logout, profile remove, the pending-rotation
  * warning) against the reference server, with its clock moved past a key's
@@ -39,7 +39,7 @@ const views: fc.Arbitrary<KeyView> = fc.record({
 });
 
 /** What a sentence claims of a key's working: the claims these tests hold svc to. */
-const WORKS = /still works|keeps working|works again|stays valid/;
+const WORKS = /still works|keeps working|works again|stays valid|is not revoked/;
 
 describe.each(SEEDS)('what svc says a key it leaves still does ($pass seed)', ({ seed }) => {
   it('from its record as read: "still works" only of an enabled key before its expiry; nothing of working for an expired one', () => {
@@ -54,7 +54,7 @@ describe.each(SEEDS)('what svc says a key it leaves still does ($pass seed)', ({
           expect(said).not.toMatch(WORKS);
         } else if (status === 'enabled') expect(said).toMatch(/^still works until revoked/);
         else if (status === 'disabled') expect(said).toMatch(/^is disabled: it works again if enabled/);
-        else expect(said).toMatch(/^stays valid until revoked/);
+        else expect(said).toMatch(/^is not revoked/);
         if (key.expiresAt !== null && !expired) expect(said).toContain(new Date(key.expiresAt).toISOString());
       }),
       { seed, numRuns: 500 },
@@ -69,7 +69,7 @@ describe.each(SEEDS)('what svc says a key it leaves still does ($pass seed)', ({
         expect(said).not.toMatch(/still works|works again/);
         const at = typeof record === 'string' ? Date.parse(record) : NaN;
         if (at <= NOW) expect(said).toBe(`has expired (at ${record}) and cannot work again, enabled or not`);
-        else expect(said).toMatch(/^stays valid until revoked/);
+        else expect(said).toMatch(/^is not revoked/);
       }),
       { seed, numRuns: 200 },
     );
@@ -128,11 +128,11 @@ describe('through the commands, with the server clock past a key\'s expiry', () 
     expect(claims(withdrawn.stderr)).toEqual([]);
   });
 
-  it('logout and profile remove go by the expiry the profile recorded: "stays valid" until then, expired after, never "still works"', async () => {
+  it('logout and profile remove go by the expiry the profile recorded: "is not revoked" until then, expired after, never "still works"', async () => {
     const key = await create('logged-in', 3);
     const noKey = { ...local.env, SVC_API_KEY: undefined };
     for (const [name, laterDays, said] of [
-      ['before-expiry', 0, /The key stays valid until revoked or until it expires at \S+Z\./],
+      ['before-expiry', 0, /The key is not revoked; it expires at \S+Z\./],
       ['after-expiry', 30, /The key has expired \(at \S+Z\) and cannot work again, enabled or not\./],
     ] as const) {
       expect((await svc(['login', '--with-key', '--profile', name], noKey, { input: key.secret })).exitCode).toBe(0);

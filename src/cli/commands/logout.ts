@@ -10,7 +10,7 @@ import { stillDoes } from '../domain/key-state.js';
 export function register(program: Command, app: App): void {
   program
     .command('logout')
-    .description("forget the profile's saved key, in the config file or the OS keyring (the key itself stays valid; revoke it to kill it)")
+    .description("forget the profile's saved key, in the config file or the OS keyring (the key itself is not revoked: `svc keys revoke` ends it)")
     .addHelpText(
       'after',
       '\nA key kept in the OS keyring is deleted from it too; if the keyring cannot be reached, the profile forgets the key all the same and svc says how to delete the entry (exit 3). With --json, prints the profile and the hint of the key removed (null when there was none).\n\nExamples:\n  $ svc logout\n  $ svc logout --profile ci',

@@ -2,8 +2,9 @@
  * What a key svc leaves as it is can still do, and how svc says it: the one
  * rule behind every "it still works" in svc's advice (docs/contract.md
  * §C3). svc never says a key works when it has expired or is disabled,
- * never offers to enable one that has expired, and says "stays valid"
- * rather than "works" when it did not read the key's state. Pure: no I/O.
+ * never offers to enable one that has expired, and says only "is not
+ * revoked" when it did not read the key's state (it may be disabled, or
+ * revoked elsewhere). Pure: no I/O.
  */
 import { keyStatus, type KeyView } from '../../client/key-view.js';
 
@@ -52,7 +53,7 @@ export function stillDoes(state: KeyState): string {
     case 'no':
       return `has expired${state.at === null ? '' : ` (at ${iso(state.at)})`} and cannot work again, enabled or not`;
     case 'unknown':
-      return `stays valid until revoked${state.until === undefined ? ' or expired' : state.until === null ? '' : ` or until it expires at ${iso(state.until)}`}`;
+      return `is not revoked${state.until === undefined || state.until === null ? '' : `; it expires at ${iso(state.until)}`}`;
   }
 }
 

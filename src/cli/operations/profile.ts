@@ -208,7 +208,7 @@ export async function useProfile(ctx: ProfileContext, name: string): Promise<{ c
 }
 
 /**
- * Removes the profile and its saved key (the key itself stays valid); when
+ * Removes the profile and its saved key (the key itself is not revoked); when
  * it was the default, `default` is the default again. Returns the removed
  * key's hint, or null when it had none.
  */

@@ -122,7 +122,7 @@ describe('svc profile remove', () => {
     const result = await svc(['profile', 'remove', 'work'], env());
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toBe(
-      [`✓ Removed profile 'work'; its key ${hint()} stays valid until revoked.`, "'default' is the default profile again (`svc profile use NAME` changes it)."].join('\n'),
+      [`✓ Removed profile 'work'; its key ${hint()} is not revoked.`, "'default' is the default profile again (`svc profile use NAME` changes it)."].join('\n'),
     );
     expect(saved()).toEqual({ profiles: {} });
     expect((await svc(['profile', 'remove', 'work'], env())).exitCode).toBe(2);

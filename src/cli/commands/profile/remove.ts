@@ -10,7 +10,7 @@ export function register(profile: Command, app: App): void {
   profile
     .command('remove')
     .alias('rm')
-    .description("forget a profile and its saved key, the OS keyring's entry included (the key itself stays valid; revoke it to kill it)")
+    .description("forget a profile and its saved key, the OS keyring's entry included (the key itself is not revoked: `svc keys revoke` ends it)")
     .argument('<profile>', 'the profile (see `svc profile list`)')
     .addHelpText('after', '\nExamples:\n  $ svc profile remove old-laptop')
     .action(app.action('profile', run));
