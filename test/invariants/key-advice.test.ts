@@ -118,6 +118,11 @@ describe('through the commands, with the server clock past a key\'s expiry', () 
     const rotated = await local.run('keys', 'rotate', key.id, '--yes', '--to-file', `${local.configDir}/new-${key.id}.env`);
     expect(rotated.exitCode).toBe(1);
     expect(rotated.stderr).toMatch(/The old key has expired \(at .*\) and cannot work again, enabled or not\./);
+    expect(rotated.stderr).toContain("Save the new key there (`svc login --profile holder`; --save saves it without asking).");
+    const overlap = await local.run('keys', 'rotate', key.id, '--overlap', '--yes', '--to-file', `${local.configDir}/overlap-${key.id}.env`);
+    expect(overlap.exitCode).toBe(1);
+    expect(overlap.stderr.replace(/\n {2}/g, ' ')).toMatch(/still holds the old key \S+, so no --overlap rotation was recorded: the new key above was not saved there\./);
+    expect(claims(overlap.stderr)).toEqual([]);
     expect(rotated.stderr).not.toMatch(/revoke the old one/);
     expect(claims(rotated.stderr)).toEqual([]);
     // On a terminal, the question whether to save the new key there, withdrawn.

@@ -53,13 +53,15 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
 }
 
 /** A rotation that stopped before the old key: profiles still use it, and the new key was not saved there. */
-export function unsavedFailure({ oldId: id, holders, old, created }: Rotation): CliError {
+export function unsavedFailure({ oldId: id, holders, old, created }: Rotation, overlap: boolean): CliError {
   const which = holders.length === 1 ? `Profile '${holders[0]}' still holds` : `Profiles ${holders.map((name) => `'${name}'`).join(', ')} still hold`;
   const state = keyState(old, created.nowMs);
-  const save = `Save it (\`${loginCommand(holders[0]!)}\`, or rotate with --save)`;
+  const left = overlap ? 'so no --overlap rotation was recorded' : 'so it was not revoked';
+  const save = `Save the new key there (\`${loginCommand(holders[0]!)}\`; --save saves it without asking)`;
+  const then = !worthRevoking(state) ? '.' : overlap ? `, then revoke the old one once nothing uses it: svc keys revoke ${shellWord(id)}.` : `, then revoke the old one: svc keys revoke ${shellWord(id)}.`;
   return new CliError([
-    `${which} the old key ${shown(id)}, so it was not revoked: the new key above was not saved there. The old key ${stillDoes(state)}.`,
-    worthRevoking(state) ? `${save}, then revoke the old one: svc keys revoke ${shellWord(id)}.` : `${save}.`,
+    `${which} the old key ${shown(id)}, ${left}: the new key above was not saved there. The old key ${stillDoes(state)}.`,
+    `${save}${then}`,
   ]);
 }
 
