@@ -59,6 +59,17 @@ const FINAL: Record<string, string> = {
 const CA_HINT = 'If the server uses a private or self-signed CA, put that CA\'s certificate (PEM) in NODE_EXTRA_CA_CERTS.';
 
 /**
+ * What mends a certificate svc will not trust: a CA only for one it cannot
+ * trace to a trusted one; a certificate for another name wants the name it
+ * was issued for, and one out of date a new certificate.
+ */
+function certificateHint(code: string, who = 'server'): string {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return ` Use the host name the ${who}'s certificate was issued for${who === 'server' ? ' in the base URL' : ''}.`;
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return ` The ${who} needs a current certificate (or this machine's clock is wrong).`;
+  return ` ${CA_HINT.replace('the server', `the ${who}`)}`;
+}
+
+/**
  * What OpenSSL says when the first bytes back are not a TLS record: an
  * http:// server answering a handshake with a plain HTTP error. Nothing was
  * sent (the request waits for the handshake), and nothing will change on a retry.
@@ -126,7 +137,7 @@ export function classifyTransportError(error: unknown, timeoutMs: number, url?: 
   if (code && code in FINAL) {
     const certificate = code !== 'ENOTFOUND' && code !== 'UND_ERR_INVALID_ARG';
     const message = code === 'UND_ERR_INVALID_ARG' ? `${FINAL[code]} (${detail})` : FINAL[code]!;
-    return new TransportError(certificate ? `${message} (${code}). ${CA_HINT}` : message, false, true);
+    return new TransportError(certificate ? `${message} (${code}).${certificateHint(code)}` : message, false, true);
   }
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
     return new TransportError('the connection was closed before an answer came', true);
@@ -279,7 +290,7 @@ function proxyFailure(error: unknown, choice: Extract<ProxyChoice, { via: 'proxy
   // An https:// proxy whose own certificate is not trusted: said of the proxy, not of the service behind it.
   if (code && code in FINAL && code !== 'UND_ERR_INVALID_ARG' && causedBy(error, ProxyConnectionError)) {
     const what = FINAL[code]!.replace("the server's", "the proxy's");
-    return new TransportError(`could not reach the proxy ${choice.address} (from ${choice.variable}): ${what} (${code}). ${CA_HINT.replace('the server', 'the proxy')}`, false, true);
+    return new TransportError(`could not reach the proxy ${choice.address} (from ${choice.variable}): ${what} (${code}).${certificateHint(code, 'proxy')}`, false, true);
   }
   // undici's plain-http forwarding turns a proxy's 407 into an invalid-argument error of its own.
   if (/Proxy Authentication Required \(407\)/.test((error as Error)?.message ?? '')) {

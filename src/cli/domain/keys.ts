@@ -49,7 +49,10 @@ export function notFoundAmong(ids: readonly string[], keys: readonly KeyView[] |
     const near = nearest(id, named.map((k) => (k.name === null ? [k.id] : [k.id, k.name])));
     if (near.length === 0 || near.length > MOST_SUGGESTED) return keyNotFound(id).lines[0]!;
     const meant = near.map((found) => `${clip(found, 200)}${byId.get(found)?.name ? ` ('${clip(byId.get(found)!.name!, 200)}')` : ''}`);
-    return `${keyNotFound(id).lines[0]!.replace(/\.$/, '')}. Did you mean ${meant.join(' or ')} (\`svc keys ${command} ${shellWord(near[0]!)}\`)?`;
+    // A revoke cannot be undone, and the key named may be one the person just revoked under another name's
+    // key: a revoke's near miss is offered to look at, never as a revoke of another key to paste.
+    const next = command === 'revoke' ? 'view' : command;
+    return `${keyNotFound(id).lines[0]!.replace(/\.$/, '')}. Did you mean ${meant.join(' or ')} (\`svc keys ${next} ${shellWord(near[0]!)}\`)?`;
   });
   return new CliError(lines, ExitCode.notFound);
 }

@@ -48,8 +48,8 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
       lines: [
         `Rate limited: this workspace has used its requests for the current minute; ${why}.`,
         error.reason === 'no-wait'
-          ? `Try again in ${error.retryAfterSeconds} s, or leave out --no-wait to wait for it.`
-          : `Try again in ${error.retryAfterSeconds} s, or raise --max-wait.`,
+          ? `Try again ${retryWhen(error)}, or leave out --no-wait to wait for it.`
+          : `Try again ${retryWhen(error)}, or raise --max-wait.`,
       ],
     };
   }
@@ -96,6 +96,12 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
       ...(options.verbose && bug.stack ? bug.stack.split('\n').slice(1) : ['Run again with --verbose for details.']),
     ],
   };
+}
+
+/** Seconds for a wait a person sits through; beyond an hour (a server's Retry-After date far off), the time itself. */
+function retryWhen({ retryAfterSeconds, retryAtMs }: RateLimitedError): string {
+  if (retryAfterSeconds <= 3600 || retryAtMs === null) return `in ${retryAfterSeconds} s`;
+  return `after ${new Date(retryAtMs).toISOString()} (the server's Retry-After, ${Math.round(retryAfterSeconds / 3600)} h from now)`;
 }
 
 /**
