@@ -39,7 +39,7 @@ export function register(program: Command, app: App): void {
     .option('-i, --include', 'print the status line and headers on stderr')
     .addHelpText(
       'after',
-      '\nManagement paths get a 10 s timeout; other paths (generation endpoints) 60 s, unless --timeout says otherwise. 401, 429 and retry policies are those of every command. An error answer is printed as the server sent it, and the exit code says it failed; with --json, svc\'s failure document instead, the answer in .error.body.\n\nExamples:\n  $ svc api /workspace\n  $ svc api /user/api-keys -f name=nightly -F expiresAt=null\n  $ svc api -X PATCH /user/api-keys/key_0123abcd -F enabled=false\n  $ echo \'{"name":"from-file"}\' | svc api /user/api-keys --input -',
+      '\nManagement paths get a 10 s timeout; other paths (generation endpoints) 60 s, unless --timeout says otherwise. 401, 429 and retry policies are those of every command. An error answer in JSON is printed as the server sent it, and the exit code says it failed (a 401, a rate limit svc stopped waiting for, and an answer that is not JSON are said on stderr only); with --json, svc\'s failure document instead, the answer in .error.body.\n\nExamples:\n  $ svc api /workspace\n  $ svc api /user/api-keys -f name=nightly -F expiresAt=null\n  $ svc api -X PATCH /user/api-keys/key_0123abcd -F enabled=false\n  $ echo \'{"name":"from-file"}\' | svc api /user/api-keys --input -',
     )
     .action(app.action('key', run));
 }
