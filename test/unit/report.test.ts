@@ -83,6 +83,12 @@ describe('the 401 report names the key, its source and the server from the error
     expect(line!.length).toBeLessThan(300);
   });
 
+  it('says of a 401 answered with a page, not JSON, that something in front of the service may have refused it', () => {
+    const { lines, exitCode } = report(new ApiError(401, null, 'GET', '/user/api-keys', { foreignBody: 'text/html; charset=utf-8', origin: origin() }));
+    expect(exitCode).toBe(3);
+    expect(lines[1]).toBe("The answer was text/html; charset=utf-8, not the service's JSON: a proxy or a login page in front of the service may have refused it, or the key is unknown, disabled, expired or revoked.");
+  });
+
   it('reports a 5xx page that is not JSON as a server error, its Content-Type cut too, not as a wrong address', () => {
     const contentType = `text/html; ${'x'.repeat(1_000)}`;
     const lines = report(new ApiError(502, null, 'GET', '/user/api-keys', { foreignBody: contentType, origin: origin() })).lines;

@@ -100,8 +100,10 @@ export function describeFailure(error: unknown, options: ReportOptions): Report 
 
 /** Seconds for a wait a person sits through; beyond an hour (a server's Retry-After date far off), the time itself. */
 function retryWhen({ retryAfterSeconds, retryAtMs }: RateLimitedError): string {
-  if (retryAfterSeconds <= 3600 || retryAtMs === null) return `in ${retryAfterSeconds} s`;
-  return `after ${new Date(retryAtMs).toISOString()} (the server's Retry-After, ${Math.round(retryAfterSeconds / 3600)} h from now)`;
+  const at = retryAtMs === null ? null : new Date(retryAtMs);
+  // Past the year 9999 an ISO time has no four-digit year (or no value at all): the seconds are all there is to say.
+  if (retryAfterSeconds <= 3600 || at === null || !(at.getUTCFullYear() <= 9999)) return `in ${retryAfterSeconds} s`;
+  return `after ${at.toISOString()} (the server's Retry-After, ${Math.round(retryAfterSeconds / 3600)} h from now)`;
 }
 
 /**
@@ -147,7 +149,10 @@ function describeApiError(error: ApiError, originShown: boolean): Report {
       exitCode: ExitCode.unauthenticated,
       lines: [
         `Authentication failed (401): ${visible(serverText)}.`,
-        'The key is unknown, disabled, expired or revoked.',
+        // A page (a login form, a proxy's own) is no word from the service on the key: something in front of it may have answered.
+        error.foreignBody !== null
+          ? `The answer was ${visible(error.foreignBody)}, not the service's JSON: a proxy or a login page in front of the service may have refused it, or the key is unknown, disabled, expired or revoked.`
+          : 'The key is unknown, disabled, expired or revoked.',
         ...(origin ? describeOrigin(origin) : []),
         ...(run === 'changed' ? [OTHER_RUN] : []),
         origin?.keySource === 'env'
