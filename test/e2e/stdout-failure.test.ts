@@ -162,6 +162,15 @@ describe.each([['closed (>&-)', '>&-'], ['/dev/null', '>/dev/null']])('stdout %s
     expect(await keysNamed(name)).toEqual([]);
   });
 
+  it('svc api POST to the key collection is refused before any key is made; a GET is not', async () => {
+    const name = `discard-api-${redirect.length}`;
+    const result = await svcShell(['api', '/user/api-keys/', '-f', `name=${name}`], redirect, local.env);
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toContain('Send stdout somewhere, or make the key with `svc keys create NAME --to-file <path>`.');
+    expect(await keysNamed(name)).toEqual([]);
+    expect((await svcShell(['api', '/user/api-keys'], redirect, local.env)).exitCode).toBe(0);
+  });
+
   it('a failed --to-command cannot fall back to printing: the message says the secret is lost, and the key is revoked', async () => {
     const name = `discard-command-${redirect.length}`;
     const result = await svcShell(['keys', 'create', name, '--to-command', 'exit 3', '--on-delivery-failure', 'print'], redirect, local.env);

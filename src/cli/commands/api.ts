@@ -14,7 +14,7 @@ import { clip, shellWord } from '../text/text.js';
 import type { KeySession } from '../session/session.js';
 import type { NamedReader } from '../terminal/io.js';
 import { onlyTimeWarning } from '../views/keys.js';
-import { secretWritten } from '../views/show-new-key.js';
+import { refuseDiscardedStdout, secretWritten } from '../views/show-new-key.js';
 
 export interface ApiOptions {
   method?: string;
@@ -54,6 +54,11 @@ export async function run(session: KeySession, pathArg: string, opts: ApiOptions
   // A key in the body would be stored where the server keeps what it is sent (a key's name), and printed back.
   if (body !== undefined) refuseKey(JSON.stringify(body), 'something to send in a request body');
   const method = given ?? (body === undefined ? 'GET' : 'POST');
+  // A POST to the key collection makes a key whose secret only stdout would get: refused before it is made, as
+  // `keys create` is; another answer that holds a secret is found only once it came (secretWritten below).
+  if (method === 'POST' && path.replace(/[?#].*$/, '').replace(/\/+$/, '') === apiPaths.keys) {
+    refuseDiscardedStdout(session.io, 'Send stdout somewhere, or make the key with `svc keys create NAME --to-file <path>`.');
+  }
   const timeoutMs = session.options.timeout ?? (isManagementPath(path) ? MANAGEMENT_TIMEOUT_MS : GENERATION_TIMEOUT_MS);
   const { client, render } = session;
   try {

@@ -41,8 +41,8 @@ export async function showNewKey(session: Session, key: NewKey, printDocument = 
  * Refuses, before any key is made, to print a new secret to /dev/null (or
  * a closed stdout, which Node turns into /dev/null): it would be lost.
  */
-export function refuseDiscardedStdout(io: IO): void {
-  if (io.stdoutDiscarded) throw new UsageError([`${DISCARDED}. Nothing was done.`, 'Send stdout somewhere, or give --to-file <path> or --to-command <command>.']);
+export function refuseDiscardedStdout(io: IO, instead = 'Send stdout somewhere, or give --to-file <path> or --to-command <command>.'): void {
+  if (io.stdoutDiscarded) throw new UsageError([`${DISCARDED}. Nothing was done.`, instead]);
 }
 
 const DISCARDED = 'Stdout is /dev/null (or was closed), where the new secret would be lost';
