@@ -450,7 +450,8 @@ function plan(step: Exclude<Step, { kind: 'clock' }>, model: Model, now: number,
       const target = choose(keys, step.pick);
       const id = target?.id ?? 'key_00000000000000000000';
       return {
-        args: ['keys', step.enabled ? 'enable' : 'disable', id],
+        // A script that means to disable what may be its own key says so, as it does for a revoke (the refusal without it: keys-enable-disable/keys.test.ts).
+        args: step.enabled ? ['keys', 'enable', id] : ['keys', 'disable', id, '--yes'],
         env: keyEnv,
         rule: rule('PATCH', id),
         settle({ exitCode }) {

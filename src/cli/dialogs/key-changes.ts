@@ -4,6 +4,8 @@
  * the key svc is using that comes before them and before a rotation.
  */
 import type { KeyList } from '../../client/api.js';
+import { ApiError, NetworkError, RateLimitedError } from '../../client/errors.js';
+import { describeFailure } from '../views/failure.js';
 import type { KeyView } from '../../client/key-view.js';
 import { UsageError } from '../errors/errors.js';
 import { isKeyInUse, listedFor } from '../domain/keys.js';
@@ -75,6 +77,23 @@ export async function confirmDisable(session: KeySession, ids: readonly string[]
  * one is asked about as the manager asks, on a terminal, and refused off
  * one. Other keys are disabled unasked: the session's own key enables them again.
  */
+/**
+ * The key list for confirmDisableInUse, or undefined when it could not be
+ * read (a server without the list, a rate limit, no answer): then svc
+ * cannot tell which key it is using, says so, and the disable goes on, as
+ * it did before svc asked (another key enables it again). A 401 or a stop
+ * ends the command as anywhere.
+ */
+export async function listForDisable(session: KeySession): Promise<KeyList | undefined> {
+  try {
+    return await session.client.listAllKeys();
+  } catch (error) {
+    if (!(error instanceof NetworkError || error instanceof RateLimitedError || (error instanceof ApiError && error.status !== 401))) throw error;
+    session.render.warn(`svc could not read the key list (${describeFailure(error, { verbose: false }).lines[0]!.replace(/\.$/, '')}), so it cannot tell whether a key it disables is the one it is using.`);
+    return undefined;
+  }
+}
+
 export async function confirmDisableInUse(session: KeySession, ids: readonly string[], list: KeyList): Promise<void> {
   const { client } = session;
   const listed = listedFor(list.keys, list.nowMs, client.keyHint);

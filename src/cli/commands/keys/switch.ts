@@ -1,6 +1,6 @@
 /** `keys enable` and `keys disable`: one PATCH a key; a 204 is reported as done. */
 import type { Command } from 'commander';
-import { confirmDisableInUse } from '../../dialogs/key-changes.js';
+import { confirmDisableInUse, listForDisable } from '../../dialogs/key-changes.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
 import { namedIn, unresolved } from '../../operations/keys.js';
 import { changeKeys, type ChangeRequest } from '../../operations/change-keys.js';
@@ -43,8 +43,8 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     // A key whose state the server does not say is offered either way.
     offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
   });
-  if (!enabled && !opts.yes) {
-    list ??= await session.client.listAllKeys();
+  if (!enabled && !opts.yes) list ??= await listForDisable(session);
+  if (!enabled && !opts.yes && list !== undefined) {
     // The question names the keys that will be disabled: a name is resolved to its key's id before it is asked.
     const byName = namedIn(list, ids);
     if (byName.shared.size > 0 || byName.unsure.length > 0) throw await unresolved(session.client, [], byName, verb);
