@@ -63,6 +63,12 @@ export interface ClientOptions {
    */
   waitUntilMs?: number;
   now?: () => number;
+  /**
+   * The clock `deadlineMs` and `waitUntilMs` are on: `now`, less the time
+   * the command spent waiting for a person (a question), which is not the
+   * server's to answer in. `now` by default.
+   */
+  budgetNow?: () => number;
   random?: () => number;
   /** Which key and server, carried on every error this client throws so a report can name them. */
   origin: RequestOrigin;
@@ -133,6 +139,7 @@ const MAX_PAGES = 10_000;
 
 export class ApiClient {
   private readonly now: () => number;
+  private readonly budgetNow: () => number;
   private readonly random: () => number;
   private clockOffsetMs = 0;
   private lastInstance: string | null = null;
@@ -141,6 +148,7 @@ export class ApiClient {
 
   constructor(private readonly options: ClientOptions) {
     this.now = options.now ?? Date.now;
+    this.budgetNow = options.budgetNow ?? this.now;
     this.random = options.random ?? Math.random;
   }
 
@@ -177,7 +185,7 @@ export class ApiClient {
    */
   waitRoomMs(): number {
     if (this.noWait) return 0;
-    return Math.max(0, (this.options.waitUntilMs ?? this.options.deadlineMs ?? Infinity) - this.now());
+    return Math.max(0, (this.options.waitUntilMs ?? this.options.deadlineMs ?? Infinity) - this.budgetNow());
   }
 
   /** --no-wait was given: no wait is begun, the client's own or a caller's. */
@@ -401,7 +409,7 @@ export class ApiClient {
 
     for (let attempt = 1; ; attempt++) {
       this.options.log?.(`> ${method} ${url} (Authorization: Bearer ${keyHint(apiKey)})`);
-      const timeoutMs = Math.max(1, Math.min(requestTimeoutMs, deadlineMs - this.now()));
+      const timeoutMs = Math.max(1, Math.min(requestTimeoutMs, deadlineMs - this.budgetNow()));
       // hrtime, not performance.now(): the latter loads perf_hooks and seven more modules on every command.
       const started = process.hrtime.bigint();
       opts.onPhase?.({ state: 'out' });
@@ -479,7 +487,7 @@ export class ApiClient {
   /** A wait that would end past `waitUntilMs` is not taken: the command gives up now with what it has. */
   private withinDeadline(step: Step, waitUntilMs: number): Step {
     const waitMs = step.action === 'wait-rate-limit' ? step.seconds * 1000 + step.jitterMs : step.action === 'backoff' ? step.delayMs : 0;
-    if (waitMs === 0 || this.now() + waitMs <= waitUntilMs) return step;
+    if (waitMs === 0 || this.budgetNow() + waitMs <= waitUntilMs) return step;
     return { action: 'give-up', reason: step.action === 'wait-rate-limit' ? 'wait-budget' : 'retries-exhausted' };
   }
 

@@ -118,7 +118,7 @@ describe('through the commands, with the server clock past a key\'s expiry', () 
     const rotated = await local.run('keys', 'rotate', key.id, '--yes', '--to-file', `${local.configDir}/new-${key.id}.env`);
     expect(rotated.exitCode).toBe(1);
     expect(rotated.stderr).toMatch(/The old key has expired \(at .*\) and cannot work again, enabled or not\./);
-    expect(rotated.stderr).toContain("Save the new key there (`svc login --profile holder`; --save saves it without asking).");
+    expect(rotated.stderr).toContain('Save the new key there with `svc login --profile holder`.');
     const overlap = await local.run('keys', 'rotate', key.id, '--overlap', '--yes', '--to-file', `${local.configDir}/overlap-${key.id}.env`);
     expect(overlap.exitCode).toBe(1);
     expect(overlap.stderr.replace(/\n {2}/g, ' ')).toMatch(/still holds the old key \S+, so no --overlap rotation was recorded: the new key above was not saved there\./);
@@ -137,7 +137,7 @@ describe('through the commands, with the server clock past a key\'s expiry', () 
     const key = await create('logged-in', 3);
     const noKey = { ...local.env, SVC_API_KEY: undefined };
     for (const [name, laterDays, said] of [
-      ['before-expiry', 0, /The key is not revoked; it expires at \S+Z\./],
+      ['before-expiry', 0, /The key is not revoked \(its recorded expiry: \S+Z\)\./],
       ['after-expiry', 30, /The key has expired \(at \S+Z\) and cannot work again, enabled or not\./],
     ] as const) {
       expect((await svc(['login', '--with-key', '--profile', name], noKey, { input: key.secret })).exitCode).toBe(0);

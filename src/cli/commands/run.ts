@@ -297,7 +297,7 @@ function leftBehind(step: Exclude<Step, { kind: 'clock' }>, reaperHolds: boolean
  */
 async function revokingClient(session: KeySession) {
   const maxWait = Math.max(session.options.maxWait, REVOKE_WAIT_S);
-  const waitUntilMs = session.deps.now() + maxWait * 1000;
+  const waitUntilMs = session.budgetNow() + maxWait * 1000;
   const options = { ...session.options, wait: true, maxWait };
   return (await withKey({ ...session, options, waitUntilMs, deadlineMs: waitUntilMs + session.timeoutMs }, session.credentials)).client;
 }

@@ -53,7 +53,8 @@ export function stillDoes(state: KeyState): string {
     case 'no':
       return `has expired${state.at === null ? '' : ` (at ${iso(state.at)})`} and cannot work again, enabled or not`;
     case 'unknown':
-      return `is not revoked${state.until === undefined || state.until === null ? '' : `; it expires at ${iso(state.until)}`}`;
+      // This machine's clock, not the server's: the expiry is said as recorded, not as still to come.
+      return `is not revoked${state.until === undefined || state.until === null ? '' : ` (its recorded expiry: ${iso(state.until)})`}`;
   }
 }
 

@@ -68,6 +68,13 @@ export interface Session {
   readonly deadlineMs: number;
   /** When every wait, rate limits and retries alike, must be over: the start plus --max-wait (docs/contract.md §C4). */
   readonly waitUntilMs: number;
+  /**
+   * The clock `deadlineMs` and `waitUntilMs` are on: deps.now less the time
+   * spent in questions, since a person's time at a prompt is not the
+   * server's (a manager left at "Expires in" for ten minutes still gets its
+   * whole timeout for the create after it).
+   */
+  budgetNow(): number;
   /** The one prompter (docs/contract.md §C7): Esc or Ctrl-C in any question is a PromptCancelledError. */
   prompts(): Promise<Prompter>;
 }
@@ -131,6 +138,22 @@ function unattended(io: IO, options: GlobalOptions): boolean {
 export function baseSession(io: IO, options: GlobalOptions, deps: Deps, render: Renderer): Session {
   const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
   const started = deps.now();
+  // Only the prompter below adds to it: the one clock of the session's that a question moves.
+  let askedMs = 0;
+  const timed = (prompter: Prompter): Prompter =>
+    Object.fromEntries(
+      Object.entries(prompter).map(([name, ask]) => [
+        name,
+        async (...args: unknown[]) => {
+          const asked = deps.now();
+          try {
+            return await (ask as (...a: unknown[]) => Promise<unknown>)(...args);
+          } finally {
+            askedMs += deps.now() - asked;
+          }
+        },
+      ]),
+    ) as unknown as Prompter;
   return Object.freeze({
     io,
     deps,
@@ -142,9 +165,10 @@ export function baseSession(io: IO, options: GlobalOptions, deps: Deps, render: 
     timeoutMs,
     deadlineMs: started + options.maxWait * 1000 + timeoutMs,
     waitUntilMs: started + options.maxWait * 1000,
+    budgetNow: () => deps.now() - askedMs,
     async prompts() {
       const { createPrompter, escaped } = await import('../terminal/prompt.js');
-      return deps.prompter ? escaped(deps.prompter) : createPrompter(io);
+      return timed(deps.prompter ? escaped(deps.prompter) : createPrompter(io));
     },
   });
 }
@@ -400,6 +424,7 @@ export async function withKey(session: ProfileSession, credentials: Credentials,
     userAgent: `svc/${SVC_VERSION} node/${process.versions.node}`,
     wait: (event: WaitEvent) => waitWithCountdown(session.render, io, event, deps),
     now: deps.now,
+    budgetNow: session.budgetNow,
     random: deps.random,
     log: requestLog(session),
     origin,

@@ -57,7 +57,7 @@ export function unsavedFailure({ oldId: id, holders, old, created }: Rotation, o
   const which = holders.length === 1 ? `Profile '${holders[0]}' still holds` : `Profiles ${holders.map((name) => `'${name}'`).join(', ')} still hold`;
   const state = keyState(old, created.nowMs);
   const left = overlap ? 'so no --overlap rotation was recorded' : 'so it was not revoked';
-  const save = `Save the new key there (\`${loginCommand(holders[0]!)}\`; --save saves it without asking)`;
+  const save = `Save the new key there with \`${loginCommand(holders[0]!)}\``;
   const then = !worthRevoking(state) ? '.' : overlap ? `, then revoke the old one once nothing uses it: svc keys revoke ${shellWord(id)}.` : `, then revoke the old one: svc keys revoke ${shellWord(id)}.`;
   return new CliError([
     `${which} the old key ${shown(id)}, ${left}: the new key above was not saved there. The old key ${stillDoes(state)}.`,
