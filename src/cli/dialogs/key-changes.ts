@@ -72,12 +72,6 @@ export async function confirmDisable(session: KeySession, ids: readonly string[]
 }
 
 /**
- * Before `keys disable` without --yes: disabling the key svc is using locks
- * the session out, and enabling it again then takes another key, so that
- * one is asked about as the manager asks, on a terminal, and refused off
- * one. Other keys are disabled unasked: the session's own key enables them again.
- */
-/**
  * The key list for confirmDisableInUse, or undefined when it could not be
  * read (a server without the list, a rate limit, no answer): then svc
  * cannot tell which key it is using, says so, and the disable goes on, as
@@ -94,6 +88,12 @@ export async function listForDisable(session: KeySession): Promise<KeyList | und
   }
 }
 
+/**
+ * Before `keys disable` without --yes: disabling the key svc is using locks
+ * the session out, and enabling it again then takes another key, so that
+ * one is asked about as the manager asks, on a terminal, and refused off
+ * one. Other keys are disabled unasked: the session's own key enables them again.
+ */
 export async function confirmDisableInUse(session: KeySession, ids: readonly string[], list: KeyList): Promise<void> {
   const { client } = session;
   const listed = listedFor(list.keys, list.nowMs, client.keyHint);

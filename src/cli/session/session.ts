@@ -64,7 +64,7 @@ export interface Session {
   /** Nobody is to be waited for (--no-input, or CI set): neither a question nor text typed on a terminal. */
   readonly unattended: boolean;
   readonly timeoutMs: number;
-  /** When the command must be over (deps.now's clock): every attempt's timeout is cut to it. */
+  /** When the command must be over (budgetNow's clock): every attempt's timeout is cut to it. */
   readonly deadlineMs: number;
   /** When every wait, rate limits and retries alike, must be over: the start plus --max-wait (docs/contract.md §C4). */
   readonly waitUntilMs: number;
