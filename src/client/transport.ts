@@ -56,8 +56,6 @@ const FINAL: Record<string, string> = {
   UND_ERR_INVALID_ARG: 'the request could not be sent as given',
 };
 
-const CA_HINT = 'If the server uses a private or self-signed CA, put that CA\'s certificate (PEM) in NODE_EXTRA_CA_CERTS.';
-
 /**
  * What mends a certificate svc will not trust: a CA only for one it cannot
  * trace to a trusted one; a certificate for another name wants the name it
@@ -66,7 +64,7 @@ const CA_HINT = 'If the server uses a private or self-signed CA, put that CA\'s 
 function certificateHint(code: string, who = 'server'): string {
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return ` Use the host name the ${who}'s certificate was issued for${who === 'server' ? ' in the base URL' : ''}.`;
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return ` The ${who} needs a current certificate (or this machine's clock is wrong).`;
-  return ` ${CA_HINT.replace('the server', `the ${who}`)}`;
+  return ` If the ${who} uses a private or self-signed CA, put that CA's certificate (PEM) in NODE_EXTRA_CA_CERTS.`;
 }
 
 /**
@@ -110,12 +108,17 @@ class ProxyConnectionError extends Error {
   }
 }
 
+/** The error and its causes, outermost first, as deep as undici and svc wrap them (`depth` at most). */
+function causes(error: unknown, depth: number): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current && chain.length < depth; current = (current as { cause?: unknown }).cause) chain.push(current);
+  return chain;
+}
+
 function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 4; depth++) {
+  for (const current of causes(error, 4)) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
-    current = (current as { cause?: unknown }).cause;
   }
   return (error as { code?: string }).code;
 }
@@ -288,7 +291,7 @@ function proxyFailure(error: unknown, choice: Extract<ProxyChoice, { via: 'proxy
     return new TransportError(`could not reach the proxy ${choice.address} (from ${choice.variable}): ${PROXY_UNREACHABLE[code]}`, false, true);
   }
   // An https:// proxy whose own certificate is not trusted: said of the proxy, not of the service behind it.
-  if (code && code in FINAL && code !== 'UND_ERR_INVALID_ARG' && causedBy(error, ProxyConnectionError)) {
+  if (code && code in FINAL && code !== 'UND_ERR_INVALID_ARG' && causes(error, 5).some((cause) => cause instanceof ProxyConnectionError)) {
     const what = FINAL[code]!.replace("the server's", "the proxy's");
     return new TransportError(`could not reach the proxy ${choice.address} (from ${choice.variable}): ${what} (${code}).${certificateHint(code, 'proxy')}`, false, true);
   }
@@ -304,12 +307,6 @@ function proxyFailure(error: unknown, choice: Extract<ProxyChoice, { via: 'proxy
     );
   }
   return undefined;
-}
-
-function causedBy(error: unknown, kind: new (...args: never[]) => Error): boolean {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 5; depth++, current = (current as { cause?: unknown }).cause) if (current instanceof kind) return true;
-  return false;
 }
 
 /**

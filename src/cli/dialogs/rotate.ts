@@ -1,5 +1,5 @@
 import { confirmChange } from './confirm.js';
-import { keyState, stillDoes } from '../domain/key-state.js';
+import { keyState, mayStillWork, stillDoes } from '../domain/key-state.js';
 import { warnInUse } from './key-changes.js';
 import { handOverNewKey, showOrRevokeNewKey } from '../delivery/hand-over.js';
 import { DeliveryFailedError, type Delivered } from '../errors/delivery-failed.js';
@@ -40,7 +40,7 @@ export async function rotate(
         if (opts.yes || !session.canPrompt) return;
         if (old.id !== null) warnInUse(session, [old.id], [old], null, 'rotating');
         const state = keyState(old, session.client.serverNow());
-        const kept = state.works === 'yes' || state.works === 'unknown' ? 'the old one keeps working until --finish' : `the old one, which ${stillDoes(state)}, is kept until --finish`;
+        const kept = mayStillWork(state) ? 'the old one keeps working until --finish' : `the old one, which ${stillDoes(state)}, is kept until --finish`;
         const retire = opts.overlap ? kept : opts.disableOld ? 'the old one is disabled' : 'the old one is revoked; this cannot be undone';
         const label = old.id === null ? shown(id) : keyLabel({ ...old, id: old.id });
         await confirmChange(session, `Rotate ${label}? A new key replaces it and ${retire}.`, 'nothing was changed');

@@ -58,6 +58,11 @@ export function stillDoes(state: KeyState): string {
   }
 }
 
+/** Whether svc may say the key keeps working: it is enabled, or svc did not read it (never of a disabled or expired one). */
+export function mayStillWork(state: KeyState): boolean {
+  return state.works === 'yes' || state.works === 'unknown';
+}
+
 /** Whether a revoke is still worth advising: not for a key that has expired. */
 export function worthRevoking(state: KeyState): boolean {
   return state.works !== 'no';

@@ -89,7 +89,7 @@ export async function keysByName(client: ApiClient, args: readonly string[]): Pr
 }
 
 /** The same, against a list already read (one a confirmation shows): an argument that is an id in it stays as it is. */
-export function namedIn(list: KeyList, args: readonly string[]): ByName {
+function namedIn(list: KeyList, args: readonly string[]): ByName {
   const found: ByName = { ids: new Map(), shared: new Map(), unsure: [], list };
   for (const arg of args) {
     if (list.incomplete !== null && !list.keys.some((k) => k.id === arg)) {
@@ -112,6 +112,18 @@ export async function keysNamed(client: ApiClient, name: string): Promise<{ list
   const list = await client.listAllKeys();
   if (list.incomplete !== null) throw await unresolved(client, [], { ids: new Map(), shared: new Map(), unsure: [name], list }, 'revoke');
   return { list, keys: namedExactly(list.keys, name) };
+}
+
+/**
+ * The ids `args` name in `list`, for a question that must name the keys it
+ * will change (a revoke's, a disable's): a name becomes its key's id; a name
+ * several keys share, or one the list could not be read whole for, is
+ * refused as `unresolved` says.
+ */
+export async function idsNamedIn(client: ApiClient, list: KeyList, args: readonly string[], command: string): Promise<string[]> {
+  const byName = namedIn(list, args);
+  if (byName.shared.size > 0 || byName.unsure.length > 0) throw await unresolved(client, [], byName, command);
+  return args.map((arg) => byName.ids.get(arg) ?? arg);
 }
 
 /**

@@ -3,7 +3,7 @@ import { CliError, loginCommand } from '../errors/errors.js';
 import { shellWord } from '../text/text.js';
 import type { KeySession } from '../session/session.js';
 import { shown } from './keys.js';
-import { keyState, stillDoes, worthRevoking } from '../domain/key-state.js';
+import { keyState, mayStillWork, stillDoes, worthRevoking } from '../domain/key-state.js';
 
 /** What a rotation says on stderr once the new key is shown, in order: each with the renderer method that says it. */
 export function rotationMessages(session: KeySession, id: string, rotation: Rotation): ['success' | 'warn', string][] {
@@ -38,7 +38,7 @@ export function rotationMessages(session: KeySession, id: string, rotation: Rota
       break;
     case 'kept-overlap': {
       const state = keyState(rotation.old, rotation.created.nowMs);
-      if (state.works === 'yes' || state.works === 'unknown') {
+      if (mayStillWork(state)) {
         out.push(['success', `${shown(id)} keeps working beside ${replacement}. Move every consumer to the new key, then run \`svc keys rotate --finish\`.`]);
       } else {
         out.push(['warn', `The old key ${shown(id)} ${stillDoes(state)}, so nothing uses it beside ${replacement}: move every consumer to the new key, then run \`svc keys rotate --finish\`.`]);

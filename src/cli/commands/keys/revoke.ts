@@ -5,7 +5,7 @@ import { refuseNames } from '../../domain/keys.js';
 import { CliError, ExitCode, UsageError } from '../../errors/errors.js';
 import { changeKeys, type ChangeRequest } from '../../operations/change-keys.js';
 import { keysContext } from '../../operations/context.js';
-import { keysNamed, namedIn, unresolved } from '../../operations/keys.js';
+import { idsNamedIn, keysNamed } from '../../operations/keys.js';
 import type { Outcome } from '../../program/after-command.js';
 import type { App } from '../../program/program.js';
 import type { KeySession } from '../../session/session.js';
@@ -50,9 +50,7 @@ export async function run(session: KeySession, idArgs: string[], opts: RevokeOpt
     if (!session.canPrompt) throw new UsageError(NEEDS_YES);
     list ??= await client.listAllKeys();
     // The question names the keys that will be revoked: a name is resolved to its key's id before it is asked.
-    const byName = namedIn(list, ids);
-    if (byName.shared.size > 0 || byName.unsure.length > 0) throw await unresolved(client, [], byName, 'revoke');
-    ids = ids.map((id) => byName.ids.get(id) ?? id);
+    ids = await idsNamedIn(client, list, ids, 'revoke');
     await confirmRevoke(session, ids, list.keys, list.nowMs);
   }
   const request: ChangeRequest = { change: 'revoke', targets: { args: ids }, list, goneIsDone: opts.ifExists };

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { confirmDisableInUse, listForDisable } from '../../dialogs/key-changes.js';
 import { keysToActOn } from '../../dialogs/pick-key.js';
-import { namedIn, unresolved } from '../../operations/keys.js';
+import { idsNamedIn } from '../../operations/keys.js';
 import { changeKeys, type ChangeRequest } from '../../operations/change-keys.js';
 import { keysContext } from '../../operations/context.js';
 import type { App } from '../../program/program.js';
@@ -43,13 +43,13 @@ export async function run(session: KeySession, idArgs: string[], enabled: boolea
     // A key whose state the server does not say is offered either way.
     offered: { keep: (key) => key.enabled !== enabled, none: `Every key is already ${enabled ? 'enabled' : 'disabled'}.` },
   });
-  if (!enabled && !opts.yes) list ??= await listForDisable(session);
-  if (!enabled && !opts.yes && list !== undefined) {
-    // The question names the keys that will be disabled: a name is resolved to its key's id before it is asked.
-    const byName = namedIn(list, ids);
-    if (byName.shared.size > 0 || byName.unsure.length > 0) throw await unresolved(session.client, [], byName, verb);
-    ids = ids.map((id) => byName.ids.get(id) ?? id);
-    await confirmDisableInUse(session, ids, list);
+  if (!enabled && !opts.yes) {
+    list ??= await listForDisable(session);
+    if (list !== undefined) {
+      // The question names the keys that will be disabled: a name is resolved to its key's id before it is asked.
+      ids = await idsNamedIn(session.client, list, ids, verb);
+      await confirmDisableInUse(session, ids, list);
+    }
   }
   const request: ChangeRequest = { change: verb, targets: { args: ids }, list };
   const view = keyChangeView(session, request, { command: verb });
